@@ -1,0 +1,9 @@
+//! Simulation primitives: integer time, the deterministic event queue, seeded RNG streams.
+
+pub mod queue;
+pub mod rng;
+pub mod time;
+
+pub use queue::EventQueue;
+pub use rng::{RngStream, StreamId};
+pub use time::{ms_to_ns, ns_to_ms, ns_to_s, s_to_ns, Nanos};

@@ -1,0 +1,3 @@
+//! Workloads: synthetic generators, trace replay, open- and closed-loop drivers, failures.
+
+pub mod trace;
