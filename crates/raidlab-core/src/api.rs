@@ -71,3 +71,37 @@ pub fn resolve_toml(_toml_text: &str, _base_dir: &Path) -> Result<(String, Strin
 pub fn config_schema() -> String {
     todo!()
 }
+
+/// Result of one built-in benchmark case.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BenchResult {
+    /// Case name (`single_drive` or `raid5`).
+    pub case: String,
+    /// User requests simulated.
+    pub requests: u64,
+    /// Disk operations simulated.
+    pub disk_ops: u64,
+    /// Wall-clock seconds of the simulation loop (excluding set-up).
+    pub wall_seconds: f64,
+    /// Simulated user requests per wall-clock second.
+    pub requests_per_second: f64,
+    /// Simulated disk operations per wall-clock second.
+    pub disk_ops_per_second: f64,
+}
+
+/// Names of the built-in benchmark cases: `single_drive` (one drive, random 4 KiB reads) and
+/// `raid5` (8-drive RAID-5, 70 % reads, 4–64 KiB).
+pub fn bench_cases() -> &'static [&'static str] {
+    &["single_drive", "raid5"]
+}
+
+/// Run benchmark case `case` with `requests` user requests.
+pub fn bench(_case: &str, _requests: u64) -> Result<BenchResult> {
+    todo!()
+}
+
+/// Statistics of a trace described by a TOML table with the keys of `workload.trace`
+/// (`path`, `format`, optional `csv`), as JSON.
+pub fn trace_info_toml(_toml_text: &str, _base_dir: &Path) -> Result<String> {
+    todo!()
+}
