@@ -135,6 +135,9 @@ impl LineParser for CsvParser {
         let is_write = self.is_write(op)?;
         Ok(Some(RawRecord { time_ns, offset_bytes, size_bytes, is_write }))
     }
+    fn skip_lines(&self) -> u64 {
+        self.columns.skip_lines
+    }
 }
 
 #[cfg(test)]
