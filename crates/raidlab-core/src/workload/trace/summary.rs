@@ -82,3 +82,107 @@ pub fn stats(cfg: &TraceConfig) -> Result<TraceStats> {
         locality_hot20: hot_requests as f64 / requests as f64,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{config, TempFile, MSR_SAMPLE, SYSTOR_SAMPLE, TENCENT_SAMPLE};
+    use super::super::FoldMode;
+    use super::*;
+
+    #[test]
+    fn msr_sample_stats() {
+        let stats = stats(&config(MSR_SAMPLE, "msr")).unwrap();
+        eprintln!("MSR sample stats: {stats:?}");
+        assert_eq!(stats.requests, 1000);
+        assert_eq!(stats.read_fraction, 0.508);
+        assert_eq!(stats.mean_size_bytes, 9689.6);
+        assert!((stats.duration_s - 127.233_494_1).abs() < 1e-9);
+        assert!((stats.iops - 1000.0 / 127.233_494_1).abs() < 1e-9);
+        // Independently computed from the file: 1917 distinct 4 KiB blocks; the hottest 384
+        // of them are where 686 of the 1000 requests start.
+        assert_eq!(stats.footprint_bytes, 1917 * 4096);
+        assert_eq!(stats.locality_hot20, 0.686);
+    }
+
+    #[test]
+    fn systor_and_tencent_sample_stats() {
+        // Expected values computed independently from the files. Both traces issue large
+        // requests (≈ 38 KiB and 30 KiB on average), so the blocks where requests start are
+        // fewer than a fifth of the touched blocks and every request starts in the hot area.
+        let systor = stats(&config(SYSTOR_SAMPLE, "systor")).unwrap();
+        eprintln!("Systor sample stats: {systor:?}");
+        assert_eq!(systor.requests, 999);
+        assert_eq!(systor.read_fraction, 826.0 / 999.0);
+        assert!((systor.mean_size_bytes - 39_161.593_593_593_59).abs() < 1e-6);
+        assert!((systor.duration_s - 2.447_767).abs() < 1e-9);
+        assert_eq!(systor.footprint_bytes, 9831 * 4096);
+        assert_eq!(systor.locality_hot20, 1.0);
+
+        let tencent = stats(&config(TENCENT_SAMPLE, "tencent")).unwrap();
+        eprintln!("Tencent sample stats: {tencent:?}");
+        assert_eq!(tencent.requests, 50_000);
+        assert_eq!(tencent.read_fraction, 0.490_42);
+        assert!((tencent.mean_size_bytes - 30_367.846_4).abs() < 1e-6);
+        // Whole-second timestamps: the sample spans seconds …199 and …200.
+        assert_eq!(tencent.duration_s, 1.0);
+        assert_eq!(tencent.iops, 50_000.0);
+        assert_eq!(tencent.footprint_bytes, 334_782 * 4096);
+        assert_eq!(tencent.locality_hot20, 1.0);
+    }
+
+    #[test]
+    fn stats_use_raw_addresses_and_respect_max_requests() {
+        let mut cfg = config(MSR_SAMPLE, "msr");
+        cfg.max_requests = Some(3);
+        cfg.fold = FoldMode::Scale;
+        cfg.time_scale = 0.5;
+        let stats = stats(&cfg).unwrap();
+        // Lines 1–3: writes of 2048, 512 and 4096 B at 9056014336, 11855351808, 5548077056
+        // (three distinct blocks), 512 ticks apart at most.
+        assert_eq!(stats.requests, 3);
+        assert_eq!(stats.read_fraction, 0.0);
+        assert_eq!(stats.mean_size_bytes, 6656.0 / 3.0);
+        assert_eq!(stats.footprint_bytes, 3 * 4096);
+        assert!((stats.duration_s - 51_200e-9).abs() < 1e-15);
+    }
+
+    #[test]
+    fn locality_counts_requests_starting_in_the_hottest_fifth_of_touched_blocks() {
+        // Touched blocks: 0 (3 starts), 1 (1 start, also a tail), 2 (1 start), 3 (tail only),
+        // 10 (1 start): 5 distinct blocks → the hot area is ⌈5 / 5⌉ = 1 block (block 0),
+        // where 3 of the 6 requests start.
+        let lines = [
+            "0,0,512,r,0",     // block 0
+            "0,1,512,r,1",     // block 0
+            "0,7,1024,w,2",    // block 0, tail in block 1
+            "0,8,512,r,3",     // block 1
+            "0,16,8192,w,4",   // block 2, tail in block 3
+            "0,80,4096,r,4.5", // block 10
+        ];
+        let file = TempFile::new("locality.spc", lines.join("\n").as_bytes());
+        let stats = stats(&config(&file.0, "spc")).unwrap();
+        assert_eq!(stats.requests, 6);
+        assert_eq!(stats.footprint_bytes, 5 * 4096);
+        assert_eq!(stats.locality_hot20, 0.5);
+        assert_eq!(stats.duration_s, 4.5);
+        assert_eq!(stats.iops, 6.0 / 4.5);
+        assert_eq!(stats.read_fraction, 4.0 / 6.0);
+    }
+
+    #[test]
+    fn empty_trace_stats_are_zero() {
+        let file = TempFile::new("empty.spc", b"\n\n");
+        let stats = stats(&config(&file.0, "spc")).unwrap();
+        assert_eq!(stats.requests, 0);
+        assert_eq!(stats.footprint_bytes, 0);
+        assert_eq!(stats.iops, 0.0);
+    }
+
+    #[test]
+    fn stats_config_errors_use_the_trace_key() {
+        match stats(&config(MSR_SAMPLE, "nope")) {
+            Err(crate::error::Error::Config { key, .. }) => assert_eq!(key, "trace.format"),
+            other => panic!("expected a config error, got {other:?}"),
+        }
+    }
+}
