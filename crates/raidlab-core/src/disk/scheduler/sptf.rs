@@ -77,21 +77,24 @@ mod tests {
     fn rotation_can_beat_seek_distance_and_ties_go_to_the_earlier_arrival() {
         let mut d = drive();
         park(&mut d, 0);
-        // Same track as the arm: sector 47 just passed, sector 20 comes sooner than 47 again.
-        let now = 0; // phase 0 after parking at time 0 with no overhead: sector 0 under the head
-        let op = |lba: u64, token: u64| QueuedOp {
+        // At time 0 sector 0 of the arm's track is under the head (exact rotation, no skew).
+        // Sector 47 of the same track is almost a revolution away (13.6 ms); sector 20 of the
+        // next cylinder is a 2.47 ms seek plus about a quarter turn away (5.8 ms).
+        let now = 0;
+        let one_cylinder = d.model.geometry.first_lba_of_cylinder(1);
+        let op = |lba: u64, cylinder: u32, token: u64| QueuedOp {
             lba,
             sectors: 1,
             kind: OpKind::Read,
-            cylinder: 0,
+            cylinder,
             enqueued: 0,
             token,
         };
         let mut q = SptfQueue::default();
-        q.push(op(47, 0));
-        q.push(op(20, 1));
-        q.push(op(20, 2));
-        assert!(d.positioning_estimate(now, 20) < d.positioning_estimate(now, 47));
+        q.push(op(47, 0, 0));
+        q.push(op(one_cylinder + 20, 1, 1));
+        q.push(op(one_cylinder + 20, 1, 2));
+        assert!(d.positioning_estimate(now, one_cylinder + 20) < d.positioning_estimate(now, 47));
         assert_eq!(q.pop(&d, now).unwrap().token, 1);
         assert_eq!(q.pop(&d, now).unwrap().token, 2);
         assert_eq!(q.pop(&d, now).unwrap().token, 0);
