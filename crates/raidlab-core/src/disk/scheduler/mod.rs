@@ -134,6 +134,9 @@ pub fn make(name: &str) -> Option<Box<dyn Scheduler>> {
 pub struct DiskQueue {
     classes: Box<dyn ClassDiscipline>,
     orders_by_cylinder: bool,
+    /// Operations waiting in both classes, kept here so that asking an empty queue (which
+    /// the engine does after every completion) costs no dynamic call.
+    waiting: usize,
 }
 
 impl DiskQueue {
@@ -151,6 +154,7 @@ impl DiskQueue {
         Some(DiskQueue {
             classes: (classes.make)(scheduler.make),
             orders_by_cylinder: scheduler.orders_by_cylinder,
+            waiting: 0,
         })
     }
 
@@ -160,18 +164,26 @@ impl DiskQueue {
     }
 
     pub fn push(&mut self, priority: Priority, op: QueuedOp) {
+        self.waiting += 1;
         self.classes.push(priority, op);
     }
 
     /// Next operation to serve: foreground first; background only when no foreground
     /// operation waits. Service is never preempted.
+    #[inline]
     pub fn pop(&mut self, drive: &Drive, now: Nanos) -> Option<(Priority, QueuedOp)> {
-        self.classes.pop(drive, now)
+        if self.waiting == 0 {
+            return None;
+        }
+        let next = self.classes.pop(drive, now);
+        self.waiting -= next.is_some() as usize;
+        next
     }
 
     /// Waiting operations, both classes.
+    #[inline]
     pub fn len(&self) -> usize {
-        self.classes.len()
+        self.waiting
     }
 
     /// Waiting operations of one class.
@@ -186,6 +198,7 @@ impl DiskQueue {
     /// Remove everything waiting (used when the drive fails).
     pub fn drain_into(&mut self, out: &mut Vec<(Priority, QueuedOp)>) {
         self.classes.drain_into(out);
+        self.waiting = 0;
     }
 }
 
