@@ -1,3 +1,217 @@
-//! Workloads: synthetic generators, trace replay, open- and closed-loop drivers, failures.
+//! Workloads: what user requests arrive, and when.
+//!
+//! A workload is a **request source** (synthetic generator or trace) combined with an
+//! **arrival process**: open loop (Poisson at a rate, or trace timestamps) or closed loop
+//! (N requests outstanding, each followed by a think time).
 
+pub mod synthetic;
 pub mod trace;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::array::UserRequest;
+use crate::error::{Error, Result};
+use crate::sim::{ms_to_ns, s_to_ns, Nanos, RngStream};
+pub use synthetic::{AddressConfig, SizeConfig, SyntheticGenerator};
+pub use trace::{TraceConfig, TraceSource};
+
+/// The user workload.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadConfig {
+    /// Replay this block trace instead of generating requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<TraceConfig>,
+    /// Stop issuing after this many requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<u64>,
+    /// Stop issuing requests after this much simulated time, in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
+    /// Synthetic: fraction of requests that are reads, in [0, 1].
+    #[serde(default = "one")]
+    pub read_fraction: f64,
+    /// Synthetic: fixed request size in KiB (shorthand for `size = {distribution = "fixed"}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_kib: Option<f64>,
+    /// Synthetic: request size distribution (default: fixed 4 KiB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<SizeConfig>,
+    /// Synthetic: request start addresses are multiples of this many KiB.
+    #[serde(default = "four")]
+    pub align_kib: f64,
+    /// Synthetic: where requests go.
+    #[serde(default)]
+    pub address: AddressConfig,
+    /// When requests arrive.
+    #[serde(default)]
+    pub arrival: ArrivalConfig,
+}
+
+fn one() -> f64 {
+    1.0
+}
+fn four() -> f64 {
+    4.0
+}
+
+/// Arrival process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "process", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ArrivalConfig {
+    /// Open loop, exponential inter-arrival times. Give exactly one of `rate_per_s` and
+    /// `target_utilization`.
+    Poisson {
+        /// Mean arrival rate, requests per second (whole array).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rate_per_s: Option<f64>,
+        /// Choose the rate so that the mean drive utilization is about this (0, 1), from the
+        /// drive's mean service time and the layout's disk operations per request.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target_utilization: Option<f64>,
+    },
+    /// Closed loop: `outstanding` requests in the system; each completion is followed by
+    /// `think_ms` of think time and a new request.
+    Closed {
+        /// Requests in the system at once.
+        outstanding: u32,
+        /// Think time between a completion and the next request, ms.
+        #[serde(default)]
+        think_ms: f64,
+    },
+    /// Open loop at the trace's own timestamps (the default for a trace workload).
+    Trace,
+}
+
+impl Default for ArrivalConfig {
+    fn default() -> Self {
+        ArrivalConfig::Poisson { rate_per_s: Some(100.0), target_utilization: None }
+    }
+}
+
+enum Source {
+    Synthetic(SyntheticGenerator),
+    Trace(Box<TraceSource>),
+}
+
+/// Open or closed loop, resolved.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Loop {
+    /// Poisson with mean inter-arrival time in ns (f64: sub-ns precision accumulates).
+    Poisson { mean_interarrival_ns: f64 },
+    /// Trace timestamps.
+    Trace,
+    /// Closed loop.
+    Closed { outstanding: u32, think: Nanos },
+}
+
+/// A running workload.
+pub struct Workload {
+    source: Source,
+    /// The resolved arrival process.
+    pub arrival: Loop,
+    arrivals_rng: RngStream,
+    next_arrival_ns: f64,
+    issued: u64,
+    max_requests: Option<u64>,
+    end_time: Option<Nanos>,
+    exhausted: bool,
+}
+
+impl Workload {
+    /// Build from the configuration for an array of `capacity` sectors. `rate_per_s` is the
+    /// resolved Poisson rate (the engine resolves `target_utilization`).
+    pub fn new(
+        cfg: &WorkloadConfig,
+        capacity: u64,
+        rate_per_s: Option<f64>,
+        seed: u64,
+        key: &str,
+    ) -> Result<Self> {
+        use crate::sim::StreamId;
+        let source = match &cfg.trace {
+            Some(t) => Source::Trace(Box::new(TraceSource::open(t, capacity, &format!("{key}.trace"))?)),
+            None => Source::Synthetic(SyntheticGenerator::new(cfg, capacity, RngStream::new(seed, StreamId::Requests), key)?),
+        };
+        let arrival = match (&cfg.arrival, &source) {
+            (ArrivalConfig::Trace, Source::Trace(_)) => Loop::Trace,
+            (ArrivalConfig::Trace, Source::Synthetic(_)) => {
+                return Err(Error::config(format!("{key}.arrival.process"), "\"trace\" arrivals need a `workload.trace`"))
+            }
+            (ArrivalConfig::Poisson { .. }, _) => {
+                let rate = rate_per_s.ok_or_else(|| Error::config(format!("{key}.arrival"), "no rate resolved"))?;
+                Loop::Poisson { mean_interarrival_ns: 1e9 / rate }
+            }
+            (ArrivalConfig::Closed { outstanding, think_ms }, _) => {
+                Loop::Closed { outstanding: *outstanding, think: ms_to_ns(*think_ms) }
+            }
+        };
+        Ok(Workload {
+            source,
+            arrival,
+            arrivals_rng: RngStream::new(seed, StreamId::Arrivals),
+            next_arrival_ns: 0.0,
+            issued: 0,
+            max_requests: cfg.requests,
+            end_time: cfg.duration_s.map(s_to_ns),
+            exhausted: false,
+        })
+    }
+
+    /// Requests issued so far.
+    pub fn issued(&self) -> u64 {
+        self.issued
+    }
+
+    /// Whether the workload will issue no more requests.
+    pub fn exhausted(&self) -> bool {
+        self.exhausted
+    }
+
+    /// The configured request limit, if any.
+    pub fn max_requests(&self) -> Option<u64> {
+        self.max_requests
+    }
+
+    /// The configured end of arrivals, if any.
+    pub fn end_time(&self) -> Option<Nanos> {
+        self.end_time
+    }
+
+    /// The next request. Open loop: with its own arrival time. Closed loop: arriving `now`.
+    /// `None` once the workload is exhausted.
+    pub fn next(&mut self, now: Nanos) -> Result<Option<UserRequest>> {
+        if self.exhausted || self.max_requests.is_some_and(|m| self.issued >= m) {
+            self.exhausted = true;
+            return Ok(None);
+        }
+        let (mut arrival, lba, sectors, is_write) = match &mut self.source {
+            Source::Synthetic(g) => {
+                let (lba, sectors, is_write) = g.next_request();
+                (now, lba, sectors, is_write)
+            }
+            Source::Trace(t) => match t.next_record()? {
+                Some(r) => (r.arrival, r.lba, r.sectors, r.is_write),
+                None => {
+                    self.exhausted = true;
+                    return Ok(None);
+                }
+            },
+        };
+        match self.arrival {
+            Loop::Poisson { mean_interarrival_ns } => {
+                self.next_arrival_ns += self.arrivals_rng.exponential(mean_interarrival_ns);
+                arrival = self.next_arrival_ns.round() as Nanos;
+            }
+            Loop::Trace => {}
+            Loop::Closed { .. } => arrival = now,
+        }
+        if self.end_time.is_some_and(|end| arrival > end) {
+            self.exhausted = true;
+            return Ok(None);
+        }
+        self.issued += 1;
+        Ok(Some(UserRequest { arrival, lba, sectors, is_write }))
+    }
+}

@@ -1,0 +1,593 @@
+//! The array controller: splits user requests into stripe pieces, locks stripes, asks the
+//! planner for an access plan under the current failure state, executes the plan phase by
+//! phase, and reports completed requests.
+//!
+//! The controller owns no drives. It writes the disk operations to issue into `outbox`; the
+//! engine queues them at the drives and calls back `op_done` when each finishes (or is
+//! aborted by a drive failure). Pieces and requests live in slabs whose storage is reused,
+//! so steady-state execution allocates nothing.
+
+pub mod locks;
+pub mod plan;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::content::{self, ContentModel};
+use crate::disk::{OpKind, Priority};
+use crate::error::{Error, Result};
+use crate::layout::{Layout, ParityRotation, StripeMap};
+use crate::sim::{Nanos, RngStream};
+use locks::{StripeLocks, Waiters, NONE};
+use plan::{DriveView, PieceSpec, Plan};
+
+/// Array organisation.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ArrayConfig {
+    /// Layout: `raid0`, `raid1` or `raid5`.
+    #[serde(default = "default_layout")]
+    pub layout: String,
+    /// Number of drives in the array.
+    pub drives: u32,
+    /// Stripe unit (chunk) size in KiB; a multiple of 0.5 KiB (one sector).
+    #[serde(default = "default_stripe_unit")]
+    pub stripe_unit_kib: f64,
+    /// RAID-5 parity rotation: `left-symmetric` (default), `left-asymmetric`,
+    /// `right-symmetric` or `right-asymmetric`.
+    #[serde(default)]
+    pub parity_rotation: ParityRotation,
+    /// RAID-1: drives per mirror set.
+    #[serde(default = "default_copies")]
+    pub copies: u32,
+}
+
+fn default_layout() -> String {
+    "raid5".into()
+}
+fn default_stripe_unit() -> f64 {
+    64.0
+}
+fn default_copies() -> u32 {
+    2
+}
+
+/// A user request as the controller sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UserRequest {
+    /// Arrival time, ns.
+    pub arrival: Nanos,
+    /// First logical sector.
+    pub lba: u64,
+    /// Length in sectors.
+    pub sectors: u32,
+    pub is_write: bool,
+}
+
+/// A disk operation the engine must queue.
+#[derive(Debug, Clone, Copy)]
+pub struct IssuedOp {
+    pub drive: u32,
+    pub priority: Priority,
+    pub pba: u64,
+    pub sectors: u32,
+    pub kind: OpKind,
+    /// Handle to pass back to `op_done`.
+    pub token: u64,
+}
+
+/// A finished user request.
+#[derive(Debug, Clone, Copy)]
+pub struct CompletedRequest {
+    pub arrival: Nanos,
+    pub is_write: bool,
+    /// Some piece touched a unit on a failed drive.
+    pub degraded: bool,
+    /// Some sector could not be read or stored (data loss).
+    pub lost: bool,
+}
+
+/// Counters kept by the controller.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct ControllerStats {
+    /// Stripe pieces of writes.
+    pub write_pieces: u64,
+    /// Sectors pre-read to compute parity.
+    pub pre_read_sectors: u64,
+    /// Row segments written with read-modify-write / reconstruct-write.
+    pub rmw_segments: u64,
+    pub rcw_segments: u64,
+    /// Pieces planned again because a drive failed under them.
+    pub replans: u64,
+    /// Logical sectors lost on reads / writes.
+    pub lost_read_sectors: u64,
+    pub lost_write_sectors: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Redundancy {
+    None,
+    Mirror,
+    Parity,
+}
+
+#[derive(Debug, Default)]
+struct Piece {
+    request: u32,
+    stripe: u64,
+    spec: Option<PieceSpec>,
+    map: StripeMap,
+    plan: Plan,
+    phase: u8,
+    outstanding: u32,
+    aborted: bool,
+    next_waiter: u32,
+    values: Vec<u64>,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct RequestSlot {
+    arrival: Nanos,
+    is_write: bool,
+    pieces_left: u32,
+    degraded: bool,
+    lost: bool,
+    write_id: u64,
+}
+
+struct PieceWaiters<'a>(&'a mut [Piece]);
+
+impl Waiters for PieceWaiters<'_> {
+    fn next_waiter(&self, piece: u32) -> u32 {
+        self.0[piece as usize].next_waiter
+    }
+    fn set_next_waiter(&mut self, piece: u32, next: u32) {
+        self.0[piece as usize].next_waiter = next;
+    }
+    fn wants_write(&self, piece: u32) -> bool {
+        self.0[piece as usize].spec.is_some_and(|s| s.is_write)
+    }
+}
+
+/// The controller of one array.
+pub struct Controller {
+    layout: Box<dyn Layout>,
+    redundancy: Redundancy,
+    failed: Vec<bool>,
+    failed_list: Vec<u32>,
+    data_lost: bool,
+    pieces: Vec<Piece>,
+    free_pieces: Vec<u32>,
+    requests: Vec<RequestSlot>,
+    free_requests: Vec<u32>,
+    locks: StripeLocks,
+    content: Option<ContentModel>,
+    rng: RngStream,
+    next_write_id: u64,
+    ready: Vec<u32>,
+    granted: Vec<u32>,
+    in_flight_requests: u64,
+    /// Disk operations to queue, filled by every call; the engine drains it.
+    pub outbox: Vec<IssuedOp>,
+    /// Requests finished, filled by every call; the engine drains it.
+    pub completed: Vec<CompletedRequest>,
+    /// Counters.
+    pub stats: ControllerStats,
+}
+
+const OP_BITS: u32 = 16;
+
+impl Controller {
+    /// A controller for `layout`; `check_content` switches the content model on.
+    pub fn new(layout: Box<dyn Layout>, check_content: bool, rng: RngStream) -> Self {
+        let drives = layout.drives() as usize;
+        let mut probe = StripeMap::default();
+        layout.map_stripe(0, &mut probe);
+        let redundancy = if !probe.parity.is_empty() {
+            Redundancy::Parity
+        } else if probe.copies > 1 {
+            Redundancy::Mirror
+        } else {
+            Redundancy::None
+        };
+        let content = check_content.then(|| ContentModel::new(drives, layout.as_ref()));
+        Controller {
+            layout,
+            redundancy,
+            failed: vec![false; drives],
+            failed_list: Vec::new(),
+            data_lost: false,
+            pieces: Vec::new(),
+            free_pieces: Vec::new(),
+            requests: Vec::new(),
+            free_requests: Vec::new(),
+            locks: StripeLocks::default(),
+            content,
+            rng,
+            next_write_id: 0,
+            ready: Vec::new(),
+            granted: Vec::new(),
+            in_flight_requests: 0,
+            outbox: Vec::new(),
+            completed: Vec::new(),
+            stats: ControllerStats::default(),
+        }
+    }
+
+    /// The layout.
+    pub fn layout(&self) -> &dyn Layout {
+        self.layout.as_ref()
+    }
+
+    /// Logical capacity, sectors.
+    pub fn capacity_sectors(&self) -> u64 {
+        self.layout.capacity_sectors()
+    }
+
+    /// User requests accepted and not yet completed.
+    pub fn in_flight(&self) -> u64 {
+        self.in_flight_requests
+    }
+
+    /// Whether data has been lost (the failed drives defeat the layout's redundancy).
+    pub fn data_lost(&self) -> bool {
+        self.data_lost
+    }
+
+    /// The content model's counters, if it is on.
+    pub fn content(&self) -> Option<&ContentModel> {
+        self.content.as_ref()
+    }
+
+    /// Accept a user request.
+    pub fn submit(&mut self, now: Nanos, req: UserRequest, view: &dyn DriveView) -> Result<()> {
+        let capacity = self.layout.capacity_sectors();
+        if req.sectors == 0 || req.lba + req.sectors as u64 > capacity {
+            return Err(Error::Invariant(format!(
+                "request [{}, +{}) outside the array's {capacity} sectors",
+                req.lba, req.sectors
+            )));
+        }
+        let write_id = if req.is_write {
+            self.next_write_id += 1;
+            self.next_write_id
+        } else {
+            0
+        };
+        let per_stripe = self.layout.stripe_data_sectors();
+        let first_stripe = req.lba / per_stripe;
+        let last_stripe = (req.lba + req.sectors as u64 - 1) / per_stripe;
+        let slot = RequestSlot {
+            arrival: req.arrival,
+            is_write: req.is_write,
+            pieces_left: (last_stripe - first_stripe + 1) as u32,
+            degraded: false,
+            lost: false,
+            write_id,
+        };
+        let request = match self.free_requests.pop() {
+            Some(r) => {
+                self.requests[r as usize] = slot;
+                r
+            }
+            None => {
+                self.requests.push(slot);
+                (self.requests.len() - 1) as u32
+            }
+        };
+        self.in_flight_requests += 1;
+        let end = req.lba + req.sectors as u64;
+        for stripe in first_stripe..=last_stripe {
+            let stripe_start = stripe * per_stripe;
+            let first = req.lba.max(stripe_start) - stripe_start;
+            let last = end.min(stripe_start + per_stripe) - stripe_start;
+            let spec = PieceSpec { first, sectors: last - first, is_write: req.is_write };
+            let piece = self.alloc_piece(request, stripe, spec);
+            let granted = self.locks.acquire(stripe, piece, req.is_write, &mut PieceWaiters(&mut self.pieces));
+            if granted {
+                self.ready.push(piece);
+            }
+        }
+        self.run_ready(now, view)
+    }
+
+    fn alloc_piece(&mut self, request: u32, stripe: u64, spec: PieceSpec) -> u32 {
+        let idx = match self.free_pieces.pop() {
+            Some(i) => i,
+            None => {
+                self.pieces.push(Piece::default());
+                (self.pieces.len() - 1) as u32
+            }
+        };
+        let p = &mut self.pieces[idx as usize];
+        p.request = request;
+        p.stripe = stripe;
+        p.spec = Some(spec);
+        p.phase = 0;
+        p.outstanding = 0;
+        p.aborted = false;
+        p.next_waiter = NONE;
+        idx
+    }
+
+    /// Plan and start every piece whose lock was granted.
+    fn run_ready(&mut self, now: Nanos, view: &dyn DriveView) -> Result<()> {
+        while let Some(piece) = self.ready.pop() {
+            self.start_piece(now, piece, view)?;
+        }
+        Ok(())
+    }
+
+    /// Build the piece's plan for the current failure state and issue its first phase.
+    fn start_piece(&mut self, now: Nanos, idx: u32, view: &dyn DriveView) -> Result<()> {
+        let unit = self.layout.stripe_unit_sectors();
+        let p = &mut self.pieces[idx as usize];
+        let spec = p.spec.expect("a live piece has a spec");
+        self.layout.map_stripe(p.stripe, &mut p.map);
+        match self.redundancy {
+            Redundancy::Parity => plan::plan_parity(&p.map, unit, spec, &self.failed, &mut p.plan),
+            Redundancy::Mirror => plan::plan_mirror(
+                &p.map, unit, spec, &self.failed, view, now, &mut self.rng, &mut p.plan,
+            ),
+            Redundancy::None => plan::plan_striped(&p.map, unit, spec, &self.failed, &mut p.plan),
+        }
+        if p.plan.ops.len() >= 1 << OP_BITS {
+            return Err(Error::Invariant(format!("plan with {} operations", p.plan.ops.len())));
+        }
+        p.phase = 0;
+        p.aborted = false;
+        if self.content.is_some() {
+            p.values.clear();
+            p.values.resize(p.plan.value_sectors(), 0);
+        }
+        self.issue_phase(idx)
+    }
+
+    /// Issue every op of the piece's current phase, or finish the piece if there is none.
+    fn issue_phase(&mut self, idx: u32) -> Result<()> {
+        if self.content.is_some() {
+            self.compute_write_values(idx);
+        }
+        let p = &mut self.pieces[idx as usize];
+        if p.phase >= p.plan.phases {
+            return self.finish_piece(idx);
+        }
+        let mut issued = 0;
+        for (i, op) in p.plan.ops.iter().enumerate() {
+            if op.phase == p.phase {
+                self.outbox.push(IssuedOp {
+                    drive: op.drive,
+                    priority: Priority::Foreground,
+                    pba: op.pba,
+                    sectors: op.sectors,
+                    kind: op.kind,
+                    token: ((idx as u64) << OP_BITS) | i as u64,
+                });
+                issued += 1;
+            }
+        }
+        p.outstanding = issued;
+        Ok(())
+    }
+
+    /// A disk operation finished (`ok`) or was aborted by a drive failure (`!ok`).
+    pub fn op_done(&mut self, now: Nanos, token: u64, ok: bool, view: &dyn DriveView) -> Result<()> {
+        let idx = (token >> OP_BITS) as u32;
+        let op_index = (token & ((1 << OP_BITS) - 1)) as usize;
+        let p = &mut self.pieces[idx as usize];
+        let Some(op) = p.plan.ops.get(op_index).copied() else {
+            return Err(Error::Invariant(format!("completion of unknown op {token:#x}")));
+        };
+        if ok {
+            if let Some(content) = self.content.as_mut() {
+                let layout = self.layout.as_ref();
+                let values = &mut p.values[op.value_offset as usize..][..op.sectors as usize];
+                for (k, v) in values.iter_mut().enumerate() {
+                    let pba = op.pba + k as u64;
+                    match op.kind {
+                        OpKind::Read => {
+                            *v = content.read_physical(layout, op.drive, pba).ok_or_else(|| {
+                                Error::Invariant(format!("read of failed drive {} succeeded", op.drive))
+                            })?
+                        }
+                        OpKind::Write => content.write_physical(op.drive, pba, *v),
+                    }
+                }
+            }
+        } else {
+            p.aborted = true;
+        }
+        p.outstanding -= 1;
+        if p.outstanding > 0 {
+            return Ok(());
+        }
+        if p.aborted {
+            // A drive failed under this phase: plan again from the start under the new
+            // failure state, keeping the stripe lock. Writes are idempotent, and every value
+            // is recomputed from fresh reads, so partial progress is harmless.
+            self.stats.replans += 1;
+            self.start_piece(now, idx, view)?;
+        } else {
+            p.phase += 1;
+            self.issue_phase(idx)?;
+        }
+        self.run_ready(now, view)
+    }
+
+    fn finish_piece(&mut self, idx: u32) -> Result<()> {
+        let p = &self.pieces[idx as usize];
+        let spec = p.spec.expect("a live piece has a spec");
+        let request = p.request;
+        let r = &mut self.requests[request as usize];
+        r.degraded |= p.plan.degraded;
+        r.lost |= p.plan.lost_sectors > 0;
+        if spec.is_write {
+            self.stats.write_pieces += 1;
+            self.stats.pre_read_sectors += p.plan.pre_read_sectors;
+            self.stats.rmw_segments += p.plan.rmw_segments as u64;
+            self.stats.rcw_segments += p.plan.rcw_segments as u64;
+            self.stats.lost_write_sectors += p.plan.lost_sectors;
+        } else {
+            self.stats.lost_read_sectors += p.plan.lost_sectors;
+        }
+        if self.content.is_some() {
+            self.check_or_commit(idx)?;
+        }
+        let stripe = self.pieces[idx as usize].stripe;
+        self.locks.release(stripe, spec.is_write, &mut PieceWaiters(&mut self.pieces), &mut self.granted);
+        self.ready.append(&mut self.granted);
+        self.pieces[idx as usize].spec = None;
+        self.free_pieces.push(idx);
+        let r = &mut self.requests[request as usize];
+        r.pieces_left -= 1;
+        if r.pieces_left == 0 {
+            self.completed.push(CompletedRequest {
+                arrival: r.arrival,
+                is_write: r.is_write,
+                degraded: r.degraded,
+                lost: r.lost,
+            });
+            self.free_requests.push(request);
+            self.in_flight_requests -= 1;
+        }
+        Ok(())
+    }
+
+    /// A drive failed. Marks it, drops its contents, and records whether data is now lost.
+    /// The engine must then abort the drive's queued and in-service operations through
+    /// `op_done(.., false, ..)`. Returns true if this failure lost data.
+    pub fn fail_drive(&mut self, drive: u32) -> Result<bool> {
+        let d = drive as usize;
+        if d >= self.failed.len() {
+            return Err(Error::Invariant(format!("failure of unknown drive {drive}")));
+        }
+        if self.failed[d] {
+            return Ok(false);
+        }
+        self.failed[d] = true;
+        self.failed_list.push(drive);
+        if let Some(c) = self.content.as_mut() {
+            c.fail_drive(drive);
+        }
+        let lost_now = !self.data_lost && self.layout.data_lost(&self.failed_list);
+        self.data_lost |= lost_now;
+        Ok(lost_now)
+    }
+
+    /// Whether `drive` has failed.
+    pub fn is_failed(&self, drive: u32) -> bool {
+        self.failed[drive as usize]
+    }
+
+    // ----- content model -------------------------------------------------------------------
+
+    /// Value read by this piece's plan at (drive, pba), if a completed read op covers it.
+    fn value_read(p: &Piece, drive: u32, pba: u64) -> Option<u64> {
+        p.plan.ops.iter().find_map(|o| {
+            (o.kind == OpKind::Read
+                && o.drive == drive
+                && o.phase < p.phase.max(1).min(p.plan.phases)
+                && pba >= o.pba
+                && pba < o.pba + o.sectors as u64)
+                .then(|| p.values[o.value_offset as usize + (pba - o.pba) as usize])
+        })
+    }
+
+    /// XOR of every value read by the plan at row `row` of the stripe's units other than
+    /// data unit `skip` (`usize::MAX` = skip none). `None` if some needed unit was not read.
+    fn xor_of_reads(p: &Piece, row: u64, skip: usize, only_read: bool) -> Option<u64> {
+        let mut x = 0;
+        let units = p.map.data.iter().enumerate().chain(p.map.parity.iter().map(|u| (usize::MAX - 1, u)));
+        for (i, u) in units {
+            if i == skip {
+                continue;
+            }
+            match Self::value_read(p, u.drive, u.pba + row) {
+                Some(v) => x ^= v,
+                None if only_read => {}
+                None => return None,
+            }
+        }
+        Some(x)
+    }
+
+    /// Fill the values of the write ops of the current phase.
+    fn compute_write_values(&mut self, idx: u32) {
+        let content = self.content.as_ref().expect("content model on");
+        let p = &mut self.pieces[idx as usize];
+        let spec = p.spec.expect("a live piece has a spec");
+        if !spec.is_write {
+            return;
+        }
+        let write_id = self.requests[p.request as usize].write_id;
+        let copies = p.map.copies.max(1) as usize;
+        for oi in 0..p.plan.ops.len() {
+            let op = p.plan.ops[oi];
+            if op.kind != OpKind::Write || op.phase != p.phase {
+                continue;
+            }
+            for k in 0..op.sectors as u64 {
+                let pba = op.pba + k;
+                let value = if let Some(pos) = p.map.data.iter().position(|u| u.drive == op.drive) {
+                    let unit = p.map.data[pos];
+                    let index = (pos / copies) as u32;
+                    content::written_value(write_id, content.logical(p.stripe, index, pba - unit.pba))
+                } else {
+                    // Parity: XOR of everything pre-read at this row, and of the new values of
+                    // the units updated at this row (including one on a failed drive).
+                    let base = p.map.parity[0].pba;
+                    let row = pba - base;
+                    let mut x = Self::xor_of_reads(p, row, usize::MAX, true).unwrap_or(0);
+                    for (i, &(a, b)) in p.plan.touched.iter().enumerate() {
+                        if a <= row && row < b {
+                            x ^= content::written_value(write_id, content.logical(p.stripe, i as u32, row));
+                        }
+                    }
+                    x
+                };
+                p.values[op.value_offset as usize + k as usize] = value;
+            }
+        }
+    }
+
+    /// At the end of a piece: check the values a read returns, or commit a write's values.
+    fn check_or_commit(&mut self, idx: u32) -> Result<()> {
+        let content = self.content.as_mut().expect("content model on");
+        let p = &self.pieces[idx as usize];
+        let spec = p.spec.expect("a live piece has a spec");
+        let write_id = self.requests[p.request as usize].write_id;
+        let copies = p.map.copies.max(1) as usize;
+        let mut stale = false;
+        for (i, &(a, b)) in p.plan.touched.iter().enumerate() {
+            for row in a..b {
+                let lba = content.logical(p.stripe, i as u32, row);
+                if spec.is_write {
+                    content.commit(lba, content::written_value(write_id, lba));
+                    continue;
+                }
+                let direct = p.map.data[i * copies..(i + 1) * copies]
+                    .iter()
+                    .find_map(|u| Self::value_read(p, u.drive, u.pba + row));
+                let value = match direct {
+                    Some(v) => Some(v),
+                    None if !p.map.parity.is_empty() => Self::xor_of_reads(p, row, i, false),
+                    None => None,
+                };
+                match value {
+                    Some(v) => stale |= !content.check(lba, v),
+                    None if p.plan.lost_sectors > 0 => {} // reported as loss
+                    None => {
+                        return Err(Error::Invariant(format!(
+                            "read plan for stripe {} row {row} of unit {i} read nothing",
+                            p.stripe
+                        )))
+                    }
+                }
+            }
+        }
+        if stale {
+            content.stats.stale_reads += 1;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,461 @@
+//! Access plans: the disk operations one stripe piece of a user request needs, in ordered
+//! phases. Every operation of phase k must finish before phase k+1 starts (fork/join).
+//!
+//! Planners only *describe* work; the controller executes plans. A plan is built when the
+//! piece's stripe lock is granted, from the failure state at that instant; if a drive fails
+//! under a running plan, the controller waits for the phase to drain and plans again.
+
+use crate::disk::OpKind;
+use crate::layout::StripeMap;
+use crate::sim::{Nanos, RngStream};
+
+/// One disk operation of a plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanOp {
+    pub drive: u32,
+    /// First physical sector.
+    pub pba: u64,
+    pub sectors: u32,
+    pub kind: OpKind,
+    /// Phase index (0-based).
+    pub phase: u8,
+    /// Offset of this op's sector values in the piece's value buffer (content model).
+    pub value_offset: u32,
+}
+
+/// How a parity-layout write segment updates its parity (seed 002 §II-A).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteMethod {
+    /// Pre-read old data and old parity of the updated units.
+    ReadModifyWrite,
+    /// Pre-read the data units that are not updated.
+    ReconstructWrite,
+    /// Parity cannot be maintained (its drive failed, or data is already lost): write data only.
+    DataOnly,
+}
+
+/// A built plan and what the planner learnt while building it.
+#[derive(Debug, Default, Clone)]
+pub struct Plan {
+    pub ops: Vec<PlanOp>,
+    pub phases: u8,
+    /// The piece touched a unit on a failed drive.
+    pub degraded: bool,
+    /// Logical sectors that could not be read or stored (data loss).
+    pub lost_sectors: u64,
+    /// Sectors pre-read to compute parity (writes only).
+    pub pre_read_sectors: u64,
+    /// Row segments written by read-modify-write / reconstruct-write.
+    pub rmw_segments: u32,
+    pub rcw_segments: u32,
+    /// Scratch: (drive, kind, start pba, end pba) before merging.
+    ranges: Vec<(u32, OpKind, u64, u64)>,
+    /// Scratch: touched row range [start, end) of every data unit (empty when start == end).
+    pub touched: Vec<(u64, u64)>,
+    boundaries: Vec<u64>,
+}
+
+/// What the planner may ask about the drives (for mirror-copy selection).
+pub trait DriveView {
+    /// Whether the drive has nothing in service and nothing queued.
+    fn is_idle(&self, drive: u32) -> bool;
+    /// Estimated time until the drive could be transferring `pba` if it started now.
+    fn positioning_estimate(&self, drive: u32, now: Nanos, pba: u64) -> Nanos;
+}
+
+/// A stripe piece: `sectors` logical sectors starting `first` sectors into the stripe's data.
+#[derive(Debug, Clone, Copy)]
+pub struct PieceSpec {
+    pub first: u64,
+    pub sectors: u64,
+    pub is_write: bool,
+}
+
+impl Plan {
+    fn reset(&mut self) {
+        self.ops.clear();
+        self.ranges.clear();
+        self.phases = 0;
+        self.degraded = false;
+        self.lost_sectors = 0;
+        self.pre_read_sectors = 0;
+        self.rmw_segments = 0;
+        self.rcw_segments = 0;
+    }
+
+    #[inline]
+    fn add(&mut self, drive: u32, kind: OpKind, start: u64, end: u64) {
+        if start < end {
+            self.ranges.push((drive, kind, start, end));
+        }
+    }
+
+    /// Merge overlapping or adjacent ranges per (drive, kind) into ops; reads go in phase 0
+    /// and writes in phase 1 when there are reads, else in phase 0.
+    fn finish(&mut self) {
+        self.ranges.sort_unstable_by_key(|&(d, k, s, _)| (k == OpKind::Write, d, s));
+        let has_reads = self.ranges.first().is_some_and(|r| r.1 == OpKind::Read);
+        let mut offset = 0u32;
+        let mut i = 0;
+        while i < self.ranges.len() {
+            let (drive, kind, start, mut end) = self.ranges[i];
+            i += 1;
+            while i < self.ranges.len() {
+                let (d, k, s, e) = self.ranges[i];
+                if d != drive || k != kind || s > end {
+                    break;
+                }
+                end = end.max(e);
+                i += 1;
+            }
+            let phase = if kind == OpKind::Write && has_reads { 1 } else { 0 };
+            let sectors = (end - start) as u32;
+            self.ops.push(PlanOp { drive, pba: start, sectors, kind, phase, value_offset: offset });
+            offset += sectors;
+            self.phases = self.phases.max(phase + 1);
+        }
+    }
+
+    /// Sum of sectors over all ops (the size of the value buffer).
+    pub fn value_sectors(&self) -> usize {
+        self.ops.iter().map(|o| o.sectors as usize).sum()
+    }
+
+    fn compute_touched(&mut self, map: &StripeMap, unit: u64, spec: PieceSpec) {
+        self.touched.clear();
+        let (lo, hi) = (spec.first, spec.first + spec.sectors);
+        for i in 0..map.data_units() as u64 {
+            let (us, ue) = (i * unit, (i + 1) * unit);
+            let (s, e) = (lo.max(us), hi.min(ue));
+            self.touched.push(if s < e { (s - us, e - us) } else { (0, 0) });
+        }
+    }
+}
+
+/// Build the plan of a piece on a layout with single parity (RAID-5).
+pub fn plan_parity(map: &StripeMap, unit: u64, spec: PieceSpec, failed: &[bool], plan: &mut Plan) {
+    plan.reset();
+    plan.compute_touched(map, unit, spec);
+    let parity = map.parity[0];
+    let parity_failed = failed[parity.drive as usize];
+    let n = map.data_units();
+    if !spec.is_write {
+        for i in 0..n {
+            let (a, b) = plan.touched[i];
+            if a == b {
+                continue;
+            }
+            let u = map.data[i];
+            if !failed[u.drive as usize] {
+                plan.add(u.drive, OpKind::Read, u.pba + a, u.pba + b);
+                continue;
+            }
+            // Degraded read: XOR of the same rows of every other unit of the stripe.
+            plan.degraded = true;
+            let others = map.data.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, u)| *u);
+            if others.clone().chain(std::iter::once(parity)).any(|o| failed[o.drive as usize]) {
+                plan.lost_sectors += b - a;
+                continue;
+            }
+            for o in others.chain(std::iter::once(parity)) {
+                plan.add(o.drive, OpKind::Read, o.pba + a, o.pba + b);
+            }
+        }
+        plan.finish();
+        return;
+    }
+
+    // Writes: split the touched row span into segments where the set of updated units is
+    // constant, and choose the parity method per segment by counting pre-reads.
+    plan.boundaries.clear();
+    for &(a, b) in &plan.touched {
+        if a < b {
+            plan.boundaries.push(a);
+            plan.boundaries.push(b);
+        }
+    }
+    plan.boundaries.sort_unstable();
+    plan.boundaries.dedup();
+    for k in 1..plan.boundaries.len() {
+        let (r0, r1) = (plan.boundaries[k - 1], plan.boundaries[k]);
+        let (mut updated, mut failed_updated, mut failed_other) = (0usize, 0usize, 0usize);
+        for i in 0..n {
+            let (a, b) = plan.touched[i];
+            let in_segment = a <= r0 && r1 <= b;
+            let f = failed[map.data[i].drive as usize];
+            if f {
+                plan.degraded |= in_segment;
+            }
+            match (in_segment, f) {
+                (true, true) => failed_updated += 1,
+                (false, true) => failed_other += 1,
+                (true, false) => {}
+                (false, false) => {}
+            }
+            updated += in_segment as usize;
+        }
+        if updated == 0 {
+            continue; // a gap between two partial units: parity rows untouched
+        }
+        let method = if parity_failed || failed_updated + failed_other >= 2 {
+            WriteMethod::DataOnly
+        } else if failed_updated == 1 {
+            WriteMethod::ReconstructWrite
+        } else if failed_other == 1 {
+            WriteMethod::ReadModifyWrite
+        } else {
+            // rmw pre-reads the updated units and the parity; rcw the units not updated.
+            let rmw = updated + 1;
+            let rcw = n - updated;
+            if rcw <= rmw {
+                WriteMethod::ReconstructWrite
+            } else {
+                WriteMethod::ReadModifyWrite
+            }
+        };
+        plan.degraded |= parity_failed;
+        let rows = r1 - r0;
+        for i in 0..n {
+            let (a, b) = plan.touched[i];
+            let in_segment = a <= r0 && r1 <= b;
+            let u = map.data[i];
+            let alive = !failed[u.drive as usize];
+            match (method, in_segment, alive) {
+                (WriteMethod::ReadModifyWrite, true, true) => {
+                    plan.add(u.drive, OpKind::Read, u.pba + r0, u.pba + r1);
+                    plan.pre_read_sectors += rows;
+                }
+                (WriteMethod::ReconstructWrite, false, true) => {
+                    plan.add(u.drive, OpKind::Read, u.pba + r0, u.pba + r1);
+                    plan.pre_read_sectors += rows;
+                }
+                _ => {}
+            }
+            if in_segment {
+                if alive {
+                    plan.add(u.drive, OpKind::Write, u.pba + r0, u.pba + r1);
+                } else if method == WriteMethod::DataOnly {
+                    plan.lost_sectors += rows;
+                }
+            }
+        }
+        match method {
+            WriteMethod::ReadModifyWrite => {
+                plan.add(parity.drive, OpKind::Read, parity.pba + r0, parity.pba + r1);
+                plan.add(parity.drive, OpKind::Write, parity.pba + r0, parity.pba + r1);
+                plan.pre_read_sectors += rows;
+                plan.rmw_segments += 1;
+            }
+            WriteMethod::ReconstructWrite => {
+                plan.add(parity.drive, OpKind::Write, parity.pba + r0, parity.pba + r1);
+                plan.rcw_segments += 1;
+            }
+            WriteMethod::DataOnly => {}
+        }
+    }
+    plan.finish();
+}
+
+/// Build the plan of a piece on a mirrored layout (copies ≥ 2). Reads go to an idle copy,
+/// else to the copy with the shorter expected positioning time; exact ties are broken by the
+/// seeded RNG (seed 004 §2.2.1). Writes go to every surviving copy.
+pub fn plan_mirror(
+    map: &StripeMap,
+    unit: u64,
+    spec: PieceSpec,
+    failed: &[bool],
+    view: &dyn DriveView,
+    now: Nanos,
+    rng: &mut RngStream,
+    plan: &mut Plan,
+) {
+    plan.reset();
+    plan.compute_touched(map, unit, spec);
+    for i in 0..map.data_units() {
+        let (a, b) = plan.touched[i];
+        if a == b {
+            continue;
+        }
+        let copies = map.copies_of(i);
+        if copies.iter().any(|c| failed[c.drive as usize]) {
+            plan.degraded = true;
+        }
+        if spec.is_write {
+            let mut stored = false;
+            for c in copies.iter().filter(|c| !failed[c.drive as usize]) {
+                plan.add(c.drive, OpKind::Write, c.pba + a, c.pba + b);
+                stored = true;
+            }
+            if !stored {
+                plan.lost_sectors += b - a;
+            }
+            continue;
+        }
+        let alive = || copies.iter().filter(|c| !failed[c.drive as usize]);
+        let any_idle = alive().any(|c| view.is_idle(c.drive));
+        let mut best: Option<(Nanos, u32, u64)> = None;
+        let mut ties = 0u64;
+        for c in alive().filter(|c| !any_idle || view.is_idle(c.drive)) {
+            let estimate = view.positioning_estimate(c.drive, now, c.pba + a);
+            match best {
+                Some((e, _, _)) if estimate > e => {}
+                Some((e, _, _)) if estimate == e => {
+                    // Reservoir choice among equal estimates: uniform over the ties.
+                    ties += 1;
+                    if rng.below(ties) == 0 {
+                        best = Some((estimate, c.drive, c.pba));
+                    }
+                }
+                _ => {
+                    best = Some((estimate, c.drive, c.pba));
+                    ties = 1;
+                }
+            }
+        }
+        match best {
+            Some((_, drive, pba)) => plan.add(drive, OpKind::Read, pba + a, pba + b),
+            None => plan.lost_sectors += b - a,
+        }
+    }
+    plan.finish();
+}
+
+/// Build the plan of a piece on a layout without redundancy (RAID-0).
+pub fn plan_striped(map: &StripeMap, unit: u64, spec: PieceSpec, failed: &[bool], plan: &mut Plan) {
+    plan.reset();
+    plan.compute_touched(map, unit, spec);
+    let kind = if spec.is_write { OpKind::Write } else { OpKind::Read };
+    for i in 0..map.data_units() {
+        let (a, b) = plan.touched[i];
+        if a == b {
+            continue;
+        }
+        let u = map.data[i];
+        if failed[u.drive as usize] {
+            plan.degraded = true;
+            plan.lost_sectors += b - a;
+        } else {
+            plan.add(u.drive, kind, u.pba + a, u.pba + b);
+        }
+    }
+    plan.finish();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::{self, LayoutParams, ParityRotation};
+
+    fn raid5(drives: u32) -> (Box<dyn layout::Layout>, StripeMap) {
+        let p = LayoutParams {
+            drives,
+            stripe_unit_sectors: 8,
+            drive_capacity_sectors: 800,
+            copies: 1,
+            parity_rotation: ParityRotation::LeftSymmetric,
+        };
+        let l = layout::build("raid5", &p, "array").unwrap();
+        let mut m = StripeMap::default();
+        l.map_stripe(0, &mut m); // parity on the last drive, data on 0..n-1
+        (l, m)
+    }
+
+    fn count(plan: &Plan, kind: OpKind) -> usize {
+        plan.ops.iter().filter(|o| o.kind == kind).count()
+    }
+
+    #[test]
+    fn small_write_is_read_modify_write() {
+        let (_, m) = raid5(5);
+        let mut p = Plan::default();
+        plan_parity(&m, 8, PieceSpec { first: 0, sectors: 8, is_write: true }, &[false; 5], &mut p);
+        // rmw = 1 + 1 = 2 pre-reads < rcw = 3: read old data and old parity, then write both.
+        assert_eq!((count(&p, OpKind::Read), count(&p, OpKind::Write)), (2, 2));
+        assert_eq!(p.phases, 2);
+        assert_eq!(p.rmw_segments, 1);
+        assert_eq!(p.pre_read_sectors, 16);
+    }
+
+    #[test]
+    fn large_write_is_reconstruct_write_and_ties_go_to_reconstruct() {
+        let (_, m) = raid5(5);
+        let mut p = Plan::default();
+        // 3 of 4 units: rcw = 1 < rmw = 4.
+        plan_parity(&m, 8, PieceSpec { first: 0, sectors: 24, is_write: true }, &[false; 5], &mut p);
+        assert_eq!((count(&p, OpKind::Read), count(&p, OpKind::Write)), (1, 4));
+        assert_eq!(p.rcw_segments, 1);
+        // 2 of 4 units on a 5-drive array: rmw = 3, rcw = 2 → reconstruct-write.
+        plan_parity(&m, 8, PieceSpec { first: 0, sectors: 16, is_write: true }, &[false; 5], &mut p);
+        assert_eq!(p.rcw_segments, 1);
+        // 1 of 2 units on a 3-drive array: rmw = 2, rcw = 1 → reconstruct-write.
+        let (_, m3) = raid5(3);
+        plan_parity(&m3, 8, PieceSpec { first: 0, sectors: 8, is_write: true }, &[false; 3], &mut p);
+        assert_eq!(p.rcw_segments, 1);
+    }
+
+    #[test]
+    fn full_stripe_write_needs_no_pre_read() {
+        let (_, m) = raid5(5);
+        let mut p = Plan::default();
+        plan_parity(&m, 8, PieceSpec { first: 0, sectors: 32, is_write: true }, &[false; 5], &mut p);
+        assert_eq!((count(&p, OpKind::Read), count(&p, OpKind::Write)), (0, 5));
+        assert_eq!(p.phases, 1);
+        assert_eq!(p.pre_read_sectors, 0);
+    }
+
+    #[test]
+    fn partial_units_split_into_segments_with_their_own_method() {
+        let (_, m) = raid5(5);
+        let mut p = Plan::default();
+        // Rows 4..8 of unit 0 and 0..8 of unit 1 and 0..2 of unit 2.
+        plan_parity(&m, 8, PieceSpec { first: 4, sectors: 14, is_write: true }, &[false; 5], &mut p);
+        // Segments: [0,2) units {1,2}: rcw 2 ≤ rmw 3 → rcw; [2,4) unit {1}: rmw;
+        // [4,8) units {0,1}: rcw.
+        assert_eq!((p.rcw_segments, p.rmw_segments), (2, 1));
+        // Parity is written over rows 0..8 as one merged op.
+        let parity_writes: Vec<_> =
+            p.ops.iter().filter(|o| o.drive == 4 && o.kind == OpKind::Write).collect();
+        assert_eq!(parity_writes.len(), 1);
+        assert_eq!((parity_writes[0].pba, parity_writes[0].sectors), (0, 8));
+    }
+
+    #[test]
+    fn degraded_read_reads_every_surviving_unit() {
+        let (_, m) = raid5(5);
+        let mut p = Plan::default();
+        let mut failed = [false; 5];
+        failed[1] = true;
+        plan_parity(&m, 8, PieceSpec { first: 8, sectors: 8, is_write: false }, &failed, &mut p);
+        assert!(p.degraded);
+        let mut drives: Vec<u32> = p.ops.iter().map(|o| o.drive).collect();
+        drives.sort();
+        assert_eq!(drives, vec![0, 2, 3, 4]);
+        assert_eq!(p.lost_sectors, 0);
+        // A second failure in the stripe makes the unit unrecoverable.
+        failed[3] = true;
+        plan_parity(&m, 8, PieceSpec { first: 8, sectors: 8, is_write: false }, &failed, &mut p);
+        assert_eq!(p.lost_sectors, 8);
+    }
+
+    #[test]
+    fn degraded_writes_take_the_only_correct_method() {
+        let (_, m) = raid5(5);
+        let mut p = Plan::default();
+        // Updated unit on the failed drive: reconstruct-write from the other data units.
+        let mut failed = [false; 5];
+        failed[0] = true;
+        plan_parity(&m, 8, PieceSpec { first: 0, sectors: 8, is_write: true }, &failed, &mut p);
+        assert_eq!(p.rcw_segments, 1);
+        assert!(p.ops.iter().all(|o| o.drive != 0));
+        assert_eq!(count(&p, OpKind::Write), 1); // parity only: it now encodes the new data
+        // A unit not updated on the failed drive: read-modify-write even for a large write.
+        plan_parity(&m, 8, PieceSpec { first: 8, sectors: 24, is_write: true }, &failed, &mut p);
+        assert_eq!(p.rmw_segments, 1);
+        // Parity drive failed: data only, no pre-reads.
+        let mut failed = [false; 5];
+        failed[4] = true;
+        plan_parity(&m, 8, PieceSpec { first: 0, sectors: 8, is_write: true }, &failed, &mut p);
+        assert_eq!((count(&p, OpKind::Read), count(&p, OpKind::Write)), (0, 1));
+        assert_eq!(p.lost_sectors, 0);
+    }
+}

@@ -1,0 +1,235 @@
+//! The run configuration: one source of truth for every tunable. The JSON Schema and the
+//! configuration reference (`docs/config.md`) are generated from these types.
+
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::array::ArrayConfig;
+use crate::disk::{self, DriveConfig, DriveModelConfig};
+use crate::error::{Error, Result};
+use crate::metrics::MetricsConfig;
+use crate::workload::{ArrivalConfig, WorkloadConfig};
+
+/// A complete simulation run.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Master seed; every random stream of the run derives from it.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// The array: layout, drive count, stripe unit.
+    pub array: ArrayConfig,
+    /// The drive every array member is.
+    #[serde(default)]
+    pub drive: DriveConfig,
+    /// The user workload.
+    pub workload: WorkloadConfig,
+    /// Drive failures, in any order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<FailureConfig>,
+    /// Measurement options.
+    #[serde(default)]
+    pub metrics: MetricsConfig,
+    /// Data-integrity checking.
+    #[serde(default)]
+    pub content: ContentConfig,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+
+/// One drive failure.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FailureConfig {
+    /// Drive index, 0-based.
+    pub drive: u32,
+    /// When it fails, seconds of simulated time.
+    pub at_s: f64,
+}
+
+/// The content model (see `docs/architecture.md`): every read is checked against the value
+/// last written. Costs memory proportional to the sectors written.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContentConfig {
+    /// Check every read's data.
+    #[serde(default)]
+    pub check: bool,
+}
+
+impl Config {
+    /// Parse TOML; errors name the key path and the line. Relative file paths are resolved
+    /// against `base_dir`.
+    pub fn from_toml(text: &str, base_dir: &Path) -> Result<Config> {
+        let de = toml::Deserializer::parse(text)
+            .map_err(|e| Error::config("config", e.to_string().trim_end().to_string()))?;
+        let mut cfg: Config = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let key = if path == "." || path.is_empty() { "config".to_string() } else { path };
+            Error::config(key, e.inner().to_string().trim_end().to_string())
+        })?;
+        if let Some(trace) = cfg.workload.trace.as_mut() {
+            if trace.path.is_relative() {
+                trace.path = base_dir.join(&trace.path);
+            }
+        }
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// The configuration as TOML with every default filled in.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a validated configuration serializes")
+    }
+
+    /// Stable 64-bit FNV-1a digest of the resolved TOML, as 16 hex digits.
+    pub fn hash(&self) -> String {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in self.to_toml().bytes() {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        format!("{h:016x}")
+    }
+
+    /// The drive parameters (preset resolved). Errors name the key.
+    pub fn drive_model(&self) -> Result<DriveModelConfig> {
+        match (&self.drive.preset, &self.drive.model) {
+            (Some(_), Some(_)) => Err(Error::config("drive", "give either `preset` or `model`, not both")),
+            (None, None) => Err(Error::config("drive", "give a `preset` or a `model`")),
+            (None, Some(m)) => Ok(m.clone()),
+            (Some(name), None) => disk::presets::preset(name).ok_or_else(|| {
+                Error::config(
+                    "drive.preset",
+                    format!("unknown drive preset {name:?}; known presets: {}", disk::presets::names().join(", ")),
+                )
+            }),
+        }
+    }
+
+    /// Stripe unit in sectors.
+    pub fn stripe_unit_sectors(&self) -> Result<u64> {
+        let sectors = self.array.stripe_unit_kib * 2.0;
+        if !(sectors.is_finite() && sectors >= 1.0 && sectors.fract() == 0.0) {
+            return Err(Error::config(
+                "array.stripe_unit_kib",
+                format!("{} KiB is not a positive multiple of 0.5 KiB (one sector)", self.array.stripe_unit_kib),
+            ));
+        }
+        Ok(sectors as u64)
+    }
+
+    /// Checks that need no drive model (the rest happen when the run is built).
+    pub fn validate(&self) -> Result<()> {
+        if self.array.drives == 0 {
+            return Err(Error::config("array.drives", "must be at least 1"));
+        }
+        self.stripe_unit_sectors()?;
+        if disk::scheduler::make(&self.drive.scheduler).is_none() {
+            return Err(Error::config(
+                "drive.scheduler",
+                format!(
+                    "unknown scheduler {:?}; known schedulers: {}",
+                    self.drive.scheduler,
+                    disk::scheduler::names().join(", ")
+                ),
+            ));
+        }
+        for (i, f) in self.failures.iter().enumerate() {
+            if f.drive >= self.array.drives {
+                return Err(Error::config(
+                    format!("failures[{i}].drive"),
+                    format!("drive {} does not exist in an array of {} drives", f.drive, self.array.drives),
+                ));
+            }
+            if !(f.at_s.is_finite() && f.at_s >= 0.0) {
+                return Err(Error::config(format!("failures[{i}].at_s"), "must be a non-negative number of seconds"));
+            }
+        }
+        if !(self.metrics.window_s.is_finite() && self.metrics.window_s > 0.0) {
+            return Err(Error::config("metrics.window_s", "must be positive"));
+        }
+        if !(self.metrics.warmup_s.is_finite() && self.metrics.warmup_s >= 0.0) {
+            return Err(Error::config("metrics.warmup_s", "must be non-negative"));
+        }
+        let w = &self.workload;
+        if let Some(d) = w.duration_s {
+            if !(d.is_finite() && d > 0.0) {
+                return Err(Error::config("workload.duration_s", "must be positive"));
+            }
+        }
+        if w.trace.is_none() && w.requests.is_none() && w.duration_s.is_none() {
+            return Err(Error::config("workload", "a synthetic workload needs `requests` or `duration_s` to end"));
+        }
+        match &w.arrival {
+            ArrivalConfig::Poisson { rate_per_s, target_utilization } => match (rate_per_s, target_utilization) {
+                (Some(r), None) if r.is_finite() && *r > 0.0 => {}
+                (Some(_), None) => return Err(Error::config("workload.arrival.rate_per_s", "must be positive")),
+                (None, Some(u)) if *u > 0.0 && *u < 1.0 => {}
+                (None, Some(_)) => {
+                    return Err(Error::config("workload.arrival.target_utilization", "must be in (0, 1)"))
+                }
+                _ => {
+                    return Err(Error::config(
+                        "workload.arrival",
+                        "give exactly one of `rate_per_s` and `target_utilization`",
+                    ))
+                }
+            },
+            ArrivalConfig::Closed { outstanding, think_ms } => {
+                if *outstanding == 0 {
+                    return Err(Error::config("workload.arrival.outstanding", "must be at least 1"));
+                }
+                if !(think_ms.is_finite() && *think_ms >= 0.0) {
+                    return Err(Error::config("workload.arrival.think_ms", "must be non-negative"));
+                }
+            }
+            ArrivalConfig::Trace => {}
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = "[array]\nlayout = \"raid5\"\ndrives = 5\n[workload]\nrequests = 10\n";
+
+    fn err(text: &str) -> String {
+        Config::from_toml(text, Path::new(".")).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_types_name_the_key_and_line() {
+        let e = err(&format!("{BASE}[drive]\nspeed = 3\n"));
+        assert!(e.starts_with("drive.speed:"), "{e}");
+        assert!(e.contains("line 7"), "{e}");
+        let e = err(&BASE.replace("drives = 5", "drives = -5"));
+        assert!(e.starts_with("array.drives:"), "{e}");
+    }
+
+    #[test]
+    fn impossible_values_name_the_key() {
+        assert!(err(&BASE.replace("drives = 5", "drives = 0")).starts_with("array.drives: must be at least 1"));
+        let e = err(&format!("{BASE}[[failures]]\ndrive = 9\nat_s = 1\n"));
+        assert!(e.starts_with("failures[0].drive:"), "{e}");
+        let e = err(&format!("{BASE}[drive]\nscheduler = \"elevator9\"\n"));
+        assert!(e.starts_with("drive.scheduler: unknown scheduler"), "{e}");
+        let e = err(&BASE.replace("requests = 10", "read_fraction = 0.5"));
+        assert!(e.starts_with("workload:"), "{e}");
+    }
+
+    #[test]
+    fn resolved_config_round_trips_with_a_stable_hash() {
+        let cfg = Config::from_toml(BASE, Path::new(".")).unwrap();
+        let again = Config::from_toml(&cfg.to_toml(), Path::new(".")).unwrap();
+        assert_eq!(cfg.to_toml(), again.to_toml());
+        assert_eq!(cfg.hash(), again.hash());
+        assert_eq!(cfg.hash().len(), 16);
+    }
+}

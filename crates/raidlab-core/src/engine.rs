@@ -1,0 +1,435 @@
+//! The engine: one discrete-event loop connecting the workload, the controller, the drives
+//! and the metrics.
+//!
+//! ```text
+//!  workload ──UserRequest──▶ controller ──IssuedOp──▶ drive queue ──▶ drive mechanism
+//!     ▲                       (plans,     ◀──op_done──  (scheduler)     (seek, rotate,
+//!     │ closed loop            locks)                                     transfer)
+//!     └──────── CompletedRequest ──▶ metrics (histograms, windows)
+//! ```
+//!
+//! Events are `Arrival`, `DiskDone` and `Failure`; time is integer ns and ties break by
+//! insertion order, so a run is a pure function of its configuration and seed.
+
+use std::sync::Arc;
+
+use crate::array::plan::DriveView;
+use crate::array::{Controller, IssuedOp};
+use crate::config::Config;
+use crate::disk::{self, Drive, DriveModel, Priority, QueuedOp};
+use crate::error::{Error, Result};
+use crate::layout::{self, LayoutParams};
+use crate::metrics::{Outcome, Recorder};
+use crate::sim::{s_to_ns, EventQueue, Nanos, RngStream, StreamId};
+use crate::workload::{ArrivalConfig, Loop, SyntheticGenerator, Workload};
+
+#[derive(Debug, Clone, Copy)]
+enum Event {
+    Arrival,
+    DiskDone { drive: u32, epoch: u32 },
+    Failure { drive: u32 },
+}
+
+/// One drive of the array with its queue and accounting.
+#[derive(Debug)]
+pub struct DriveSlot {
+    pub drive: Drive,
+    queue: disk::DiskQueue,
+    in_service: Option<(u64, Nanos)>,
+    /// When the drive failed.
+    pub failed_at: Option<Nanos>,
+    epoch: u32,
+    /// Time spent serving operations, ns.
+    pub busy_ns: u64,
+    /// Operations served to completion.
+    pub operations: u64,
+    depth: u64,
+    depth_area: u128,
+    last_change: Nanos,
+}
+
+impl DriveSlot {
+    #[inline]
+    fn set_depth(&mut self, now: Nanos, depth: u64) {
+        self.depth_area += self.depth as u128 * (now - self.last_change) as u128;
+        self.last_change = now;
+        self.depth = depth;
+    }
+
+    /// Time-averaged number of operations waiting or in service up to `now`.
+    pub fn mean_queue_length(&self, now: Nanos) -> f64 {
+        let area = self.depth_area + self.depth as u128 * (now.saturating_sub(self.last_change)) as u128;
+        if now == 0 {
+            0.0
+        } else {
+            area as f64 / now as f64
+        }
+    }
+}
+
+struct Drives<'a>(&'a [DriveSlot]);
+
+impl DriveView for Drives<'_> {
+    fn is_idle(&self, drive: u32) -> bool {
+        let d = &self.0[drive as usize];
+        d.in_service.is_none() && d.queue.is_empty()
+    }
+    fn positioning_estimate(&self, drive: u32, now: Nanos, pba: u64) -> Nanos {
+        self.0[drive as usize].drive.positioning_estimate(now, pba)
+    }
+}
+
+/// Progress report hook: called with (fraction done or NaN, completed requests); returning
+/// false cancels the run.
+pub type ProgressHook<'a> = &'a mut dyn FnMut(f64, u64) -> bool;
+
+/// A simulation, built from a validated configuration.
+pub struct Simulation {
+    pub config: Config,
+    now: Nanos,
+    events: EventQueue<Event>,
+    /// The drives.
+    pub drives: Vec<DriveSlot>,
+    /// The controller.
+    pub controller: Controller,
+    workload: Workload,
+    pending: Option<crate::array::UserRequest>,
+    /// Recorded metrics.
+    pub recorder: Recorder,
+    /// Resolved Poisson rate, requests/s (None for closed loop and trace timing).
+    pub arrival_rate_per_s: Option<f64>,
+    outbox: Vec<IssuedOp>,
+    aborted: Vec<(Priority, QueuedOp)>,
+    /// Events processed.
+    pub events_processed: u64,
+    /// Whether the progress hook cancelled the run.
+    pub cancelled: bool,
+}
+
+/// Mean service time (ns) of one random access of `sectors` sectors on `model`: mean seek
+/// over uniformly random start and end sectors, half a revolution, the transfer at the
+/// sector's zone rate and the command overhead. Estimated from a fixed-seed sample so it is
+/// deterministic.
+pub fn mean_random_service_ns(model: &DriveModel, sectors: f64) -> f64 {
+    let mut rng = RngStream::new(0x5eed, StreamId::Policy(0));
+    let capacity = model.capacity_sectors();
+    let n = 20_000;
+    let (mut seek, mut transfer) = (0.0, 0.0);
+    for _ in 0..n {
+        let a = model.geometry.locate(rng.below(capacity));
+        let b = model.geometry.locate(rng.below(capacity));
+        seek += model.seek.time(a.cylinder.abs_diff(b.cylinder)) as f64;
+        transfer += sectors / b.sectors_per_track as f64 * model.revolution_ns();
+    }
+    let overhead = model.config.command_overhead_ms * 1e6;
+    (seek + transfer) / n as f64 + model.revolution_ns() / 2.0 + overhead
+}
+
+impl Simulation {
+    /// Build every component. Errors name the offending key.
+    pub fn new(config: Config) -> Result<Simulation> {
+        config.validate()?;
+        let model_cfg = config.drive_model()?;
+        let model = Arc::new(DriveModel::new(&model_cfg, "drive.model")?);
+        let rotation = config.drive.rotation.unwrap_or(model_cfg.rotation);
+        let params = LayoutParams {
+            drives: config.array.drives,
+            stripe_unit_sectors: config.stripe_unit_sectors()?,
+            drive_capacity_sectors: model.capacity_sectors(),
+            copies: config.array.copies,
+            parity_rotation: config.array.parity_rotation,
+        };
+        let layout = layout::build(&config.array.layout, &params, "array")?;
+        let capacity = layout.capacity_sectors();
+        let drives = (0..config.array.drives)
+            .map(|i| {
+                let queue = disk::DiskQueue::new(&config.drive.scheduler)
+                    .ok_or_else(|| Error::config("drive.scheduler", "unknown scheduler"))?;
+                Ok(DriveSlot {
+                    drive: Drive::new(model.clone(), rotation, RngStream::new(config.seed, StreamId::Drive(i))),
+                    queue,
+                    in_service: None,
+                    failed_at: None,
+                    epoch: 0,
+                    busy_ns: 0,
+                    operations: 0,
+                    depth: 0,
+                    depth_area: 0,
+                    last_change: 0,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let rate = match &config.workload.arrival {
+            ArrivalConfig::Poisson { rate_per_s: Some(r), .. } => Some(*r),
+            ArrivalConfig::Poisson { target_utilization: Some(u), .. } => {
+                Some(Self::rate_for_utilization(&config, &model, layout.as_ref(), capacity, *u)?)
+            }
+            _ => None,
+        };
+        let workload = Workload::new(&config.workload, capacity, rate, config.seed, "workload")?;
+        let controller = Controller::new(layout, config.content.check, RngStream::new(config.seed, StreamId::MirrorChoice));
+        let recorder = Recorder::new(s_to_ns(config.metrics.window_s), s_to_ns(config.metrics.warmup_s));
+        let mut sim = Simulation {
+            config,
+            now: 0,
+            events: EventQueue::new(),
+            drives,
+            controller,
+            workload,
+            pending: None,
+            recorder,
+            arrival_rate_per_s: rate,
+            outbox: Vec::new(),
+            aborted: Vec::new(),
+            events_processed: 0,
+            cancelled: false,
+        };
+        for f in sim.config.failures.clone() {
+            sim.events.push(s_to_ns(f.at_s), Event::Failure { drive: f.drive });
+        }
+        Ok(sim)
+    }
+
+    /// The Poisson rate that loads the drives to `utilization` on average: utilization ×
+    /// drives / (disk operations per request × mean random service time). An estimate; the
+    /// summary reports the utilization reached.
+    fn rate_for_utilization(
+        config: &Config,
+        model: &DriveModel,
+        layout: &dyn layout::Layout,
+        capacity: u64,
+        utilization: f64,
+    ) -> Result<f64> {
+        let generator = SyntheticGenerator::new(
+            &config.workload,
+            capacity,
+            RngStream::new(config.seed, StreamId::Requests),
+            "workload",
+        )?;
+        let size = generator.mean_sectors();
+        let unit = layout.stripe_unit_sectors() as f64;
+        // Expected units touched by a request of `size` sectors starting at a random offset.
+        let units = 1.0 + (size - 1.0) / unit;
+        let data_units = layout.data_units_per_stripe() as f64;
+        let write_ops = match layout.name() {
+            "raid1" => config.array.copies as f64 * units,
+            "raid5" => (2.0 * (units + 1.0)).min(data_units + 1.0 + (units - 1.0).max(0.0)),
+            _ => units,
+        };
+        let r = config.workload.read_fraction;
+        let ops_per_request = r * units + (1.0 - r) * write_ops;
+        let per_op = mean_random_service_ns(model, size / units) / 1e9;
+        Ok(utilization * layout.drives() as f64 / (ops_per_request * per_op))
+    }
+
+    /// Current simulated time, ns.
+    pub fn now(&self) -> Nanos {
+        self.now
+    }
+
+    /// Run to the end (or until `progress` cancels).
+    pub fn run(&mut self, mut progress: Option<ProgressHook<'_>>) -> Result<()> {
+        self.start_workload()?;
+        let mut last_report = std::time::Instant::now();
+        while let Some((t, event)) = self.events.pop() {
+            self.now = t;
+            match event {
+                Event::Arrival => self.on_arrival()?,
+                Event::DiskDone { drive, epoch } => {
+                    if self.drives[drive as usize].epoch == epoch {
+                        self.on_disk_done(drive)?;
+                    }
+                }
+                Event::Failure { drive } => self.on_failure(drive)?,
+            }
+            self.flush()?;
+            self.events_processed += 1;
+            if self.events_processed & 0xffff == 0 {
+                if let Some(hook) = progress.as_mut() {
+                    if last_report.elapsed().as_millis() >= 100 {
+                        last_report = std::time::Instant::now();
+                        if !hook(self.fraction_done(), self.recorder.completed) {
+                            self.cancelled = true;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        if !self.cancelled {
+            if self.controller.in_flight() != 0 {
+                return Err(Error::Invariant(format!(
+                    "{} requests never completed",
+                    self.controller.in_flight()
+                )));
+            }
+            if let Some(hook) = progress.as_mut() {
+                hook(1.0, self.recorder.completed);
+            }
+        }
+        Ok(())
+    }
+
+    fn fraction_done(&self) -> f64 {
+        let by_requests = self.workload.max_requests().map(|m| self.workload.issued() as f64 / m as f64);
+        let by_time = self.workload.end_time().map(|end| self.now as f64 / end as f64);
+        match (by_requests, by_time) {
+            (Some(a), Some(b)) => a.max(b).min(1.0),
+            (Some(a), None) | (None, Some(a)) => a.min(1.0),
+            (None, None) => f64::NAN,
+        }
+    }
+
+    fn start_workload(&mut self) -> Result<()> {
+        match self.workload.arrival {
+            Loop::Closed { outstanding, .. } => {
+                for _ in 0..outstanding {
+                    self.events.push(0, Event::Arrival);
+                }
+            }
+            Loop::Poisson { .. } | Loop::Trace => {
+                if let Some(req) = self.workload.next(0)? {
+                    self.events.push(req.arrival, Event::Arrival);
+                    self.pending = Some(req);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn on_arrival(&mut self) -> Result<()> {
+        let now = self.now;
+        let req = match self.workload.arrival {
+            Loop::Closed { .. } => match self.workload.next(now)? {
+                Some(r) => r,
+                None => return Ok(()),
+            },
+            _ => {
+                let req = self.pending.take().ok_or_else(|| Error::Invariant("arrival without a request".into()))?;
+                if let Some(next) = self.workload.next(now)? {
+                    self.events.push(next.arrival.max(now), Event::Arrival);
+                    self.pending = Some(next);
+                }
+                req
+            }
+        };
+        self.recorder.arrival(now);
+        let req = crate::array::UserRequest { arrival: now, ..req };
+        self.controller.submit(now, req, &Drives(&self.drives))
+    }
+
+    fn on_disk_done(&mut self, drive: u32) -> Result<()> {
+        let now = self.now;
+        let slot = &mut self.drives[drive as usize];
+        let Some((token, start)) = slot.in_service.take() else {
+            return Err(Error::Invariant(format!("drive {drive} finished with nothing in service")));
+        };
+        slot.busy_ns += now - start;
+        slot.operations += 1;
+        let depth = slot.depth - 1;
+        slot.set_depth(now, depth);
+        self.controller.op_done(now, token, true, &Drives(&self.drives))?;
+        self.start_next(drive);
+        Ok(())
+    }
+
+    /// Start the next queued operation if the drive is idle.
+    #[inline]
+    fn start_next(&mut self, drive: u32) {
+        let now = self.now;
+        let slot = &mut self.drives[drive as usize];
+        if slot.in_service.is_some() || slot.failed_at.is_some() {
+            return;
+        }
+        if let Some((_, op)) = slot.queue.pop(&slot.drive, now) {
+            let service = slot.drive.service(now, op.lba, op.sectors, op.kind);
+            slot.in_service = Some((op.token, now));
+            self.events.push(now + service.total(), Event::DiskDone { drive, epoch: slot.epoch });
+        }
+    }
+
+    fn on_failure(&mut self, drive: u32) -> Result<()> {
+        let now = self.now;
+        let lost = self.controller.fail_drive(drive)?;
+        let slot = &mut self.drives[drive as usize];
+        if slot.failed_at.is_some() {
+            return Ok(());
+        }
+        slot.failed_at = Some(now);
+        slot.epoch += 1;
+        self.recorder.outcomes.push(Outcome { time: now, kind: "drive_failed", drive: drive as i64, detail: String::new() });
+        if lost {
+            let layout = self.controller.layout();
+            let failed: Vec<u32> = (0..layout.drives()).filter(|d| self.controller.is_failed(*d)).collect();
+            self.recorder.outcomes.push(Outcome {
+                time: now,
+                kind: "data_loss",
+                drive: drive as i64,
+                detail: format!(
+                    "failed drives {failed:?} defeat {}'s redundancy; every stripe unit they held ({} units of {} sectors) is lost",
+                    layout.name(),
+                    layout.stripes() * failed.len() as u64,
+                    layout.stripe_unit_sectors()
+                ),
+            });
+        }
+        // Abort what the drive was doing and everything waiting for it.
+        let slot = &mut self.drives[drive as usize];
+        if let Some((token, start)) = slot.in_service.take() {
+            slot.busy_ns += now - start;
+            self.aborted.push((Priority::Foreground, QueuedOp { lba: 0, sectors: 0, kind: disk::OpKind::Read, cylinder: 0, enqueued: now, token }));
+        }
+        slot.queue.drain_into(&mut self.aborted);
+        slot.set_depth(now, 0);
+        let aborted = std::mem::take(&mut self.aborted);
+        for (_, op) in &aborted {
+            self.controller.op_done(now, op.token, false, &Drives(&self.drives))?;
+        }
+        self.aborted = aborted;
+        self.aborted.clear();
+        Ok(())
+    }
+
+    /// Queue the controller's new operations and account completed requests, until quiet.
+    fn flush(&mut self) -> Result<()> {
+        loop {
+            std::mem::swap(&mut self.outbox, &mut self.controller.outbox);
+            let completed = !self.controller.completed.is_empty();
+            if self.outbox.is_empty() && !completed {
+                return Ok(());
+            }
+            for i in 0..self.outbox.len() {
+                let op = self.outbox[i];
+                let now = self.now;
+                let slot = &mut self.drives[op.drive as usize];
+                if slot.failed_at.is_some() {
+                    self.controller.op_done(now, op.token, false, &Drives(&self.drives))?;
+                    continue;
+                }
+                let cylinder = slot.drive.model.geometry.locate(op.pba).cylinder;
+                slot.queue.push(
+                    op.priority,
+                    QueuedOp { lba: op.pba, sectors: op.sectors, kind: op.kind, cylinder, enqueued: now, token: op.token },
+                );
+                let depth = slot.depth + 1;
+                slot.set_depth(now, depth);
+                self.start_next(op.drive);
+            }
+            self.outbox.clear();
+            if completed {
+                let now = self.now;
+                let closed = matches!(self.workload.arrival, Loop::Closed { .. });
+                let think = match self.workload.arrival {
+                    Loop::Closed { think, .. } => think,
+                    _ => 0,
+                };
+                for c in self.controller.completed.drain(..) {
+                    self.recorder.completion(now, c.arrival, c.is_write, c.degraded, c.lost);
+                    if closed && !self.workload.exhausted() {
+                        self.events.push(now + think, Event::Arrival);
+                    }
+                }
+            }
+        }
+    }
+}

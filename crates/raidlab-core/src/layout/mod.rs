@@ -1,0 +1,209 @@
+//! Layouts: pure mapping from a logical stripe to the drives and physical sectors holding its
+//! data and redundancy. One file per scheme, one registry table. Layout code never issues I/O:
+//! planners in `array` read the map and build access plans.
+//!
+//! Vocabulary: a **stripe unit** is `stripe_unit_sectors` consecutive sectors on one drive; a
+//! **stripe** is the set of units that share redundancy (or, for RAID-0/1, one row of units
+//! across the array); a **row** is a sector offset within a unit.
+
+pub mod raid0;
+pub mod raid1;
+pub mod raid5;
+
+use serde::{Deserialize, Serialize};
+use schemars::JsonSchema;
+
+use crate::error::{Error, Result};
+
+/// Where one unit of a stripe lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnitLocation {
+    /// Drive index in the array.
+    pub drive: u32,
+    /// First physical sector of the unit on that drive.
+    pub pba: u64,
+}
+
+/// The placement of one stripe. Data unit `i`, copy `c` is `data[i * copies + c]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StripeMap {
+    /// Stripe number.
+    pub stripe: u64,
+    /// Copies of each data unit (1 for striping and parity layouts).
+    pub copies: u32,
+    /// Data units in logical order, each repeated `copies` times.
+    pub data: Vec<UnitLocation>,
+    /// Parity units (empty when the layout has none; P first, then Q for dual parity).
+    pub parity: Vec<UnitLocation>,
+}
+
+impl StripeMap {
+    /// Number of data units in the stripe.
+    pub fn data_units(&self) -> usize {
+        self.data.len() / self.copies.max(1) as usize
+    }
+    /// The copies of data unit `i`.
+    pub fn copies_of(&self, i: usize) -> &[UnitLocation] {
+        let c = self.copies as usize;
+        &self.data[i * c..(i + 1) * c]
+    }
+}
+
+/// What a physical unit holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnitRole {
+    /// Data unit `index` of the stripe (copy `copy` for mirrored layouts).
+    Data { index: u32, copy: u32 },
+    /// Parity unit `index` (0 = P).
+    Parity { index: u32 },
+}
+
+/// Which rotation a RAID-5 layout uses for its parity units (Linux md naming).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ParityRotation {
+    /// Parity moves right to left; data starts just after parity and wraps (the default of
+    /// Linux md and the PRO paper's RAID-5).
+    #[default]
+    LeftSymmetric,
+    /// Parity moves right to left; data fills the other drives in drive order.
+    LeftAsymmetric,
+    /// Parity moves left to right; data starts just after parity and wraps.
+    RightSymmetric,
+    /// Parity moves left to right; data fills the other drives in drive order.
+    RightAsymmetric,
+}
+
+/// A data layout.
+pub trait Layout: Send + Sync + std::fmt::Debug {
+    /// Registry name (`raid5`).
+    fn name(&self) -> &'static str;
+    /// Drives in the array.
+    fn drives(&self) -> u32;
+    /// Sectors per stripe unit.
+    fn stripe_unit_sectors(&self) -> u64;
+    /// Data units per stripe.
+    fn data_units_per_stripe(&self) -> u32;
+    /// Number of stripes.
+    fn stripes(&self) -> u64;
+    /// Fill `out` with the placement of `stripe` (reusing its storage).
+    fn map_stripe(&self, stripe: u64, out: &mut StripeMap);
+    /// What the unit containing physical sector `pba` of `drive` holds, and its stripe;
+    /// `None` for sectors outside any stripe (the tail of a drive).
+    fn locate(&self, drive: u32, pba: u64) -> Option<(u64, UnitRole)>;
+    /// Drives whose simultaneous loss loses data, given `failed` drives: returns true when
+    /// the failed set defeats the layout's redundancy somewhere.
+    fn data_lost(&self, failed: &[u32]) -> bool;
+
+    /// Data sectors per stripe.
+    fn stripe_data_sectors(&self) -> u64 {
+        self.stripe_unit_sectors() * self.data_units_per_stripe() as u64
+    }
+    /// Logical capacity in sectors.
+    fn capacity_sectors(&self) -> u64 {
+        self.stripes() * self.stripe_data_sectors()
+    }
+}
+
+/// Layout parameters from the configuration, already validated for shape.
+#[derive(Debug, Clone, Copy)]
+pub struct LayoutParams {
+    pub drives: u32,
+    pub stripe_unit_sectors: u64,
+    pub drive_capacity_sectors: u64,
+    /// Copies per mirror set (RAID-1).
+    pub copies: u32,
+    pub parity_rotation: ParityRotation,
+}
+
+type Constructor = fn(&LayoutParams, &str) -> Result<Box<dyn Layout>>;
+
+/// The layout registry: config name, constructor, one-line description.
+pub const LAYOUTS: &[(&str, Constructor, &str)] = &[
+    ("raid0", raid0::Raid0Layout::build, "striping without redundancy"),
+    ("raid1", raid1::Raid1Layout::build, "mirror sets of `copies` drives, striped across sets"),
+    ("raid5", raid5::Raid5Layout::build, "rotated single parity"),
+];
+
+/// Build the layout called `name`. `key` is the config path of the layout table.
+pub fn build(name: &str, params: &LayoutParams, key: &str) -> Result<Box<dyn Layout>> {
+    match LAYOUTS.iter().find(|(n, _, _)| *n == name) {
+        Some((_, make, _)) => make(params, key),
+        None => Err(Error::config(
+            format!("{key}.layout"),
+            format!(
+                "unknown layout {name:?}; known layouts: {}",
+                LAYOUTS.iter().map(|(n, _, _)| *n).collect::<Vec<_>>().join(", ")
+            ),
+        )),
+    }
+}
+
+/// Stripes that fit when every drive holds `units_per_drive_per_stripe` units of each stripe.
+pub(crate) fn stripes_that_fit(params: &LayoutParams, key: &str) -> Result<u64> {
+    let units = params.drive_capacity_sectors / params.stripe_unit_sectors;
+    if units == 0 {
+        return Err(Error::config(
+            format!("{key}.stripe_unit_kib"),
+            format!(
+                "stripe unit ({} sectors) is larger than a drive ({} sectors)",
+                params.stripe_unit_sectors, params.drive_capacity_sectors
+            ),
+        ));
+    }
+    Ok(units)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Every (drive, unit) slot is used by at most one stripe unit, and `locate` inverts
+    /// `map_stripe`: the shared property every layout must have.
+    pub fn check_bijective(layout: &dyn Layout) {
+        let mut seen = std::collections::HashSet::new();
+        let mut map = StripeMap::default();
+        let unit = layout.stripe_unit_sectors();
+        for stripe in 0..layout.stripes() {
+            layout.map_stripe(stripe, &mut map);
+            assert_eq!(map.stripe, stripe);
+            for i in 0..map.data_units() {
+                for (c, loc) in map.copies_of(i).iter().enumerate() {
+                    assert!(seen.insert((loc.drive, loc.pba)), "slot used twice: {loc:?}");
+                    let role = UnitRole::Data { index: i as u32, copy: c as u32 };
+                    assert_eq!(layout.locate(loc.drive, loc.pba + unit - 1), Some((stripe, role)));
+                }
+            }
+            for (p, loc) in map.parity.iter().enumerate() {
+                assert!(seen.insert((loc.drive, loc.pba)), "slot used twice: {loc:?}");
+                let role = UnitRole::Parity { index: p as u32 };
+                assert_eq!(layout.locate(loc.drive, loc.pba), Some((stripe, role)));
+            }
+        }
+    }
+
+    pub fn params(drives: u32) -> LayoutParams {
+        LayoutParams {
+            drives,
+            stripe_unit_sectors: 8,
+            drive_capacity_sectors: 8 * 12 + 5,
+            copies: 2,
+            parity_rotation: ParityRotation::LeftSymmetric,
+        }
+    }
+
+    #[test]
+    fn unknown_layout_names_the_key_and_the_choices() {
+        let err = build("raid9", &params(4), "array").unwrap_err().to_string();
+        assert!(err.starts_with("array.layout: unknown layout \"raid9\""), "{err}");
+        assert!(err.contains("raid5"));
+    }
+
+    #[test]
+    fn stripe_unit_larger_than_a_drive_is_rejected() {
+        let mut p = params(4);
+        p.stripe_unit_sectors = p.drive_capacity_sectors + 1;
+        let err = build("raid0", &p, "array").unwrap_err().to_string();
+        assert!(err.starts_with("array.stripe_unit_kib:"), "{err}");
+    }
+}

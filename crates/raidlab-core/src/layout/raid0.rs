@@ -1,0 +1,71 @@
+//! RAID-0: units striped round-robin over all drives, no redundancy.
+
+use super::{stripes_that_fit, Layout, LayoutParams, StripeMap, UnitLocation, UnitRole};
+use crate::error::{Error, Result};
+
+/// Striping without redundancy: stripe `s`, unit `i` is on drive `i` at unit offset `s`.
+#[derive(Debug, Clone)]
+pub struct Raid0Layout {
+    drives: u32,
+    unit: u64,
+    stripes: u64,
+}
+
+impl Raid0Layout {
+    pub fn build(params: &LayoutParams, key: &str) -> Result<Box<dyn Layout>> {
+        if params.drives == 0 {
+            return Err(Error::config(format!("{key}.drives"), "RAID-0 needs at least 1 drive"));
+        }
+        let stripes = stripes_that_fit(params, key)?;
+        Ok(Box::new(Raid0Layout { drives: params.drives, unit: params.stripe_unit_sectors, stripes }))
+    }
+}
+
+impl Layout for Raid0Layout {
+    fn name(&self) -> &'static str {
+        "raid0"
+    }
+    fn drives(&self) -> u32 {
+        self.drives
+    }
+    fn stripe_unit_sectors(&self) -> u64 {
+        self.unit
+    }
+    fn data_units_per_stripe(&self) -> u32 {
+        self.drives
+    }
+    fn stripes(&self) -> u64 {
+        self.stripes
+    }
+    fn map_stripe(&self, stripe: u64, out: &mut StripeMap) {
+        out.stripe = stripe;
+        out.copies = 1;
+        out.data.clear();
+        out.parity.clear();
+        let pba = stripe * self.unit;
+        out.data.extend((0..self.drives).map(|drive| UnitLocation { drive, pba }));
+    }
+    fn locate(&self, drive: u32, pba: u64) -> Option<(u64, UnitRole)> {
+        let stripe = pba / self.unit;
+        (drive < self.drives && stripe < self.stripes)
+            .then_some((stripe, UnitRole::Data { index: drive, copy: 0 }))
+    }
+    fn data_lost(&self, failed: &[u32]) -> bool {
+        !failed.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::tests::{check_bijective, params};
+
+    #[test]
+    fn raid0_is_a_bijection_and_loses_data_on_any_failure() {
+        let layout = Raid0Layout::build(&params(3), "array").unwrap();
+        check_bijective(layout.as_ref());
+        assert_eq!(layout.capacity_sectors(), 3 * 12 * 8);
+        assert!(layout.data_lost(&[1]));
+        assert!(!layout.data_lost(&[]));
+    }
+}

@@ -1,0 +1,103 @@
+//! RAID-1: mirror sets of `copies` drives; data striped across the sets (RAID-10 when there is
+//! more than one set). The thesis's traditional mirroring is 8 sets of 2 (seed 004 §2.1).
+
+use super::{stripes_that_fit, Layout, LayoutParams, StripeMap, UnitLocation, UnitRole};
+use crate::error::{Error, Result};
+
+/// Mirror sets: set `k` is drives `k·copies .. (k+1)·copies`; stripe `s`, unit `k` is on every
+/// drive of set `k` at unit offset `s`.
+#[derive(Debug, Clone)]
+pub struct Raid1Layout {
+    drives: u32,
+    copies: u32,
+    unit: u64,
+    stripes: u64,
+}
+
+impl Raid1Layout {
+    pub fn build(params: &LayoutParams, key: &str) -> Result<Box<dyn Layout>> {
+        if params.copies < 2 {
+            return Err(Error::config(format!("{key}.copies"), "RAID-1 needs at least 2 copies"));
+        }
+        if params.drives < params.copies || params.drives % params.copies != 0 {
+            return Err(Error::config(
+                format!("{key}.drives"),
+                format!(
+                    "RAID-1 with {} copies needs a positive multiple of {} drives, not {}",
+                    params.copies, params.copies, params.drives
+                ),
+            ));
+        }
+        let stripes = stripes_that_fit(params, key)?;
+        Ok(Box::new(Raid1Layout {
+            drives: params.drives,
+            copies: params.copies,
+            unit: params.stripe_unit_sectors,
+            stripes,
+        }))
+    }
+
+    fn sets(&self) -> u32 {
+        self.drives / self.copies
+    }
+}
+
+impl Layout for Raid1Layout {
+    fn name(&self) -> &'static str {
+        "raid1"
+    }
+    fn drives(&self) -> u32 {
+        self.drives
+    }
+    fn stripe_unit_sectors(&self) -> u64 {
+        self.unit
+    }
+    fn data_units_per_stripe(&self) -> u32 {
+        self.sets()
+    }
+    fn stripes(&self) -> u64 {
+        self.stripes
+    }
+    fn map_stripe(&self, stripe: u64, out: &mut StripeMap) {
+        out.stripe = stripe;
+        out.copies = self.copies;
+        out.data.clear();
+        out.parity.clear();
+        let pba = stripe * self.unit;
+        out.data.extend((0..self.drives).map(|drive| UnitLocation { drive, pba }));
+    }
+    fn locate(&self, drive: u32, pba: u64) -> Option<(u64, UnitRole)> {
+        let stripe = pba / self.unit;
+        (drive < self.drives && stripe < self.stripes).then_some((
+            stripe,
+            UnitRole::Data { index: drive / self.copies, copy: drive % self.copies },
+        ))
+    }
+    fn data_lost(&self, failed: &[u32]) -> bool {
+        (0..self.sets()).any(|set| {
+            let lost = failed.iter().filter(|&&d| d / self.copies == set).count();
+            lost >= self.copies as usize
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::tests::{check_bijective, params};
+
+    #[test]
+    fn raid1_is_a_bijection_and_survives_one_loss_per_set() {
+        let layout = Raid1Layout::build(&params(4), "array").unwrap();
+        check_bijective(layout.as_ref());
+        assert_eq!(layout.capacity_sectors(), 2 * 12 * 8);
+        assert!(!layout.data_lost(&[0, 2]));
+        assert!(layout.data_lost(&[2, 3]));
+    }
+
+    #[test]
+    fn raid1_rejects_drive_counts_that_do_not_form_sets() {
+        let err = Raid1Layout::build(&params(5), "array").unwrap_err().to_string();
+        assert!(err.starts_with("array.drives:"), "{err}");
+    }
+}

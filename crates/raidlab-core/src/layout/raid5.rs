@@ -1,0 +1,186 @@
+//! RAID-5: one parity unit per stripe, rotated over the drives (four rotations, Linux md
+//! naming; left-symmetric by default).
+
+use super::{
+    stripes_that_fit, Layout, LayoutParams, ParityRotation, StripeMap, UnitLocation, UnitRole,
+};
+use crate::error::{Error, Result};
+
+/// Rotated single parity over `drives` drives; stripe `s` occupies unit offset `s` on every
+/// drive.
+#[derive(Debug, Clone)]
+pub struct Raid5Layout {
+    drives: u32,
+    unit: u64,
+    stripes: u64,
+    rotation: ParityRotation,
+}
+
+impl Raid5Layout {
+    pub fn build(params: &LayoutParams, key: &str) -> Result<Box<dyn Layout>> {
+        if params.drives < 3 {
+            return Err(Error::config(
+                format!("{key}.drives"),
+                format!("RAID-5 needs at least 3 drives, not {}", params.drives),
+            ));
+        }
+        let stripes = stripes_that_fit(params, key)?;
+        Ok(Box::new(Raid5Layout {
+            drives: params.drives,
+            unit: params.stripe_unit_sectors,
+            stripes,
+            rotation: params.parity_rotation,
+        }))
+    }
+
+    /// Drive holding the parity of `stripe`.
+    pub fn parity_drive(&self, stripe: u64) -> u32 {
+        let n = self.drives as u64;
+        match self.rotation {
+            ParityRotation::LeftSymmetric | ParityRotation::LeftAsymmetric => {
+                (n - 1 - stripe % n) as u32
+            }
+            ParityRotation::RightSymmetric | ParityRotation::RightAsymmetric => (stripe % n) as u32,
+        }
+    }
+
+    /// Drive holding data unit `index` of a stripe whose parity is on `parity`.
+    fn data_drive(&self, parity: u32, index: u32) -> u32 {
+        match self.rotation {
+            ParityRotation::LeftSymmetric | ParityRotation::RightSymmetric => {
+                (parity + 1 + index) % self.drives
+            }
+            ParityRotation::LeftAsymmetric | ParityRotation::RightAsymmetric => {
+                if index < parity {
+                    index
+                } else {
+                    index + 1
+                }
+            }
+        }
+    }
+
+    /// Inverse of `data_drive`.
+    fn data_index(&self, parity: u32, drive: u32) -> u32 {
+        match self.rotation {
+            ParityRotation::LeftSymmetric | ParityRotation::RightSymmetric => {
+                (drive + self.drives - parity - 1) % self.drives
+            }
+            ParityRotation::LeftAsymmetric | ParityRotation::RightAsymmetric => {
+                if drive < parity {
+                    drive
+                } else {
+                    drive - 1
+                }
+            }
+        }
+    }
+}
+
+impl Layout for Raid5Layout {
+    fn name(&self) -> &'static str {
+        "raid5"
+    }
+    fn drives(&self) -> u32 {
+        self.drives
+    }
+    fn stripe_unit_sectors(&self) -> u64 {
+        self.unit
+    }
+    fn data_units_per_stripe(&self) -> u32 {
+        self.drives - 1
+    }
+    fn stripes(&self) -> u64 {
+        self.stripes
+    }
+    fn map_stripe(&self, stripe: u64, out: &mut StripeMap) {
+        out.stripe = stripe;
+        out.copies = 1;
+        out.data.clear();
+        out.parity.clear();
+        let pba = stripe * self.unit;
+        let parity = self.parity_drive(stripe);
+        out.data.extend(
+            (0..self.drives - 1).map(|i| UnitLocation { drive: self.data_drive(parity, i), pba }),
+        );
+        out.parity.push(UnitLocation { drive: parity, pba });
+    }
+    fn locate(&self, drive: u32, pba: u64) -> Option<(u64, UnitRole)> {
+        let stripe = pba / self.unit;
+        if drive >= self.drives || stripe >= self.stripes {
+            return None;
+        }
+        let parity = self.parity_drive(stripe);
+        let role = if drive == parity {
+            UnitRole::Parity { index: 0 }
+        } else {
+            UnitRole::Data { index: self.data_index(parity, drive), copy: 0 }
+        };
+        Some((stripe, role))
+    }
+    fn data_lost(&self, failed: &[u32]) -> bool {
+        failed.len() >= 2
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::tests::{check_bijective, params};
+
+    fn layout(drives: u32, rotation: ParityRotation) -> Box<dyn Layout> {
+        let mut p = params(drives);
+        p.parity_rotation = rotation;
+        Raid5Layout::build(&p, "array").unwrap()
+    }
+
+    #[test]
+    fn every_rotation_is_a_bijection() {
+        for rotation in [
+            ParityRotation::LeftSymmetric,
+            ParityRotation::LeftAsymmetric,
+            ParityRotation::RightSymmetric,
+            ParityRotation::RightAsymmetric,
+        ] {
+            check_bijective(layout(5, rotation).as_ref());
+        }
+    }
+
+    #[test]
+    fn left_symmetric_matches_the_textbook_table() {
+        // 5 drives: stripe 0 parity on drive 4 and data D0..D3 on drives 0..3;
+        // stripe 1 parity on drive 3, data starts on drive 4 and wraps.
+        let l = layout(5, ParityRotation::LeftSymmetric);
+        let mut m = StripeMap::default();
+        l.map_stripe(0, &mut m);
+        assert_eq!(m.parity[0].drive, 4);
+        assert_eq!(m.data.iter().map(|u| u.drive).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+        l.map_stripe(1, &mut m);
+        assert_eq!(m.parity[0].drive, 3);
+        assert_eq!(m.data.iter().map(|u| u.drive).collect::<Vec<_>>(), vec![4, 0, 1, 2]);
+        // Parity visits every drive once in `drives` consecutive stripes.
+        let mut parity: Vec<u32> = (0..5)
+            .map(|s| {
+                l.map_stripe(s, &mut m);
+                m.parity[0].drive
+            })
+            .collect();
+        parity.sort();
+        assert_eq!(parity, vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn right_asymmetric_keeps_data_in_drive_order() {
+        let l = layout(4, ParityRotation::RightAsymmetric);
+        let mut m = StripeMap::default();
+        l.map_stripe(1, &mut m);
+        assert_eq!(m.parity[0].drive, 1);
+        assert_eq!(m.data.iter().map(|u| u.drive).collect::<Vec<_>>(), vec![0, 2, 3]);
+    }
+
+    #[test]
+    fn two_drives_is_not_raid5() {
+        let err = Raid5Layout::build(&params(2), "array").unwrap_err().to_string();
+        assert!(err.starts_with("array.drives: RAID-5 needs at least 3 drives"), "{err}");
+    }
+}

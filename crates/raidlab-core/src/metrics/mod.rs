@@ -1,0 +1,149 @@
+//! Metrics: response-time histograms, time series in windows, per-drive accounting and
+//! outcome records.
+
+pub mod histogram;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub use histogram::Histogram;
+
+use crate::sim::Nanos;
+
+/// What to measure.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsConfig {
+    /// Width of a time-series window, seconds.
+    #[serde(default = "one")]
+    pub window_s: f64,
+    /// Requests arriving before this time (s) are left out of the response-time statistics
+    /// (they still load the array).
+    #[serde(default)]
+    pub warmup_s: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        MetricsConfig { window_s: 1.0, warmup_s: 0.0 }
+    }
+}
+
+/// Counters of one time-series window.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Window {
+    pub arrivals: u64,
+    pub completions: u64,
+    pub response_sum_ns: u128,
+    pub read_completions: u64,
+    pub read_response_sum_ns: u128,
+}
+
+/// A notable event of the run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outcome {
+    /// Simulated time, ns.
+    pub time: Nanos,
+    /// `drive_failed` or `data_loss`.
+    pub kind: &'static str,
+    /// Drive concerned (-1 if none).
+    pub drive: i64,
+    /// Human-readable detail.
+    pub detail: String,
+}
+
+/// Response-time classes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    All = 0,
+    Read = 1,
+    Write = 2,
+    /// Reads that touched a unit on a failed drive.
+    DegradedRead = 3,
+}
+
+/// Names of the classes in result tables, in `Class` order.
+pub const CLASS_NAMES: [&str; 4] = ["all", "read", "write", "degraded_read"];
+
+/// Everything recorded about user requests.
+#[derive(Debug)]
+pub struct Recorder {
+    window_ns: Nanos,
+    warmup_ns: Nanos,
+    /// Response-time histograms by `Class`.
+    pub histograms: [Histogram; 4],
+    /// Time-series windows.
+    pub windows: Vec<Window>,
+    /// Outcome records in time order.
+    pub outcomes: Vec<Outcome>,
+    /// Requests that lost data (a sector could not be read or stored).
+    pub lost_requests: u64,
+    /// Requests completed (including warm-up).
+    pub completed: u64,
+}
+
+impl Recorder {
+    /// A recorder with windows of `window_ns` (> 0).
+    pub fn new(window_ns: Nanos, warmup_ns: Nanos) -> Self {
+        Recorder {
+            window_ns: window_ns.max(1),
+            warmup_ns,
+            histograms: Default::default(),
+            windows: Vec::new(),
+            outcomes: Vec::new(),
+            lost_requests: 0,
+            completed: 0,
+        }
+    }
+
+    /// Window width, ns.
+    pub fn window_ns(&self) -> Nanos {
+        self.window_ns
+    }
+
+    #[inline]
+    fn window(&mut self, t: Nanos) -> &mut Window {
+        let i = (t / self.window_ns) as usize;
+        if i >= self.windows.len() {
+            self.windows.resize(i + 1, Window::default());
+        }
+        &mut self.windows[i]
+    }
+
+    /// A request arrived at `t`.
+    #[inline]
+    pub fn arrival(&mut self, t: Nanos) {
+        self.window(t).arrivals += 1;
+    }
+
+    /// A request that arrived at `arrival` completed at `now`.
+    #[inline]
+    pub fn completion(&mut self, now: Nanos, arrival: Nanos, is_write: bool, degraded: bool, lost: bool) {
+        let response = now - arrival;
+        self.completed += 1;
+        self.lost_requests += lost as u64;
+        let w = self.window(now);
+        w.completions += 1;
+        w.response_sum_ns += response as u128;
+        if !is_write {
+            w.read_completions += 1;
+            w.read_response_sum_ns += response as u128;
+        }
+        if arrival < self.warmup_ns {
+            return;
+        }
+        self.histograms[Class::All as usize].record(response);
+        if is_write {
+            self.histograms[Class::Write as usize].record(response);
+        } else {
+            self.histograms[Class::Read as usize].record(response);
+            if degraded {
+                self.histograms[Class::DegradedRead as usize].record(response);
+            }
+        }
+    }
+}
