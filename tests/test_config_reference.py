@@ -115,7 +115,7 @@ def test_undocumented_keys_are_listed(schema):
 @pytest.mark.parametrize("key, unit", [
     ("rate_per_s", "1/s"), ("at_s", "s"), ("think_ms", "ms"), ("stripe_unit_kib", "KiB"),
     ("size_unit_bytes", "bytes"), ("rpm", "rev/min"), ("read_fraction", "fraction (0–1)"),
-    ("drives", ""), ("time_scale", ""),
+    ("kib", "KiB"), ("drives", ""), ("time_scale", ""),
 ])
 def test_unit_from_key_suffix(key, unit):
     assert unit_of(f"section.{key}") == unit

@@ -40,7 +40,7 @@ UNIT_SUFFIXES: Sequence[Tuple[str, str]] = (
     ("_fraction", "fraction (0–1)"),
     ("_percent", "%"),
 )
-_WHOLE_NAME_UNITS = {"rpm": "rev/min", "fraction": "fraction (0–1)"}
+_WHOLE_NAME_UNITS = {"rpm": "rev/min", "fraction": "fraction (0–1)", "kib": "KiB", "ms": "ms"}
 
 _HEADER = """\
 # Configuration reference
