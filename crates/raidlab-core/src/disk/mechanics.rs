@@ -1,11 +1,141 @@
 //! The drive mechanism: one access = overhead + seek + rotational latency + transfer.
-//! CONTRACT STUB.
+//!
+//! ```text
+//!  now ──overhead──▶ ──seek / head switch──▶ positioned ──rotational wait──▶ first sector
+//!      ──transfer (track by track: head switch or 1-cylinder seek, wait, transfer)──▶ done
+//! ```
+//!
+//! **Exact rotation.** The platter angle is a pure function of absolute simulated time. Time
+//! is an integer count of ns and the spindle speed is held in milli-rpm, so one revolution is
+//! [`PHASE_UNITS_PER_REVOLUTION`] phase units and the platter advances `rpm × 1000` units per
+//! ns. The phase at time t is `t · rpm_milli mod 60·10¹²`, computed in integers: there is no
+//! drift however long the run. Sector k of a track starts at angle
+//! `((k + skew) mod spt) / spt`, with `skew = (cylinder · cylinder_skew + track · track_skew)
+//! mod spt` and `track = cylinder · surfaces + surface`. A wait ends at the first whole ns at
+//! or after the wanted angle passes under the head.
+//!
+//! **Uniform rotation** (the thesis's "uniform latency cost function", seed 004 Table 2): at
+//! the moment the head is positioned, the platter angle is drawn uniformly from the drive's
+//! random stream, so the first rotational wait is uniform in [0, one revolution); everything
+//! after it (transfer, track switches) is computed exactly from that angle.
+//!
+//! **Zero latency.** On each track the drive may start reading at whichever wanted sector
+//! comes under the head first; the track's part ends once every wanted sector has passed. A
+//! sector the head is in the middle of when it arrives is read on the next pass, so a
+//! whole-track transfer takes one revolution from the next sector boundary.
+//!
+//! Reads and writes cost the same (write settle is not modelled yet).
 
 use std::sync::Arc;
 
 use super::{DriveModelConfig, Geometry, OpKind, RotationModel, SeekCurve};
-use crate::error::Result;
-use crate::sim::{Nanos, RngStream};
+use crate::error::{Error, Result};
+use crate::sim::{ms_to_ns, Nanos, RngStream};
+
+/// Phase units in one revolution: 60 s in ns × 1000, so that a spindle of `rpm` turns
+/// `rpm × 1000` units per ns exactly (speeds are held to 0.001 rpm).
+pub const PHASE_UNITS_PER_REVOLUTION: u64 = 60_000_000_000_000;
+const P: u64 = PHASE_UNITS_PER_REVOLUTION;
+
+/// Highest spindle speed accepted, rpm (keeps every phase product inside 64 bits).
+const MAX_RPM: f64 = 1.0e6;
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// The spindle: exact platter phase from absolute time.
+#[derive(Debug, Clone, Copy)]
+struct Spindle {
+    /// Phase units the platter turns per ns (the speed in milli-rpm).
+    units_per_ns: u64,
+    /// The phase pattern repeats exactly every `period_ns`; reducing time by it first keeps
+    /// the product in 64 bits when `period_ns · units_per_ns` fits.
+    period_ns: u64,
+    /// Whether `period_ns · units_per_ns` fits in a u64.
+    fits_u64: bool,
+}
+
+impl Spindle {
+    fn new(rpm_milli: u64) -> Self {
+        let period_ns = P / gcd(P, rpm_milli);
+        let fits_u64 = (period_ns as u128) * (rpm_milli as u128) <= u64::MAX as u128;
+        Spindle { units_per_ns: rpm_milli, period_ns, fits_u64 }
+    }
+
+    /// Platter phase at absolute time `t`, in [0, P).
+    #[inline]
+    fn phase(&self, t: Nanos) -> u64 {
+        let t = t % self.period_ns;
+        if self.fits_u64 {
+            (t * self.units_per_ns) % P
+        } else {
+            ((t as u128 * self.units_per_ns as u128) % P as u128) as u64
+        }
+    }
+
+    /// Whole ns until the platter has turned by `units` phase units (rounded up).
+    #[inline]
+    fn ns_for(&self, units: u64) -> Nanos {
+        units.div_ceil(self.units_per_ns)
+    }
+}
+
+/// Phase of the start of physical slot `slot` (may be up to 2·spt) on a track of `spt` slots.
+#[inline]
+fn slot_phase(slot: u64, spt: u64) -> u64 {
+    // slot < 2·spt ≤ 2·MAX_SECTORS_PER_TRACK, so slot · P < 1.2·10¹⁹ fits in a u64.
+    slot * P / spt
+}
+
+/// Rotational wait and end of transfer, in phase units from the head's arrival, to pass
+/// `count` consecutive logical sectors from logical sector `first` of one track, arriving at
+/// platter phase `phase`. `skew` is the track's slot offset of logical sector 0 (already
+/// reduced mod `spt`).
+///
+/// Times are whole ns, so a head that is due exactly at a sector boundary (say, the previous
+/// command ended there) arrives up to one ns late. Arriving less than one ns
+/// (`units_per_ns` phase units) past a boundary therefore counts as arriving at it: a
+/// back-to-back sequential stream does not lose a revolution to rounding.
+#[inline]
+fn track_portion(
+    phase: u64,
+    spt: u32,
+    skew: u32,
+    first: u32,
+    count: u32,
+    zero_latency: bool,
+    units_per_ns: u64,
+) -> (u64, u64) {
+    debug_assert!(count >= 1 && first + count <= spt);
+    let spt64 = spt as u64;
+    let previous = phase * spt64 / P;
+    let lateness = phase - slot_phase(previous, spt64);
+    let (phase, late) =
+        if lateness < units_per_ns { (phase - lateness, lateness) } else { (phase, 0) };
+    let first_slot = ((first + skew) % spt) as u64;
+    let (wait, media) = 'portion: {
+        if zero_latency {
+            // Next slot boundary at or after the head: reading can start there.
+            let next = (phase * spt64).div_ceil(P);
+            let relative = (next % spt64 + spt64 - first_slot) % spt64;
+            if count == spt || (relative > 0 && relative < count as u64) {
+                // The head lands inside the wanted arc: read to its end, come round, and
+                // finish when the sectors before `next` have passed again — one revolution
+                // after `next`.
+                break 'portion (slot_phase(next, spt64) - phase, P);
+            }
+        }
+        let start = slot_phase(first_slot, spt64);
+        let wait = if start >= phase { start - phase } else { start + P - phase };
+        (wait, slot_phase(first_slot + count as u64, spt64) - start)
+    };
+    // A non-zero wait is at least one sector, longer than `late` (checked at model build).
+    (wait.saturating_sub(late), wait + media - late)
+}
 
 /// The immutable description of a drive type, shared by all drives of that type.
 #[derive(Debug, Clone)]
@@ -13,20 +143,124 @@ pub struct DriveModel {
     pub geometry: Geometry,
     pub seek: SeekCurve,
     pub config: DriveModelConfig,
+    spindle: Spindle,
+    head_switch_ns: Nanos,
+    command_overhead_ns: Nanos,
+}
+
+fn check_duration_ms(value: f64, key: String) -> Result<()> {
+    if !value.is_finite() || value < 0.0 {
+        return Err(Error::config(
+            key,
+            format!("must be a finite, non-negative number of ms, got {value}"),
+        ));
+    }
+    Ok(())
 }
 
 impl DriveModel {
     /// Validate and precompute. `key` names the config key for errors (`drive.model`).
-    pub fn new(_cfg: &DriveModelConfig, _key: &str) -> Result<Self> {
-        todo!()
+    pub fn new(cfg: &DriveModelConfig, key: &str) -> Result<Self> {
+        if !cfg.rpm.is_finite() || cfg.rpm <= 0.0 {
+            return Err(Error::config(
+                format!("{key}.rpm"),
+                format!("must be a positive number, got {}", cfg.rpm),
+            ));
+        }
+        if cfg.rpm > MAX_RPM {
+            return Err(Error::config(
+                format!("{key}.rpm"),
+                format!("{} is above the supported {MAX_RPM}", cfg.rpm),
+            ));
+        }
+        let rpm_milli = (cfg.rpm * 1000.0).round() as u64;
+        if rpm_milli == 0 {
+            return Err(Error::config(format!("{key}.rpm"), "must be at least 0.001"));
+        }
+        check_duration_ms(cfg.head_switch_ms, format!("{key}.head_switch_ms"))?;
+        check_duration_ms(cfg.command_overhead_ms, format!("{key}.command_overhead_ms"))?;
+        let geometry = Geometry::new(cfg.surfaces, &cfg.zones, key)?;
+        for (i, zone) in geometry.zones().iter().enumerate() {
+            // Rotational rounding assumes a sector takes longer than a couple of ns to pass.
+            if P / zone.sectors_per_track as u64 <= 2 * rpm_milli {
+                return Err(Error::config(
+                    format!("{key}.zones[{i}].sectors_per_track"),
+                    format!("at {} rpm a sector would pass in under 2 ns", cfg.rpm),
+                ));
+            }
+        }
+        let seek = SeekCurve::new(&cfg.seek, geometry.cylinders(), &format!("{key}.seek"))?;
+        Ok(DriveModel {
+            geometry,
+            seek,
+            config: cfg.clone(),
+            spindle: Spindle::new(rpm_milli),
+            head_switch_ns: ms_to_ns(cfg.head_switch_ms),
+            command_overhead_ns: ms_to_ns(cfg.command_overhead_ms),
+        })
     }
+
     /// Capacity in sectors.
     pub fn capacity_sectors(&self) -> u64 {
-        todo!()
+        self.geometry.capacity_sectors()
     }
+
     /// One revolution, in ns (fractional).
     pub fn revolution_ns(&self) -> f64 {
-        todo!()
+        P as f64 / self.spindle.units_per_ns as f64
+    }
+
+    /// Time for one sector to pass under the head on a track of `sectors_per_track`, ns.
+    pub fn sector_ns(&self, sectors_per_track: u32) -> f64 {
+        self.revolution_ns() / sectors_per_track as f64
+    }
+
+    /// Head switch time, ns.
+    pub fn head_switch_ns(&self) -> Nanos {
+        self.head_switch_ns
+    }
+
+    /// Controller overhead per command, ns.
+    pub fn command_overhead_ns(&self) -> Nanos {
+        self.command_overhead_ns
+    }
+
+    /// Platter phase at absolute time `t`, as a fraction of a revolution in [0, 1) (exact
+    /// rotation).
+    pub fn platter_angle(&self, t: Nanos) -> f64 {
+        self.spindle.phase(t) as f64 / P as f64
+    }
+
+    /// Arm movement time from (`from_cylinder`, `from_surface`) to (`to_cylinder`,
+    /// `to_surface`): the seek, a head switch alone, or the longer of the two when both.
+    #[inline]
+    pub fn positioning_ns(
+        &self,
+        from_cylinder: u32,
+        from_surface: u32,
+        to_cylinder: u32,
+        to_surface: u32,
+    ) -> Nanos {
+        let seek = self.seek.time(from_cylinder.abs_diff(to_cylinder));
+        if from_surface != to_surface {
+            seek.max(self.head_switch_ns)
+        } else {
+            seek
+        }
+    }
+
+    /// Slot offset of logical sector 0 on the track (`cylinder`, `surface`).
+    #[inline]
+    fn skew(&self, cylinder: u32, surface: u32, spt: u32) -> u32 {
+        let spt = spt as u64;
+        let cylinder_skew = self.config.cylinder_skew_sectors as u64 % spt;
+        let track_skew = self.config.track_skew_sectors as u64 % spt;
+        if cylinder_skew == 0 && track_skew == 0 {
+            return 0;
+        }
+        let c = cylinder as u64 % spt;
+        let track = (c * (self.geometry.surfaces() as u64 % spt) + surface as u64) % spt;
+        ((c * cylinder_skew + track * track_skew) % spt) as u32
     }
 }
 
@@ -47,29 +281,494 @@ impl ServiceTime {
 }
 
 /// One drive mechanism: its arm position and its own random stream.
+///
+/// `seek` in the returned [`ServiceTime`] includes the head switches and one-cylinder seeks of
+/// a transfer that crosses tracks; `rotation` includes the waits on every track.
 #[derive(Debug, Clone)]
 pub struct Drive {
     pub model: Arc<DriveModel>,
-    _private: (),
+    rotation: RotationModel,
+    rng: RngStream,
+    cylinder: u32,
+    surface: u32,
 }
 
 impl Drive {
     /// A drive with the arm at cylinder 0, surface 0.
-    pub fn new(_model: Arc<DriveModel>, _rotation: RotationModel, _rng: RngStream) -> Self {
-        todo!()
+    pub fn new(model: Arc<DriveModel>, rotation: RotationModel, rng: RngStream) -> Self {
+        Drive { model, rotation, rng, cylinder: 0, surface: 0 }
     }
+
     /// Serve an access starting at `now`; moves the arm and returns the time taken.
-    pub fn service(&mut self, _now: Nanos, _lba: u64, _sectors: u32, _kind: OpKind) -> ServiceTime {
-        todo!()
+    ///
+    /// `lba + sectors` must not exceed the capacity. A zero-sector access only positions the
+    /// arm.
+    pub fn service(&mut self, now: Nanos, lba: u64, sectors: u32, kind: OpKind) -> ServiceTime {
+        // Reads and writes cost the same in this model.
+        let _ = kind;
+        let model: &DriveModel = &self.model;
+        let geometry = &model.geometry;
+        assert!(
+            lba.checked_add(sectors as u64).is_some_and(|end| end <= geometry.capacity_sectors())
+                && lba < geometry.capacity_sectors(),
+            "access [{lba}, +{sectors}) beyond the drive's {} sectors",
+            geometry.capacity_sectors()
+        );
+        let (mut zone_index, address) = geometry.locate_in_zone(lba);
+        let overhead = model.command_overhead_ns;
+        let mut seek =
+            model.positioning_ns(self.cylinder, self.surface, address.cylinder, address.surface);
+        let (mut cylinder, mut surface) = (address.cylinder, address.surface);
+        let mut result = ServiceTime { overhead, seek: 0, rotation: 0, transfer: 0 };
+        if sectors == 0 {
+            result.seek = seek;
+            self.cylinder = cylinder;
+            self.surface = surface;
+            return result;
+        }
+        let phase_offset = match self.rotation {
+            RotationModel::Exact => 0,
+            RotationModel::Uniform => self.rng.below(P),
+        };
+        let spindle = model.spindle;
+        let zero_latency = model.config.zero_latency;
+        let mut zone = geometry.zones()[zone_index];
+        let mut first = address.sector;
+        let mut remaining = sectors;
+        let mut t = now + overhead + seek;
+        loop {
+            let spt = zone.sectors_per_track;
+            let count = remaining.min(spt - first);
+            let phase = (spindle.phase(t) + phase_offset) % P;
+            let skew = model.skew(cylinder, surface, spt);
+            let (wait, end) =
+                track_portion(phase, spt, skew, first, count, zero_latency, spindle.units_per_ns);
+            let wait_ns = spindle.ns_for(wait);
+            let end_ns = spindle.ns_for(end);
+            result.rotation += wait_ns;
+            result.transfer += end_ns - wait_ns;
+            t += end_ns;
+            remaining -= count;
+            if remaining == 0 {
+                break;
+            }
+            // Continue on the next track: the next surface, or the next cylinder inward.
+            let switch = if surface + 1 < geometry.surfaces() {
+                surface += 1;
+                model.head_switch_ns
+            } else {
+                surface = 0;
+                cylinder += 1;
+                if cylinder >= zone.end_cylinder() {
+                    zone_index += 1;
+                    zone = geometry.zones()[zone_index];
+                }
+                model.seek.time(1)
+            };
+            seek += switch;
+            t += switch;
+            first = 0;
+        }
+        result.seek = seek;
+        self.cylinder = cylinder;
+        self.surface = surface;
+        result
     }
+
     /// Estimated time from `now` until the first sector of `lba` is under the head
     /// (overhead + seek + rotational wait), without moving the arm. Used by SPTF and by
-    /// mirror-copy selection.
-    pub fn positioning_estimate(&self, _now: Nanos, _lba: u64) -> Nanos {
-        todo!()
+    /// mirror-copy selection. With uniform rotation the wait is taken as half a revolution.
+    pub fn positioning_estimate(&self, now: Nanos, lba: u64) -> Nanos {
+        let model: &DriveModel = &self.model;
+        let address = model.geometry.locate(lba);
+        let positioned = model.command_overhead_ns
+            + model.positioning_ns(self.cylinder, self.surface, address.cylinder, address.surface);
+        let wait = match self.rotation {
+            RotationModel::Exact => {
+                let spt = address.sectors_per_track;
+                let phase = model.spindle.phase(now + positioned);
+                let skew = model.skew(address.cylinder, address.surface, spt);
+                let (wait, _) = track_portion(
+                    phase,
+                    spt,
+                    skew,
+                    address.sector,
+                    1,
+                    false,
+                    model.spindle.units_per_ns,
+                );
+                model.spindle.ns_for(wait)
+            }
+            RotationModel::Uniform => model.spindle.ns_for(P / 2),
+        };
+        positioned + wait
     }
+
     /// Current cylinder of the arm.
     pub fn cylinder(&self) -> u32 {
-        todo!()
+        self.cylinder
+    }
+
+    /// Current surface (head) of the arm.
+    pub fn surface(&self) -> u32 {
+        self.surface
+    }
+
+    /// The rotational model this drive uses.
+    pub fn rotation(&self) -> RotationModel {
+        self.rotation
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::{presets, SeekConfig, ZoneConfig};
+    use crate::sim::StreamId;
+
+    /// 6000 rpm (10 ms per revolution: every sector boundary falls on a whole ns),
+    /// 100 sectors per track, 2 surfaces, 50 cylinders.
+    fn round_config() -> DriveModelConfig {
+        DriveModelConfig {
+            rpm: 6000.0,
+            surfaces: 2,
+            zones: vec![ZoneConfig { cylinders: 50, sectors_per_track: 100 }],
+            seek: SeekConfig::Formula { a_ms: 1.0, b_ms: 0.01, c_ms: 0.1 },
+            head_switch_ms: 0.0,
+            command_overhead_ms: 0.0,
+            track_skew_sectors: 0,
+            cylinder_skew_sectors: 0,
+            zero_latency: false,
+            rotation: RotationModel::Exact,
+        }
+    }
+
+    fn drive(cfg: &DriveModelConfig, rotation: RotationModel) -> Drive {
+        let model = Arc::new(DriveModel::new(cfg, "drive.model").unwrap());
+        Drive::new(model, rotation, RngStream::new(42, StreamId::Drive(0)))
+    }
+
+    fn ibm0661(rotation: RotationModel) -> Drive {
+        drive(&presets::preset("ibm0661").unwrap(), rotation)
+    }
+
+    const REV: u64 = 10_000_000;
+    const SECTOR: u64 = 100_000;
+
+    #[test]
+    fn exact_latency_is_always_within_one_revolution() {
+        for (cfg, name) in [
+            (presets::preset("ibm0661").unwrap(), "ibm0661"),
+            (presets::preset("hc550").unwrap(), "hc550"),
+        ] {
+            let mut d = drive(&cfg, RotationModel::Exact);
+            let revolution = d.model.revolution_ns();
+            let capacity = d.model.capacity_sectors();
+            let mut rng = RngStream::new(9, StreamId::Requests);
+            let mut now = 0;
+            let mut max_latency = 0;
+            for _ in 0..20_000 {
+                let lba = rng.below(capacity);
+                let s = d.service(now, lba, 1, OpKind::Read);
+                // Waits end on the first whole ns at or after the wanted angle.
+                assert!((s.rotation as f64) < revolution + 1.0, "{name}: {s:?}");
+                max_latency = max_latency.max(s.rotation);
+                now += s.total() + rng.below(5_000_000);
+            }
+            assert!(
+                max_latency as f64 > 0.99 * revolution,
+                "{name}: waits should cover the revolution"
+            );
+        }
+    }
+
+    #[test]
+    fn one_sector_transfer_takes_one_sector_time() {
+        let mut d = drive(&round_config(), RotationModel::Exact);
+        for lba in [0, 7, 99, 100, 1234, 9_999] {
+            let s = d.service(3_141_592 * lba, lba, 1, OpKind::Read);
+            assert_eq!(s.transfer, SECTOR);
+        }
+        let mut d = ibm0661(RotationModel::Exact);
+        let sector = d.model.revolution_ns() / 48.0;
+        let mut rng = RngStream::new(5, StreamId::Requests);
+        for i in 0..1000 {
+            let lba = rng.below(d.model.capacity_sectors());
+            let s = d.service(i * 17_000_001, lba, 1, OpKind::Read);
+            assert!((s.transfer as f64 - sector).abs() <= 1.0, "{s:?} vs {sector}");
+        }
+    }
+
+    #[test]
+    fn zero_latency_whole_track_takes_one_revolution_from_a_sector_boundary() {
+        let mut cfg = round_config();
+        cfg.zero_latency = true;
+        let mut d = drive(&cfg, RotationModel::Exact);
+        // Arm already on track (0, 0); arriving at each sector boundary in turn.
+        for k in 0..100 {
+            let s = d.service(7 * REV + k * SECTOR, 0, 100, OpKind::Read);
+            assert_eq!(s.seek, 0);
+            assert_eq!(s.rotation + s.transfer, REV, "arrival at boundary {k}");
+        }
+        // Arriving mid-sector: the partly passed sector is read on the next pass.
+        for offset in [1, 50_000, 99_999] {
+            let s = d.service(3 * REV + 40 * SECTOR + offset, 0, 100, OpKind::Read);
+            assert_eq!(s.rotation + s.transfer, REV + SECTOR - offset);
+        }
+        // The thesis drive: one revolution (± 1 ns) from a boundary arrival at time 0.
+        let mut cfg = presets::preset("ibm0661").unwrap();
+        cfg.zero_latency = true;
+        let mut d = drive(&cfg, RotationModel::Exact);
+        let s = d.service(0, 0, 48, OpKind::Read);
+        assert!(
+            (s.rotation as f64 + s.transfer as f64 - d.model.revolution_ns()).abs() <= 1.0,
+            "{s:?}"
+        );
+        // From any arrival: between one revolution and one revolution plus a sector.
+        let (revolution, sector) = (d.model.revolution_ns(), d.model.revolution_ns() / 48.0);
+        let mut rng = RngStream::new(3, StreamId::Requests);
+        for i in 0..2000 {
+            let track = rng.below(949 * 14);
+            let s = d.service(i * 33_333_333 + rng.below(1000), track * 48, 48, OpKind::Read);
+            let media = (s.rotation + s.transfer) as f64;
+            assert!(media >= revolution - 1.0 && media <= revolution + sector + 1.0, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn zero_latency_partial_track_reads_from_the_first_sector_to_come() {
+        let mut cfg = round_config();
+        cfg.zero_latency = true;
+        let mut d = drive(&cfg, RotationModel::Exact);
+        // Sectors 20..60 wanted; head at boundary 30 → read 30..59, wait to 20, read 20..29:
+        // done when sector 29 has passed, one revolution after boundary 30.
+        let s = d.service(30 * SECTOR, 20, 40, OpKind::Read);
+        assert_eq!((s.rotation, s.transfer), (0, REV));
+        // Head at boundary 70, outside the wanted arc: wait to 20 (50 sectors), read 40.
+        let s = d.service(3 * REV + 70 * SECTOR, 20, 40, OpKind::Read);
+        assert_eq!((s.rotation, s.transfer), (50 * SECTOR, 40 * SECTOR));
+        // Head exactly at the arc's start: a plain contiguous read.
+        let s = d.service(5 * REV + 20 * SECTOR, 20, 40, OpKind::Read);
+        assert_eq!((s.rotation, s.transfer), (0, 40 * SECTOR));
+    }
+
+    #[test]
+    fn whole_track_without_zero_latency_takes_one_to_two_revolutions() {
+        let mut d = ibm0661(RotationModel::Exact);
+        let revolution = d.model.revolution_ns();
+        let mut rng = RngStream::new(4, StreamId::Requests);
+        let mut now = 0;
+        for _ in 0..2000 {
+            let track = rng.below(949 * 14);
+            let s = d.service(now, track * 48, 48, OpKind::Read);
+            let media = (s.rotation + s.transfer) as f64;
+            assert!(media >= revolution - 1.0 && media < 2.0 * revolution + 1.0, "{s:?}");
+            assert!((s.transfer as f64 - revolution).abs() <= 1.0);
+            now += s.total() + rng.below(10_000_000);
+        }
+    }
+
+    #[test]
+    fn same_sector_whole_revolutions_apart_sees_the_same_latency() {
+        let mut d = drive(&round_config(), RotationModel::Exact);
+        d.service(0, 512, 1, OpKind::Read); // arm to the track of 512
+        let base = 123_456_789;
+        let first = d.service(base, 512, 1, OpKind::Read);
+        for k in [1, 2, 17, 1000, 123_456] {
+            let s = d.service(base + k * REV, 512, 1, OpKind::Read);
+            assert_eq!(s, first, "k = {k}");
+        }
+        // Thesis drive: a revolution is not a whole number of ns, so k revolutions rounded to
+        // the ns shift the latency by at most 1 ns; 2159 revolutions are exactly 30 s.
+        let mut d = ibm0661(RotationModel::Exact);
+        let revolution = d.model.revolution_ns();
+        d.service(0, 10_000, 1, OpKind::Read);
+        let base = 987_654_321;
+        let first = d.service(base, 10_000, 1, OpKind::Read).rotation as i64;
+        for k in [1u64, 3, 1000, 54_321] {
+            let at = base + (k as f64 * revolution).round() as u64;
+            let r = d.service(at, 10_000, 1, OpKind::Read).rotation as i64;
+            assert!((r - first).abs() <= 1, "k = {k}: {r} vs {first}");
+        }
+        let exact = d.service(base + 30_000_000_000, 10_000, 1, OpKind::Read).rotation as i64;
+        assert_eq!(exact, first);
+    }
+
+    #[test]
+    fn phase_is_exact_far_into_a_run() {
+        // 10^18 ns is 31.7 years of simulated time; the pattern repeats every 30 s at 4318 rpm.
+        let mut d = ibm0661(RotationModel::Exact);
+        d.service(0, 77_777, 1, OpKind::Read);
+        let near = d.service(1_234_567, 77_777, 1, OpKind::Read);
+        let far = d.service(1_234_567 + 30_000_000_000 * 33_333_333, 77_777, 1, OpKind::Read);
+        assert_eq!(near, far);
+        // A speed whose pattern period overflows 64-bit products takes the 128-bit path.
+        let mut cfg = round_config();
+        cfg.rpm = 7200.001;
+        let model = DriveModel::new(&cfg, "m").unwrap();
+        assert!(!model.spindle.fits_u64);
+        let angle = model.platter_angle(u64::MAX - 5);
+        assert!((0.0..1.0).contains(&angle));
+        let mut d = Drive::new(
+            Arc::new(model),
+            RotationModel::Exact,
+            RngStream::new(1, StreamId::Drive(0)),
+        );
+        let s = d.service(u64::MAX / 2, 0, 1, OpKind::Read);
+        assert!((s.rotation as f64) < d.model.revolution_ns() + 1.0);
+    }
+
+    #[test]
+    fn uniform_latency_averages_half_a_revolution() {
+        let mut d = ibm0661(RotationModel::Uniform);
+        let revolution = d.model.revolution_ns();
+        let n = 200_000;
+        let mut sum = 0.0;
+        for i in 0..n {
+            let s = d.service(i * 1_000, 4_242, 8, OpKind::Read);
+            assert!((s.rotation as f64) < revolution + 1.0);
+            sum += s.rotation as f64;
+        }
+        let mean = sum / n as f64;
+        assert!((mean / (revolution / 2.0) - 1.0).abs() < 0.01, "mean {mean}");
+        assert_eq!(d.positioning_estimate(0, 4_242), (revolution / 2.0).ceil() as u64);
+    }
+
+    #[test]
+    fn transfers_cross_tracks_with_a_head_switch_and_cylinders_with_a_one_cylinder_seek() {
+        let mut cfg = round_config();
+        cfg.head_switch_ms = 0.25; // 2.5 sectors
+        cfg.track_skew_sectors = 3;
+        let mut d = drive(&cfg, RotationModel::Exact);
+        // Head arrives at boundary 90 of track (0, 0); reads 90..99 then 0..9 of (0, 1), whose
+        // sector 0 sits 3 slots on: after the 2.5-sector switch it waits half a sector.
+        let s = d.service(90 * SECTOR, 90, 20, OpKind::Read);
+        assert_eq!(
+            s,
+            ServiceTime { overhead: 0, seek: 250_000, rotation: SECTOR / 2, transfer: 20 * SECTOR }
+        );
+        assert_eq!((d.cylinder(), d.surface()), (0, 1));
+        // From (0, 1) over the cylinder boundary to (1, 0). Sector 90 of track 1 sits at slot
+        // 93; arriving there, 10 sectors end at slot 103 (slot 3 of the next turn). Then a
+        // one-cylinder seek (1.11 ms = 11.1 sectors) reaches slot 14.1, and sector 0 of track
+        // 2 (skew 6) comes round at slot 206.
+        let s = d.service(10 * REV + 93 * SECTOR, 190, 20, OpKind::Read);
+        let one_cylinder = d.model.seek.time(1);
+        assert_eq!(one_cylinder, 1_110_000);
+        let wait = 206 * SECTOR - (103 * SECTOR + one_cylinder);
+        assert_eq!(
+            s,
+            ServiceTime { overhead: 0, seek: one_cylinder, rotation: wait, transfer: 20 * SECTOR }
+        );
+        assert_eq!((d.cylinder(), d.surface()), (1, 0));
+    }
+
+    #[test]
+    fn positioning_takes_the_longer_of_seek_and_head_switch() {
+        let mut cfg = round_config();
+        cfg.head_switch_ms = 1.5;
+        cfg.command_overhead_ms = 0.5;
+        let d = drive(&cfg, RotationModel::Exact);
+        let m = &d.model;
+        assert_eq!(m.positioning_ns(0, 0, 0, 0), 0);
+        assert_eq!(m.positioning_ns(0, 0, 0, 1), 1_500_000);
+        assert_eq!(m.positioning_ns(0, 0, 1, 0), 1_110_000);
+        assert_eq!(m.positioning_ns(0, 0, 1, 1), 1_500_000);
+        assert_eq!(m.positioning_ns(0, 1, 40, 0), m.seek.time(40));
+        let mut d = d;
+        let estimate = d.positioning_estimate(0, 100 * 2 * 40 + 17);
+        let s = d.service(0, 100 * 2 * 40 + 17, 1, OpKind::Write);
+        assert_eq!(s.overhead, 500_000);
+        assert_eq!(s.seek, d.model.seek.time(40));
+        assert_eq!(estimate, s.overhead + s.seek + s.rotation);
+        assert_eq!((d.cylinder(), d.surface()), (40, 0));
+    }
+
+    #[test]
+    fn uniform_random_requests_seek_a_third_of_the_stroke_on_average() {
+        let mut d = ibm0661(RotationModel::Uniform);
+        let cylinders = d.model.geometry.cylinders() as f64;
+        let mut rng = RngStream::new(11, StreamId::Requests);
+        let n = 200_000;
+        let (mut distance, mut seek_ns) = (0.0, 0.0);
+        let mut now = 0;
+        // 4 KB blocks (8 sectors, aligned: 48 sectors per track), uniform over the drive.
+        let blocks = d.model.capacity_sectors() / 8;
+        d.service(0, rng.below(blocks) * 8, 8, OpKind::Read);
+        for _ in 0..n {
+            let from = d.cylinder();
+            let s = d.service(now, rng.below(blocks) * 8, 8, OpKind::Read);
+            distance += from.abs_diff(d.cylinder()) as f64;
+            seek_ns += s.seek as f64;
+            now += s.total();
+        }
+        let mean_distance = distance / n as f64;
+        let analytic_distance = (cylinders * cylinders - 1.0) / (3.0 * cylinders);
+        assert!(
+            (mean_distance / analytic_distance - 1.0).abs() < 0.01,
+            "{mean_distance} vs {analytic_distance}"
+        );
+        // Analytic mean seek: Σ P(d)·seek(d), P(0) = 1/C, P(d) = 2(C − d)/C² for d ≥ 1.
+        let seek = |d: f64| 2.0 + 0.01 * d + 0.46 * d.sqrt();
+        let analytic_ms: f64 = (1..949)
+            .map(|d| 2.0 * (cylinders - d as f64) / (cylinders * cylinders) * seek(d as f64))
+            .sum();
+        let mean_ms = seek_ns / n as f64 / 1e6;
+        assert!((mean_ms / analytic_ms - 1.0).abs() < 0.01, "{mean_ms} vs {analytic_ms}");
+    }
+
+    fn key_of(result: Result<DriveModel>) -> String {
+        match result {
+            Err(Error::Config { key, .. }) => key,
+            other => panic!("expected a config error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn invalid_models_name_the_offending_key() {
+        let k = "drive.model";
+        for rpm in [0.0, -7200.0, f64::NAN, f64::INFINITY, 1e9] {
+            let cfg = DriveModelConfig { rpm, ..round_config() };
+            assert_eq!(key_of(DriveModel::new(&cfg, k)), "drive.model.rpm");
+        }
+        let cfg = DriveModelConfig { surfaces: 0, ..round_config() };
+        assert_eq!(key_of(DriveModel::new(&cfg, k)), "drive.model.surfaces");
+        let cfg = DriveModelConfig { zones: vec![], ..round_config() };
+        assert_eq!(key_of(DriveModel::new(&cfg, k)), "drive.model.zones");
+        let cfg = DriveModelConfig { head_switch_ms: -1.0, ..round_config() };
+        assert_eq!(key_of(DriveModel::new(&cfg, k)), "drive.model.head_switch_ms");
+        let cfg = DriveModelConfig { command_overhead_ms: f64::NAN, ..round_config() };
+        assert_eq!(key_of(DriveModel::new(&cfg, k)), "drive.model.command_overhead_ms");
+        let cfg = DriveModelConfig {
+            seek: SeekConfig::Table { points: vec![(1, 1.0), (1, 2.0)] },
+            ..round_config()
+        };
+        assert_eq!(key_of(DriveModel::new(&cfg, k)), "drive.model.seek.points[1]");
+        let cfg = DriveModelConfig {
+            seek: SeekConfig::Piecewise {
+                segments: vec![crate::disk::SeekSegment {
+                    max_distance: 20,
+                    a_ms: 1.0,
+                    b_ms: 0.0,
+                    c_ms: 0.0,
+                }],
+            },
+            ..round_config()
+        };
+        assert_eq!(key_of(DriveModel::new(&cfg, k)), "drive.model.seek.segments");
+    }
+
+    #[test]
+    fn skew_follows_cylinder_and_track_counts() {
+        let mut cfg = round_config();
+        cfg.track_skew_sectors = 7;
+        cfg.cylinder_skew_sectors = 3;
+        let m = DriveModel::new(&cfg, "m").unwrap();
+        for cylinder in 0..50u32 {
+            for surface in 0..2u32 {
+                let track = cylinder * 2 + surface;
+                assert_eq!(m.skew(cylinder, surface, 100), (cylinder * 3 + track * 7) % 100);
+            }
+        }
     }
 }

@@ -1,8 +1,29 @@
-//! Per-drive queues: a scheduling discipline within each of two priority classes.
-//! CONTRACT STUB.
+//! Per-drive queues: a scheduling discipline within each priority class.
+//!
+//! ```text
+//!   push(priority, op) ──▶ ClassDiscipline ──┬─ foreground: Scheduler (fcfs | sstf | clook | sptf)
+//!                          (foreground_first)└─ background: Scheduler (same discipline)
+//!   pop(drive, now)   ◀── next op, chosen when the drive is idle (service is never preempted)
+//! ```
+//!
+//! Two registries, each one table: [`SCHEDULERS`] (the order within a class) and
+//! [`classes::CLASS_DISCIPLINES`] (how the classes share the drive). Adding a discipline is one
+//! file with its tests plus one line in the table.
+
+pub mod classes;
+pub mod clook;
+pub mod fcfs;
+pub mod sptf;
+pub mod sstf;
 
 use super::{Drive, OpKind};
 use crate::sim::Nanos;
+
+pub use classes::{ClassDiscipline, ForegroundFirst};
+pub use clook::ClookQueue;
+pub use fcfs::FcfsQueue;
+pub use sptf::SptfQueue;
+pub use sstf::SstfQueue;
 
 /// Priority class of a disk operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -45,44 +66,226 @@ pub trait Scheduler: Send + std::fmt::Debug {
     fn drain_into(&mut self, out: &mut Vec<QueuedOp>);
 }
 
+/// Builds a new empty queue of one discipline.
+pub type MakeScheduler = fn() -> Box<dyn Scheduler>;
+
+/// One registered queue discipline.
+pub struct SchedulerEntry {
+    /// Name used in configs (`drive.scheduler`).
+    pub name: &'static str,
+    /// A new empty queue.
+    pub make: MakeScheduler,
+    /// One line for the docs and error messages.
+    pub doc: &'static str,
+}
+
+fn boxed<S: Scheduler + Default + 'static>() -> Box<dyn Scheduler> {
+    Box::new(S::default())
+}
+
+/// Every queue discipline, in documentation order.
+pub static SCHEDULERS: &[SchedulerEntry] = &[
+    SchedulerEntry { name: "fcfs", make: boxed::<FcfsQueue>, doc: "first come, first served" },
+    SchedulerEntry {
+        name: "sstf",
+        make: boxed::<SstfQueue>,
+        doc: "shortest seek (cylinder distance from the arm) first; ties by arrival",
+    },
+    SchedulerEntry {
+        name: "clook",
+        make: boxed::<ClookQueue>,
+        doc: "C-LOOK: increasing cylinder from the arm, then wrap to the lowest; ties by arrival",
+    },
+    SchedulerEntry {
+        name: "sptf",
+        make: boxed::<SptfQueue>,
+        doc: "shortest positioning (overhead + seek + rotation) time first; ties by arrival",
+    },
+];
+
 /// Names of the registered disciplines.
 pub fn names() -> Vec<&'static str> {
-    todo!()
+    SCHEDULERS.iter().map(|entry| entry.name).collect()
+}
+
+/// The registry entry of discipline `name`.
+pub fn entry(name: &str) -> Option<&'static SchedulerEntry> {
+    SCHEDULERS.iter().find(|entry| entry.name == name)
 }
 
 /// A new empty queue of discipline `name`, or `None` if unknown.
-pub fn make(_name: &str) -> Option<Box<dyn Scheduler>> {
-    todo!()
+pub fn make(name: &str) -> Option<Box<dyn Scheduler>> {
+    entry(name).map(|entry| (entry.make)())
 }
 
 /// A drive's queue: foreground and background classes, each ordered by the discipline.
 #[derive(Debug)]
 pub struct DiskQueue {
-    _private: (),
+    classes: Box<dyn ClassDiscipline>,
 }
 
 impl DiskQueue {
     /// Queue with discipline `name` in both classes (`None` if the name is unknown).
-    pub fn new(_name: &str) -> Option<Self> {
-        todo!()
+    /// Classes share the drive `foreground_first`.
+    pub fn new(name: &str) -> Option<Self> {
+        Self::with_classes(name, classes::DEFAULT)
     }
-    pub fn push(&mut self, _priority: Priority, _op: QueuedOp) {
-        todo!()
+
+    /// Queue with discipline `scheduler` and class discipline `classes` (see
+    /// [`classes::CLASS_DISCIPLINES`]); `None` if either name is unknown.
+    pub fn with_classes(scheduler: &str, classes: &str) -> Option<Self> {
+        let scheduler = entry(scheduler)?;
+        let classes = classes::entry(classes)?;
+        Some(DiskQueue { classes: (classes.make)(scheduler.make) })
     }
+
+    pub fn push(&mut self, priority: Priority, op: QueuedOp) {
+        self.classes.push(priority, op);
+    }
+
     /// Next operation to serve: foreground first; background only when no foreground
     /// operation waits. Service is never preempted.
-    pub fn pop(&mut self, _drive: &Drive, _now: Nanos) -> Option<(Priority, QueuedOp)> {
-        todo!()
+    pub fn pop(&mut self, drive: &Drive, now: Nanos) -> Option<(Priority, QueuedOp)> {
+        self.classes.pop(drive, now)
     }
+
     /// Waiting operations, both classes.
     pub fn len(&self) -> usize {
-        todo!()
+        self.classes.len()
     }
+
+    /// Waiting operations of one class.
+    pub fn len_of(&self, priority: Priority) -> usize {
+        self.classes.len_of(priority)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
     /// Remove everything waiting (used when the drive fails).
-    pub fn drain_into(&mut self, _out: &mut Vec<(Priority, QueuedOp)>) {
-        todo!()
+    pub fn drain_into(&mut self, out: &mut Vec<(Priority, QueuedOp)>) {
+        self.classes.drain_into(out);
+    }
+}
+
+/// Helpers shared by the discipline tests.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use std::sync::Arc;
+
+    use super::QueuedOp;
+    use crate::disk::{presets, Drive, DriveModel, OpKind, RotationModel};
+    use crate::sim::{RngStream, StreamId};
+
+    /// The thesis drive with exact rotation (one cylinder = 14 × 48 = 672 sectors).
+    pub fn drive() -> Drive {
+        let model = DriveModel::new(&presets::preset("ibm0661").unwrap(), "drive.model").unwrap();
+        Drive::new(Arc::new(model), RotationModel::Exact, RngStream::new(1, StreamId::Drive(0)))
+    }
+
+    /// An 8-sector read at the start of `cylinder`, tagged `token`.
+    pub fn op_at(drive: &Drive, cylinder: u32, token: u64) -> QueuedOp {
+        let lba = drive.model.geometry.first_lba_of_cylinder(cylinder);
+        QueuedOp { lba, sectors: 8, kind: OpKind::Read, cylinder, enqueued: token, token }
+    }
+
+    /// Move the arm to `cylinder`.
+    pub fn park(drive: &mut Drive, cylinder: u32) {
+        let lba = drive.model.geometry.first_lba_of_cylinder(cylinder);
+        drive.service(0, lba, 1, OpKind::Read);
+        assert_eq!(drive.cylinder(), cylinder);
+    }
+
+    /// Pop everything, serving each popped op on the drive (so the arm follows), and return
+    /// the tokens in service order.
+    pub fn serve_all(queue: &mut dyn super::Scheduler, drive: &mut Drive) -> Vec<u64> {
+        let mut now = 0;
+        let mut order = Vec::new();
+        while let Some(op) = queue.pop(drive, now) {
+            now += drive.service(now, op.lba, op.sectors, op.kind).total();
+            order.push(op.token);
+        }
+        order
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_support::{drive, op_at};
+    use super::*;
+
+    #[test]
+    fn registry_names_make_and_document_every_discipline() {
+        assert_eq!(names(), vec!["fcfs", "sstf", "clook", "sptf"]);
+        for name in names() {
+            let queue = make(name).unwrap();
+            assert!(queue.is_empty(), "{name}");
+            assert!(!entry(name).unwrap().doc.is_empty());
+            assert!(DiskQueue::new(name).is_some());
+        }
+        assert!(make("elevator").is_none());
+        assert!(DiskQueue::new("elevator").is_none());
+        assert!(DiskQueue::with_classes("fcfs", "nonexistent").is_none());
+    }
+
+    #[test]
+    fn foreground_is_always_served_before_background() {
+        let d = drive();
+        let mut q = DiskQueue::new("fcfs").unwrap();
+        q.push(Priority::Background, op_at(&d, 1, 100));
+        q.push(Priority::Foreground, op_at(&d, 2, 1));
+        q.push(Priority::Background, op_at(&d, 3, 101));
+        q.push(Priority::Foreground, op_at(&d, 4, 2));
+        assert_eq!(
+            (q.len(), q.len_of(Priority::Foreground), q.len_of(Priority::Background)),
+            (4, 2, 2)
+        );
+        let (p, op) = q.pop(&d, 0).unwrap();
+        assert_eq!((p, op.token), (Priority::Foreground, 1));
+        // A foreground op arriving while background waits still goes first.
+        q.push(Priority::Foreground, op_at(&d, 5, 3));
+        let order: Vec<_> =
+            std::iter::from_fn(|| q.pop(&d, 0)).map(|(p, op)| (p, op.token)).collect();
+        assert_eq!(
+            order,
+            vec![
+                (Priority::Foreground, 2),
+                (Priority::Foreground, 3),
+                (Priority::Background, 100),
+                (Priority::Background, 101)
+            ]
+        );
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn drain_returns_everything_waiting_in_arrival_order_per_class() {
+        let d = drive();
+        for name in names() {
+            let mut q = DiskQueue::new(name).unwrap();
+            for (i, cylinder) in [400u32, 3, 700, 12, 3].into_iter().enumerate() {
+                let priority = if i % 2 == 0 { Priority::Foreground } else { Priority::Background };
+                q.push(priority, op_at(&d, cylinder, i as u64));
+            }
+            q.pop(&d, 0).unwrap();
+            let mut out = Vec::new();
+            q.drain_into(&mut out);
+            assert!(q.is_empty(), "{name}");
+            assert_eq!(out.len(), 4, "{name}");
+            let foreground: Vec<u64> = out
+                .iter()
+                .filter(|(p, _)| *p == Priority::Foreground)
+                .map(|(_, op)| op.token)
+                .collect();
+            let background: Vec<u64> = out
+                .iter()
+                .filter(|(p, _)| *p == Priority::Background)
+                .map(|(_, op)| op.token)
+                .collect();
+            assert_eq!(background, vec![1, 3], "{name}");
+            assert_eq!(foreground.len(), 2, "{name}");
+            assert!(foreground.windows(2).all(|w| w[0] < w[1]), "{name}: {foreground:?}");
+        }
     }
 }

@@ -1,0 +1,170 @@
+//! Field splitting and number parsing shared by the format parsers.
+//!
+//! Everything here works on borrowed `&str` slices of the current line and allocates only to
+//! build an error message. Errors are plain strings; the reader adds the file and line.
+
+/// Split `line` at `delimiter` into exactly `N` trimmed fields.
+///
+/// `layout` names the fields for the error message (`"Timestamp,Offset,Size,IOType,VolumeID"`).
+pub(crate) fn split_exact<'a, const N: usize>(
+    line: &'a str,
+    delimiter: char,
+    layout: &str,
+) -> Result<[&'a str; N], String> {
+    let (fields, count) = split_first::<N>(line, delimiter);
+    if count == N {
+        Ok(fields)
+    } else {
+        Err(format!("expected {N} fields ({layout}), found {count}"))
+    }
+}
+
+/// Split `line` at `delimiter` into at least `N` trimmed fields; fields after the `N`th are
+/// ignored.
+pub(crate) fn split_at_least<'a, const N: usize>(
+    line: &'a str,
+    delimiter: char,
+    layout: &str,
+) -> Result<[&'a str; N], String> {
+    let (fields, count) = split_first::<N>(line, delimiter);
+    if count >= N {
+        Ok(fields)
+    } else {
+        Err(format!("expected at least {N} fields ({layout}), found {count}"))
+    }
+}
+
+/// The first `N` fields (trimmed; missing ones empty) and the total number of fields.
+fn split_first<const N: usize>(line: &str, delimiter: char) -> ([&str; N], usize) {
+    let mut fields = [""; N];
+    let mut count = 0;
+    for field in line.split(delimiter) {
+        if count < N {
+            fields[count] = field.trim();
+        }
+        count += 1;
+    }
+    (fields, count)
+}
+
+/// A non-negative whole number.
+pub(crate) fn parse_u64(name: &str, text: &str) -> Result<u64, String> {
+    if text.starts_with('-') && text.len() > 1 {
+        return Err(format!("{name} must not be negative, got \"{text}\""));
+    }
+    text.parse::<u64>().map_err(|err| match err.kind() {
+        std::num::IntErrorKind::PosOverflow => format!("{name} \"{text}\" is out of range"),
+        _ => format!("bad {name} \"{text}\": expected a whole number"),
+    })
+}
+
+/// A whole number greater than zero (sizes).
+pub(crate) fn parse_positive_u64(name: &str, text: &str) -> Result<u64, String> {
+    match parse_u64(name, text)? {
+        0 => Err(format!("{name} must be positive, got \"{text}\"")),
+        value => Ok(value),
+    }
+}
+
+/// A non-negative decimal number multiplied by 10^9 and truncated to an integer, parsed
+/// exactly (`"1456095145.133076000"` → 1456095145133076000). Scientific notation
+/// (`"1.5e-3"`) is accepted through `f64`, with `f64` precision.
+pub(crate) fn parse_decimal_e9(name: &str, text: &str) -> Result<u128, String> {
+    let bad = || format!("bad {name} \"{text}\": expected a non-negative decimal number");
+    if text.starts_with('-') && text.len() > 1 {
+        return Err(format!("{name} must not be negative, got \"{text}\""));
+    }
+    let digits = text.strip_prefix('+').unwrap_or(text);
+    if digits.contains(['e', 'E']) {
+        let value: f64 = digits.parse().map_err(|_| bad())?;
+        if !value.is_finite() || value < 0.0 {
+            return Err(bad());
+        }
+        return Ok((value * 1e9) as u128);
+    }
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    if whole.is_empty() && fraction.is_empty() {
+        return Err(bad());
+    }
+    if !whole.bytes().chain(fraction.bytes()).all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let mut value: u128 = 0;
+    for digit in whole.bytes() {
+        value = value
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(u128::from(digit - b'0')))
+            .ok_or_else(|| format!("{name} \"{text}\" is out of range"))?;
+    }
+    let mut nanos: u128 = 0;
+    let mut places = 0;
+    for digit in fraction.bytes().take(9) {
+        nanos = nanos * 10 + u128::from(digit - b'0');
+        places += 1;
+    }
+    nanos *= 10u128.pow(9 - places);
+    value
+        .checked_mul(1_000_000_000)
+        .and_then(|v| v.checked_add(nanos))
+        .ok_or_else(|| format!("{name} \"{text}\" is out of range"))
+}
+
+/// Non-negative decimal seconds to whole nanoseconds (exact, truncating below 1 ns).
+pub(crate) fn parse_seconds_ns(name: &str, text: &str) -> Result<u64, String> {
+    let nanos = parse_decimal_e9(name, text)?;
+    u64::try_from(nanos).map_err(|_| format!("{name} \"{text}\" is out of range"))
+}
+
+/// `value * factor` for unit conversion, with an error on overflow.
+pub(crate) fn scale_u64(name: &str, text: &str, value: u64, factor: u64) -> Result<u64, String> {
+    value.checked_mul(factor).ok_or_else(|| format!("{name} \"{text}\" is out of range"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_exact_trims_and_counts_fields() {
+        let fields: [&str; 3] = split_exact(" a, b ,c", ',', "A,B,C").unwrap();
+        assert_eq!(fields, ["a", "b", "c"]);
+        let err = split_exact::<3>("a,b", ',', "A,B,C").unwrap_err();
+        assert_eq!(err, "expected 3 fields (A,B,C), found 2");
+        assert!(split_exact::<3>("a,b,c,d", ',', "A,B,C").is_err());
+    }
+
+    #[test]
+    fn split_at_least_ignores_trailing_fields() {
+        let fields: [&str; 2] = split_at_least("a,b,c,d", ',', "A,B").unwrap();
+        assert_eq!(fields, ["a", "b"]);
+        assert!(split_at_least::<2>("a", ',', "A,B").is_err());
+    }
+
+    #[test]
+    fn whole_numbers_reject_signs_garbage_and_zero_sizes() {
+        assert_eq!(parse_u64("offset", "0"), Ok(0));
+        assert_eq!(parse_u64("offset", "18446744073709551615"), Ok(u64::MAX));
+        assert!(parse_u64("offset", "18446744073709551616").unwrap_err().contains("out of range"));
+        assert!(parse_u64("offset", "-5").unwrap_err().contains("negative"));
+        assert!(parse_u64("offset", "12x").unwrap_err().contains("bad offset"));
+        assert!(parse_u64("offset", "").unwrap_err().contains("bad offset"));
+        assert!(parse_positive_u64("size", "0").unwrap_err().contains("positive"));
+        assert!(parse_positive_u64("size", "-4096").unwrap_err().contains("negative"));
+    }
+
+    #[test]
+    fn decimal_seconds_parse_exactly_to_nanoseconds() {
+        assert_eq!(parse_seconds_ns("t", "1456095145.133076000"), Ok(1_456_095_145_133_076_000));
+        assert_eq!(parse_seconds_ns("t", "0.000000"), Ok(0));
+        assert_eq!(parse_seconds_ns("t", "12"), Ok(12_000_000_000));
+        assert_eq!(parse_seconds_ns("t", "12."), Ok(12_000_000_000));
+        assert_eq!(parse_seconds_ns("t", ".5"), Ok(500_000_000));
+        assert_eq!(parse_seconds_ns("t", "1.0000000019"), Ok(1_000_000_001));
+        assert_eq!(parse_seconds_ns("t", "1.5e-3"), Ok(1_500_000));
+        assert!(parse_seconds_ns("t", "-1.0").unwrap_err().contains("negative"));
+        for bad in ["", ".", "1.2.3", "abc", "1,5", "nan", "inf"] {
+            assert!(parse_seconds_ns("t", bad).is_err(), "{bad:?} accepted");
+        }
+        assert!(parse_seconds_ns("t", "99999999999999").unwrap_err().contains("out of range"));
+    }
+}

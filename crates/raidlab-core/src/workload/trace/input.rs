@@ -1,0 +1,120 @@
+//! Opening a trace file (with transparent gzip/bzip2) and reading it record by record.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Cursor, Read};
+use std::path::{Path, PathBuf};
+
+use super::{LineParser, RawRecord};
+use crate::error::{Error, Result};
+
+/// Read buffer of the line reader.
+const READ_BUFFER_BYTES: usize = 256 * 1024;
+
+/// Magic bytes at the start of a gzip member.
+const GZIP_MAGIC: &[u8] = &[0x1f, 0x8b];
+/// Magic bytes at the start of a bzip2 stream.
+const BZIP2_MAGIC: &[u8] = b"BZh";
+
+/// Open `path` for buffered reading, decompressing gzip or bzip2 content (recognised by its
+/// magic bytes, not the file name). Concatenated members/streams are read through.
+pub(crate) fn open_decompressed(path: &Path) -> Result<Box<dyn BufRead + Send>> {
+    let mut file = File::open(path).map_err(|err| Error::io(path, err))?;
+    let mut magic = [0u8; 3];
+    let mut sniffed = 0;
+    while sniffed < magic.len() {
+        match file.read(&mut magic[sniffed..]) {
+            Ok(0) => break,
+            Ok(n) => sniffed += n,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(Error::io(path, err)),
+        }
+    }
+    let head = &magic[..sniffed];
+    let is_gzip = head.starts_with(GZIP_MAGIC);
+    let is_bzip2 = head.starts_with(BZIP2_MAGIC);
+    // Put the sniffed bytes back in front of the rest of the file.
+    let raw = Cursor::new(magic).take(sniffed as u64).chain(file);
+    let content: Box<dyn Read + Send> = if is_gzip {
+        Box::new(flate2::read::MultiGzDecoder::new(raw))
+    } else if is_bzip2 {
+        Box::new(bzip2::read::MultiBzDecoder::new(raw))
+    } else {
+        Box::new(raw)
+    };
+    Ok(Box::new(BufReader::with_capacity(READ_BUFFER_BYTES, content)))
+}
+
+/// Streams the records of one trace file: lines are read into one reused buffer, blank lines
+/// and the first `skip_lines` lines are skipped, every other line goes to the format's parser.
+pub(crate) struct RecordReader {
+    path: PathBuf,
+    input: Box<dyn BufRead + Send>,
+    parser: Box<dyn LineParser>,
+    line: Vec<u8>,
+    /// 1-based number of the line in `line`.
+    line_number: u64,
+    skip_lines: u64,
+    max_records: Option<u64>,
+    records: u64,
+}
+
+impl RecordReader {
+    pub(crate) fn open(
+        path: &Path,
+        parser: Box<dyn LineParser>,
+        skip_lines: u64,
+        max_records: Option<u64>,
+    ) -> Result<Self> {
+        Ok(RecordReader {
+            path: path.to_path_buf(),
+            input: open_decompressed(path)?,
+            parser,
+            line: Vec::with_capacity(256),
+            line_number: 0,
+            skip_lines,
+            max_records,
+            records: 0,
+        })
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The next record with its 1-based line number; `None` at the end of the file or after
+    /// `max_records` records.
+    pub(crate) fn next_record(&mut self) -> Result<Option<(u64, RawRecord)>> {
+        if self.max_records.is_some_and(|max| self.records >= max) {
+            return Ok(None);
+        }
+        loop {
+            self.line.clear();
+            let read = self
+                .input
+                .read_until(b'\n', &mut self.line)
+                .map_err(|err| Error::io(&self.path, err))?;
+            if read == 0 {
+                return Ok(None);
+            }
+            self.line_number += 1;
+            if self.line_number <= self.skip_lines {
+                continue;
+            }
+            let text = std::str::from_utf8(&self.line).map_err(|err| {
+                Error::trace(&self.path, self.line_number, format!("not UTF-8 text: {err}"))
+            })?;
+            let text = text.trim();
+            if text.is_empty() {
+                continue;
+            }
+            match self.parser.parse_line(text) {
+                Ok(Some(record)) => {
+                    self.records += 1;
+                    return Ok(Some((self.line_number, record)));
+                }
+                Ok(None) => continue,
+                Err(message) => return Err(Error::trace(&self.path, self.line_number, message)),
+            }
+        }
+    }
+}

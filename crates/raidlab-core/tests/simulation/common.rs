@@ -1,0 +1,42 @@
+use std::path::Path;
+
+use raidlab_core::api::{self, RunOutput};
+use raidlab_core::engine::Simulation;
+use raidlab_core::Config;
+
+/// A small, fast drive (6,400 sectors) so random workloads collide on stripes often.
+pub const SMALL_DRIVE: &str = r#"
+[drive.model]
+rpm = 10000
+surfaces = 2
+zones = [{ cylinders = 30, sectors_per_track = 64 }, { cylinders = 20, sectors_per_track = 48 }]
+seek = { kind = "formula", a_ms = 0.5, b_ms = 0.01, c_ms = 0.1 }
+head_switch_ms = 0.2
+command_overhead_ms = 0.1
+"#;
+
+pub fn long_tests() -> bool {
+    std::env::var("RAIDLAB_LONG_TESTS").is_ok_and(|v| v == "1")
+}
+
+pub fn config(text: &str) -> Config {
+    Config::from_toml(text, Path::new(".")).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+pub fn run(text: &str) -> RunOutput {
+    api::run_toml(text, Path::new("."), None).unwrap_or_else(|e| panic!("{e}\n{text}"))
+}
+
+pub fn simulate(text: &str) -> Simulation {
+    let mut sim = Simulation::new(config(text)).unwrap();
+    sim.run(None).unwrap();
+    sim
+}
+
+pub fn get<'a>(v: &'a serde_json::Value, path: &str) -> &'a serde_json::Value {
+    path.split('.').fold(v, |v, k| &v[k])
+}
+
+pub fn f(v: &serde_json::Value, path: &str) -> f64 {
+    get(v, path).as_f64().unwrap_or_else(|| panic!("{path} is not a number: {v}"))
+}

@@ -1,0 +1,11 @@
+//! Integration tests of whole simulations: one binary, one module per behaviour.
+//!
+//! Long randomized runs are behind `RAIDLAB_LONG_TESTS=1`.
+
+mod common;
+mod config_errors;
+mod content_integrity;
+mod determinism;
+mod failures;
+mod queueing;
+mod thesis_normal_mode;
