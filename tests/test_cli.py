@@ -259,3 +259,50 @@ def test_real_bench_runs_every_case(capsys):
 def test_console_script_is_installed():
     script = Path(sys.executable).with_name("raidlab")
     assert script.exists() or os.name == "nt"
+
+
+# -- progress and interruption ----------------------------------------------------------------
+
+
+def test_progress_bar_waits_for_the_delay_and_copes_with_unknown_fractions():
+    from rich.console import Console
+
+    reporter = cli.ProgressReporter(Console(file=open(os.devnull, "w")), delay_s=3600)
+    assert reporter(0.5, 10) is True and reporter.progress is None
+    reporter.delay_s = 0.0
+    assert reporter(0.5, 10) is True and reporter.progress is not None
+    assert reporter(float("nan"), 20) is True
+    reporter.close()
+    assert reporter.progress is None
+
+
+def test_quiet_disables_the_progress_bar():
+    from rich.console import Console
+
+    reporter = cli.ProgressReporter(Console(file=open(os.devnull, "w")), enabled=False, delay_s=0.0)
+    assert reporter(0.5, 10) is True and reporter.progress is None
+
+
+@pytest.mark.engine
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT delivery is POSIX-specific")
+def test_ctrl_c_stops_a_run_cleanly(small_config_path, tmp_path):
+    import signal
+    import time
+
+    script = (
+        "import sys, raidlab.cli\n"
+        "sys.stderr.write('ready\\n'); sys.stderr.flush()\n"
+        "sys.exit(raidlab.cli.main(sys.argv[1:]))\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, "run", str(small_config_path), "-o", str(tmp_path / "out"),
+         "--set", "workload.requests=20000000"],
+        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    assert process.stderr.readline() == "ready\n"
+    time.sleep(0.5)  # into the simulation, which takes many seconds
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "interrupted" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()

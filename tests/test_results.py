@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +20,8 @@ from raidlab.results import TABLE_COLUMNS, Result
 from conftest import SMALL_CONFIG, synthetic_result
 
 RUN_FILES = {"config.toml", "manifest.json", "summary.json"}
+#: Requests that keep the small configuration busy for about two seconds.
+LONG_RUN_REQUESTS = 1_000_000
 
 
 def assert_same_result(loaded: Result, original: Result) -> None:
@@ -145,22 +149,56 @@ def test_same_config_and_seed_give_identical_results(engine_result: Result):
 
 
 @pytest.mark.engine
-def test_progress_is_reported_and_can_cancel():
+def test_progress_is_reported():
     calls = []
 
     def progress(fraction: float, completed: int) -> bool:
         calls.append((fraction, completed))
         return True
 
-    raidlab.run(SMALL_CONFIG, overrides=["workload.requests=20000"], progress=progress)
-    assert calls, "the progress callback was never called"
+    # The core reports every ~100 ms of wall time and once at the end.
+    raidlab.run(SMALL_CONFIG, overrides=["workload.requests=200000"], progress=progress)
+    assert calls[-1] == (1.0, 200000)
     fractions = [fraction for fraction, _ in calls]
-    assert fractions == sorted(fractions) and 0.0 <= fractions[0] and fractions[-1] <= 1.0
+    assert fractions == sorted(fractions) and 0.0 <= fractions[0]
 
-    cancelled = raidlab.run(SMALL_CONFIG, overrides=["workload.requests=20000"],
+
+@pytest.mark.engine
+def test_returning_false_from_progress_cancels_the_run():
+    # Long enough (~2 s uncancelled) for the core to ask at least once.
+    cancelled = raidlab.run(SMALL_CONFIG, overrides=[f"workload.requests={LONG_RUN_REQUESTS}"],
                             progress=lambda fraction, completed: False)
     assert cancelled.cancelled
-    assert cancelled.summary["requests_completed"] < 20000
+    assert cancelled.summary["requests_completed"] < LONG_RUN_REQUESTS
+
+
+@pytest.mark.engine
+def test_the_gil_is_released_while_the_simulation_runs():
+    stop = threading.Event()
+    outcome = {}
+
+    def simulate() -> None:
+        outcome["result"] = raidlab.run(
+            SMALL_CONFIG, overrides=[f"workload.requests={LONG_RUN_REQUESTS}"],
+            progress=lambda fraction, completed: not stop.is_set(),
+        )
+
+    worker = threading.Thread(target=simulate)
+    worker.start()
+    time.sleep(0.05)  # let the worker get into the core
+    longest_gap = 0.0
+    last = started = time.monotonic()
+    while last - started < 0.3:
+        now = time.monotonic()
+        longest_gap = max(longest_gap, now - last)
+        last = now
+    overlapped = worker.is_alive()
+    stop.set()
+    worker.join()
+    assert overlapped, "the run ended before the measurement; make it longer"
+    # Holding the GIL would have frozen this loop for the whole run (seconds).
+    assert longest_gap < 0.1
+    assert outcome["result"].cancelled
 
 
 @pytest.mark.engine

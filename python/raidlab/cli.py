@@ -93,7 +93,11 @@ class ProgressReporter:
             )
             self.progress.start()
             self.task = self.progress.add_task("run", total=1.0, requests=0)
-        self.progress.update(self.task, completed=min(max(fraction, 0.0), 1.0), requests=completed_requests)
+        if math.isfinite(fraction):
+            self.progress.update(self.task, total=1.0, completed=min(max(fraction, 0.0), 1.0),
+                                 requests=completed_requests)
+        else:  # the run has no known end (e.g. a whole trace): an indeterminate bar
+            self.progress.update(self.task, total=None, requests=completed_requests)
         return True
 
     def close(self) -> None:
