@@ -231,7 +231,8 @@ def _command_trace_info(args: argparse.Namespace, out: Console, err: Console) ->
     if args.json:
         out.print_json(data=stats)
         return 0
-    table = Table(show_header=False, title=f"{args.file} ({args.format})", title_justify="left")
+    out.print(f"{args.file} ({args.format} trace)", markup=False, highlight=False, soft_wrap=True)
+    table = Table(show_header=False)
     table.add_column("statistic")
     table.add_column("value", justify="right")
     for key, value in stats.items():
