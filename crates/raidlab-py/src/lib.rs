@@ -111,6 +111,25 @@ fn guarded<T>(f: impl FnOnce() -> raidlab_core::Result<T>) -> CoreOutcome<T> {
     }
 }
 
+/// While alive, panics on this thread are not attributed to the core.
+struct OutsideCore {
+    was_in_core: bool,
+}
+
+impl OutsideCore {
+    fn enter() -> Self {
+        OutsideCore {
+            was_in_core: IN_CORE.with(|flag| flag.replace(false)),
+        }
+    }
+}
+
+impl Drop for OutsideCore {
+    fn drop(&mut self) {
+        IN_CORE.with(|flag| flag.set(self.was_in_core));
+    }
+}
+
 /// Turn a guarded outcome into a Python result.
 fn into_py_result<T>(py: Python<'_>, outcome: CoreOutcome<T>) -> PyResult<T> {
     match outcome {
@@ -296,6 +315,8 @@ fn run<'py>(
     let mut callback_error: Option<PyErr> = None;
     let outcome = py.detach(|| {
         let mut report = |step: Progress| -> bool {
+            // Python code is not core code: its panics (in other extensions) report normally.
+            let _outside_core = OutsideCore::enter();
             Python::attach(|py| {
                 if let Err(error) = py.check_signals() {
                     callback_error = Some(error);
