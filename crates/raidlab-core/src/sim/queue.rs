@@ -9,7 +9,10 @@ use std::collections::BinaryHeap;
 
 use super::time::Nanos;
 
+// 16-byte alignment makes the heap's element moves aligned 16-byte copies; unaligned,
+// `BinaryHeap::pop` stalls on a partially overlapping store-to-load forward.
 #[derive(Debug, Clone, Copy)]
+#[repr(C, align(16))]
 struct Entry<E> {
     time: Nanos,
     sequence: u64,
