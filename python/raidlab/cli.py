@@ -259,10 +259,12 @@ def peak_rss_kib() -> Optional[int]:
 
 def _command_bench(args: argparse.Namespace, out: Console, err: Console) -> int:
     cases = args.case or _core.bench_cases()
+    baseline = peak_rss_kib()  # the interpreter and its libraries, before any simulation
     results: List[Dict[str, Any]] = []
     for case in cases:
         result = dict(_core.bench(case, args.requests))
         result["peak_rss_kib"] = peak_rss_kib()
+        result["baseline_rss_kib"] = baseline
         results.append(result)
     if args.json:
         out.print_json(data=results)
@@ -282,7 +284,12 @@ def _command_bench(args: argparse.Namespace, out: Console, err: Console) -> int:
             f"{rss / 1024:.1f}" if rss is not None else "—",
         )
     out.print(table)
-    err.print("peak RSS is the whole process's high-water mark so far (cumulative over cases).", style="dim")
+    if baseline is not None:
+        err.print(
+            f"peak RSS is this process's high-water mark after each case (cumulative); "
+            f"it was {baseline / 1024:.1f} MiB before the first case.",
+            style="dim", highlight=False,
+        )
     return 0
 
 
