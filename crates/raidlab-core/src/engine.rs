@@ -406,7 +406,11 @@ impl Simulation {
                     self.controller.op_done(now, op.token, false, &Drives(&self.drives))?;
                     continue;
                 }
-                let cylinder = slot.drive.model.geometry.locate(op.pba).cylinder;
+                let cylinder = if slot.queue.orders_by_cylinder() {
+                    slot.drive.model.geometry.locate(op.pba).cylinder
+                } else {
+                    0
+                };
                 slot.queue.push(
                     op.priority,
                     QueuedOp { lba: op.pba, sectors: op.sectors, kind: op.kind, cylinder, enqueued: now, token: op.token },

@@ -36,6 +36,53 @@ pub struct PhysicalAddress {
     pub sectors_per_track: u32,
 }
 
+/// A divisor fixed when the drive is built, divided by with a precomputed reciprocal
+/// (multiply and shift) instead of a hardware division: address mapping and rotational
+/// position divide by sectors per track on every access, and hardware 64-bit division is
+/// the slowest arithmetic instruction there.
+#[derive(Debug, Clone, Copy)]
+pub struct Divisor(strength_reduce::StrengthReducedU64);
+
+impl Divisor {
+    /// A divisor of `d` (> 0).
+    pub fn new(d: u64) -> Self {
+        Divisor(strength_reduce::StrengthReducedU64::new(d))
+    }
+    /// The divisor's value.
+    #[inline]
+    pub fn get(&self) -> u64 {
+        self.0.get()
+    }
+    /// `n / d`.
+    #[inline]
+    pub fn div(&self, n: u64) -> u64 {
+        n / self.0
+    }
+    /// `n % d`.
+    #[inline]
+    pub fn rem(&self, n: u64) -> u64 {
+        n % self.0
+    }
+    /// `(n / d, n % d)`.
+    #[inline]
+    pub fn div_rem(&self, n: u64) -> (u64, u64) {
+        strength_reduce::StrengthReducedU64::div_rem(n, self.0)
+    }
+    /// `⌈n / d⌉`.
+    #[inline]
+    pub fn div_ceil(&self, n: u64) -> u64 {
+        let (q, r) = self.div_rem(n);
+        q + (r != 0) as u64
+    }
+}
+
+impl PartialEq for Divisor {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+impl Eq for Divisor {}
+
 /// One zone with its position precomputed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Zone {
@@ -49,6 +96,10 @@ pub struct Zone {
     pub sectors_per_track: u32,
     /// Sectors in one cylinder of the zone (`surfaces × sectors_per_track`).
     pub sectors_per_cylinder: u64,
+    /// `sectors_per_track` as a precomputed divisor.
+    pub track_divisor: Divisor,
+    /// `sectors_per_cylinder` as a precomputed divisor.
+    pub cylinder_divisor: Divisor,
 }
 
 impl Zone {
@@ -113,6 +164,8 @@ impl Geometry {
                 cylinders: zone.cylinders,
                 sectors_per_track: zone.sectors_per_track,
                 sectors_per_cylinder,
+                track_divisor: Divisor::new(zone.sectors_per_track as u64),
+                cylinder_divisor: Divisor::new(sectors_per_cylinder),
             });
             first_cylinder = first_cylinder.checked_add(zone.cylinders).ok_or_else(|| {
                 Error::config(
@@ -181,14 +234,12 @@ impl Geometry {
         let zone_index = self.zone_index_of_lba(lba);
         let zone = &self.zones[zone_index];
         let offset = lba - zone.first_lba;
-        let cylinder_in_zone = offset / zone.sectors_per_cylinder;
-        let in_cylinder = offset - cylinder_in_zone * zone.sectors_per_cylinder;
-        let spt = zone.sectors_per_track as u64;
-        let surface = in_cylinder / spt;
+        let (cylinder_in_zone, in_cylinder) = zone.cylinder_divisor.div_rem(offset);
+        let (surface, sector) = zone.track_divisor.div_rem(in_cylinder);
         let address = PhysicalAddress {
             cylinder: zone.first_cylinder + cylinder_in_zone as u32,
             surface: surface as u32,
-            sector: (in_cylinder - surface * spt) as u32,
+            sector: sector as u32,
             sectors_per_track: zone.sectors_per_track,
         };
         (zone_index, address)

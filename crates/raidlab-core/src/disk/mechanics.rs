@@ -28,6 +28,7 @@
 
 use std::sync::Arc;
 
+use super::geometry::Divisor;
 use super::{DriveModelConfig, Geometry, OpKind, RotationModel, SeekCurve};
 use crate::error::{Error, Result};
 use crate::sim::{ms_to_ns, Nanos, RngStream};
@@ -52,9 +53,11 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 struct Spindle {
     /// Phase units the platter turns per ns (the speed in milli-rpm).
     units_per_ns: u64,
+    /// `units_per_ns` as a precomputed divisor.
+    units_divisor: Divisor,
     /// The phase pattern repeats exactly every `period_ns`; reducing time by it first keeps
     /// the product in 64 bits when `period_ns · units_per_ns` fits.
-    period_ns: u64,
+    period: Divisor,
     /// Whether `period_ns · units_per_ns` fits in a u64.
     fits_u64: bool,
 }
@@ -63,13 +66,18 @@ impl Spindle {
     fn new(rpm_milli: u64) -> Self {
         let period_ns = P / gcd(P, rpm_milli);
         let fits_u64 = (period_ns as u128) * (rpm_milli as u128) <= u64::MAX as u128;
-        Spindle { units_per_ns: rpm_milli, period_ns, fits_u64 }
+        Spindle {
+            units_per_ns: rpm_milli,
+            units_divisor: Divisor::new(rpm_milli),
+            period: Divisor::new(period_ns),
+            fits_u64,
+        }
     }
 
     /// Platter phase at absolute time `t`, in [0, P).
     #[inline]
     fn phase(&self, t: Nanos) -> u64 {
-        let t = t % self.period_ns;
+        let t = self.period.rem(t);
         if self.fits_u64 {
             (t * self.units_per_ns) % P
         } else {
@@ -80,15 +88,15 @@ impl Spindle {
     /// Whole ns until the platter has turned by `units` phase units (rounded up).
     #[inline]
     fn ns_for(&self, units: u64) -> Nanos {
-        units.div_ceil(self.units_per_ns)
+        self.units_divisor.div_ceil(units)
     }
 }
 
 /// Phase of the start of physical slot `slot` (may be up to 2·spt) on a track of `spt` slots.
 #[inline]
-fn slot_phase(slot: u64, spt: u64) -> u64 {
+fn slot_phase(slot: u64, spt: &Divisor) -> u64 {
     // slot < 2·spt ≤ 2·MAX_SECTORS_PER_TRACK, so slot · P < 1.2·10¹⁹ fits in a u64.
-    slot * P / spt
+    spt.div(slot * P)
 }
 
 /// Rotational wait and end of transfer, in phase units from the head's arrival, to pass
@@ -103,35 +111,37 @@ fn slot_phase(slot: u64, spt: u64) -> u64 {
 #[inline]
 fn track_portion(
     phase: u64,
-    spt: u32,
+    spt_divisor: &Divisor,
     skew: u32,
     first: u32,
     count: u32,
     zero_latency: bool,
     units_per_ns: u64,
 ) -> (u64, u64) {
-    debug_assert!(count >= 1 && first + count <= spt);
+    let spt = spt_divisor.get() as u32;
+    debug_assert!(count >= 1 && first + count <= spt && skew < spt);
     let spt64 = spt as u64;
     let previous = phase * spt64 / P;
-    let lateness = phase - slot_phase(previous, spt64);
+    let lateness = phase - slot_phase(previous, spt_divisor);
     let (phase, late) =
         if lateness < units_per_ns { (phase - lateness, lateness) } else { (phase, 0) };
-    let first_slot = ((first + skew) % spt) as u64;
+    // first < spt and skew < spt: one conditional subtraction reduces mod spt.
+    let first_slot = if first + skew >= spt { first + skew - spt } else { first + skew } as u64;
     let (wait, media) = 'portion: {
         if zero_latency {
             // Next slot boundary at or after the head: reading can start there.
             let next = (phase * spt64).div_ceil(P);
-            let relative = (next % spt64 + spt64 - first_slot) % spt64;
+            let relative = spt_divisor.rem(spt_divisor.rem(next) + spt64 - first_slot);
             if count == spt || (relative > 0 && relative < count as u64) {
                 // The head lands inside the wanted arc: read to its end, come round, and
                 // finish when the sectors before `next` have passed again — one revolution
                 // after `next`.
-                break 'portion (slot_phase(next, spt64) - phase, P);
+                break 'portion (slot_phase(next, spt_divisor) - phase, P);
             }
         }
-        let start = slot_phase(first_slot, spt64);
+        let start = slot_phase(first_slot, spt_divisor);
         let wait = if start >= phase { start - phase } else { start + P - phase };
-        (wait, slot_phase(first_slot + count as u64, spt64) - start)
+        (wait, slot_phase(first_slot + count as u64, spt_divisor) - start)
     };
     // A non-zero wait is at least one sector, longer than `late` (checked at model build).
     (wait.saturating_sub(late), wait + media - late)
@@ -252,12 +262,13 @@ impl DriveModel {
     /// Slot offset of logical sector 0 on the track (`cylinder`, `surface`).
     #[inline]
     fn skew(&self, cylinder: u32, surface: u32, spt: u32) -> u32 {
+        // Most drives have no skew: skip the divisions (this runs once per track accessed).
+        if self.config.cylinder_skew_sectors == 0 && self.config.track_skew_sectors == 0 {
+            return 0;
+        }
         let spt = spt as u64;
         let cylinder_skew = self.config.cylinder_skew_sectors as u64 % spt;
         let track_skew = self.config.track_skew_sectors as u64 % spt;
-        if cylinder_skew == 0 && track_skew == 0 {
-            return 0;
-        }
         let c = cylinder as u64 % spt;
         let track = (c * (self.geometry.surfaces() as u64 % spt) + surface as u64) % spt;
         ((c * cylinder_skew + track * track_skew) % spt) as u32
@@ -342,7 +353,15 @@ impl Drive {
             let phase = (spindle.phase(t) + phase_offset) % P;
             let skew = model.skew(cylinder, surface, spt);
             let (wait, end) =
-                track_portion(phase, spt, skew, first, count, zero_latency, spindle.units_per_ns);
+                track_portion(
+                    phase,
+                    &zone.track_divisor,
+                    skew,
+                    first,
+                    count,
+                    zero_latency,
+                    spindle.units_per_ns,
+                );
             let wait_ns = spindle.ns_for(wait);
             let end_ns = spindle.ns_for(end);
             result.rotation += wait_ns;
@@ -380,7 +399,7 @@ impl Drive {
     /// mirror-copy selection. With uniform rotation the wait is taken as half a revolution.
     pub fn positioning_estimate(&self, now: Nanos, lba: u64) -> Nanos {
         let model: &DriveModel = &self.model;
-        let address = model.geometry.locate(lba);
+        let (zone_index, address) = model.geometry.locate_in_zone(lba);
         let positioned = model.command_overhead_ns
             + model.positioning_ns(self.cylinder, self.surface, address.cylinder, address.surface);
         let wait = match self.rotation {
@@ -390,7 +409,7 @@ impl Drive {
                 let skew = model.skew(address.cylinder, address.surface, spt);
                 let (wait, _) = track_portion(
                     phase,
-                    spt,
+                    &model.geometry.zones()[zone_index].track_divisor,
                     skew,
                     address.sector,
                     1,

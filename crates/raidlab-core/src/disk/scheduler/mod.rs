@@ -77,6 +77,9 @@ pub struct SchedulerEntry {
     pub make: MakeScheduler,
     /// One line for the docs and error messages.
     pub doc: &'static str,
+    /// Whether the discipline reads `QueuedOp::cylinder`; when it does not, callers may
+    /// leave it 0 and save a geometry lookup per operation.
+    pub orders_by_cylinder: bool,
 }
 
 fn boxed<S: Scheduler + Default + 'static>() -> Box<dyn Scheduler> {
@@ -85,21 +88,29 @@ fn boxed<S: Scheduler + Default + 'static>() -> Box<dyn Scheduler> {
 
 /// Every queue discipline, in documentation order.
 pub static SCHEDULERS: &[SchedulerEntry] = &[
-    SchedulerEntry { name: "fcfs", make: boxed::<FcfsQueue>, doc: "first come, first served" },
+    SchedulerEntry {
+        name: "fcfs",
+        make: boxed::<FcfsQueue>,
+        doc: "first come, first served",
+        orders_by_cylinder: false,
+    },
     SchedulerEntry {
         name: "sstf",
         make: boxed::<SstfQueue>,
         doc: "shortest seek (cylinder distance from the arm) first; ties by arrival",
+        orders_by_cylinder: true,
     },
     SchedulerEntry {
         name: "clook",
         make: boxed::<ClookQueue>,
         doc: "C-LOOK: increasing cylinder from the arm, then wrap to the lowest; ties by arrival",
+        orders_by_cylinder: true,
     },
     SchedulerEntry {
         name: "sptf",
         make: boxed::<SptfQueue>,
         doc: "shortest positioning (overhead + seek + rotation) time first; ties by arrival",
+        orders_by_cylinder: false,
     },
 ];
 
@@ -122,6 +133,7 @@ pub fn make(name: &str) -> Option<Box<dyn Scheduler>> {
 #[derive(Debug)]
 pub struct DiskQueue {
     classes: Box<dyn ClassDiscipline>,
+    orders_by_cylinder: bool,
 }
 
 impl DiskQueue {
@@ -136,7 +148,15 @@ impl DiskQueue {
     pub fn with_classes(scheduler: &str, classes: &str) -> Option<Self> {
         let scheduler = entry(scheduler)?;
         let classes = classes::entry(classes)?;
-        Some(DiskQueue { classes: (classes.make)(scheduler.make) })
+        Some(DiskQueue {
+            classes: (classes.make)(scheduler.make),
+            orders_by_cylinder: scheduler.orders_by_cylinder,
+        })
+    }
+
+    /// Whether the discipline needs `QueuedOp::cylinder` filled in.
+    pub fn orders_by_cylinder(&self) -> bool {
+        self.orders_by_cylinder
     }
 
     pub fn push(&mut self, priority: Priority, op: QueuedOp) {
