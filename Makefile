@@ -1,0 +1,68 @@
+# raidlab — the contributor interface. `make help` lists the targets.
+# Everything a fresh machine needs (beyond Rust, Python 3.9+ and pip) is installed from
+# crates.io and PyPI by these targets into ./.venv and ./target.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# Keep in step with [project.dependencies] and the test extra in pyproject.toml.
+PY_PACKAGES := maturin numpy pandas pyarrow matplotlib rich tomli-w pytest
+
+VENV_STAMP := $(VENV)/.raidlab-venv
+BUILD_STAMP := $(VENV)/.raidlab-build
+EXTENSION := $(wildcard python/raidlab/_core*.so)
+RUST_INPUTS := Cargo.toml Cargo.lock pyproject.toml $(shell find crates -name '*.rs' -o -name Cargo.toml)
+
+# A deleted extension module means the build must run again, whatever the stamp says.
+ifeq ($(EXTENSION),)
+$(shell rm -f $(BUILD_STAMP))
+endif
+
+.PHONY: help venv build demo test bench docs clean distclean
+
+help: ## List the targets
+	@echo "raidlab make targets:"
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z][a-z-]*:.*## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+venv: $(VENV_STAMP) ## Create .venv with maturin and the Python dependencies
+
+$(VENV_STAMP): Makefile
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet $(PY_PACKAGES)
+	touch $@
+
+build: $(BUILD_STAMP) ## Compile the Rust extension (release) into the venv; Python edits need no rebuild
+
+$(BUILD_STAMP): $(VENV_STAMP) $(RUST_INPUTS)
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release --quiet
+	touch $@
+
+demo: build ## Run experiments/demo.toml into runs/demo and plot it
+	$(BIN)/raidlab run experiments/demo.toml -o runs/demo
+	$(BIN)/raidlab plot runs/demo
+
+test: build ## What CI runs: Rust tests, then pytest
+	cargo test --workspace --exclude raidlab-py
+	$(BIN)/python -m pytest -q tests
+
+bench: build ## Criterion benchmarks of the core, then `raidlab bench`
+	cargo bench -p raidlab-core
+	$(BIN)/raidlab bench
+
+docs: build ## Regenerate docs/config.md and docs/config.schema.json from the core's types
+	$(BIN)/raidlab schema -o docs/config.schema.json
+	$(BIN)/raidlab docs config -o docs/config.md
+
+clean: ## Remove build outputs (target/, the extension module, caches); keeps .venv and runs/
+	cargo clean
+	rm -f python/raidlab/_core*.so $(BUILD_STAMP)
+	rm -rf .pytest_cache
+	find python tests -name __pycache__ -type d -prune -exec rm -rf {} +
+
+distclean: clean ## clean, and remove .venv too
+	rm -rf $(VENV)

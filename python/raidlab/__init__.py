@@ -1,0 +1,84 @@
+"""raidlab: a simulator of RAID storage under drive failure.
+
+The simulation runs in a Rust core (``raidlab._core``); this package gets configurations to
+it, turns its output into pandas tables, saves and loads run directories, draws plots and
+provides the ``raidlab`` command.
+
+>>> import raidlab
+>>> result = raidlab.run("experiments/demo.toml")          # doctest: +SKIP
+>>> result.summary["response_ms"]["read"]["p99"]             # doctest: +SKIP
+>>> result.save("runs/demo")                                  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, Optional, Sequence, Union
+
+from raidlab import _core
+from raidlab.config import ConfigSource, load_config
+from raidlab.exceptions import (
+    ConfigError,
+    RaidlabError,
+    RaidlabIOError,
+    SimulationError,
+    SpecError,
+    TraceError,
+)
+from raidlab.results import Result
+
+__version__: str = _core.version()
+
+__all__ = [
+    "__version__",
+    "run",
+    "resolve_config",
+    "load_result",
+    "Result",
+    "RaidlabError",
+    "ConfigError",
+    "TraceError",
+    "SpecError",
+    "RaidlabIOError",
+    "SimulationError",
+]
+
+#: ``progress(fraction_done, completed_requests) -> bool``; return ``False`` to cancel the run.
+ProgressCallback = Callable[[float, int], Optional[bool]]
+
+
+def run(
+    config: ConfigSource,
+    *,
+    base_dir: Union[str, "os.PathLike[str]", None] = None,
+    overrides: Sequence[str] = (),
+    progress: Optional[ProgressCallback] = None,
+) -> Result:
+    """Run one simulation and return its :class:`Result`.
+
+    ``config`` is a path to a TOML file, a TOML string or a mapping. Relative paths inside it
+    start from ``base_dir`` (default: the file's directory, else the current directory).
+    ``overrides`` are ``key=value`` strings applied on top (as ``raidlab run --set``).
+    ``progress`` is called now and then with the fraction done and the requests completed;
+    returning ``False`` cancels the run (``result.cancelled`` is then true). The GIL is
+    released while the simulation runs.
+    """
+    loaded = load_config(config, base_dir=base_dir, overrides=overrides)
+    output = _core.run(loaded.text, str(loaded.base_dir), progress)
+    return Result.from_core(output)
+
+
+def resolve_config(
+    config: ConfigSource,
+    *,
+    base_dir: Union[str, "os.PathLike[str]", None] = None,
+    overrides: Sequence[str] = (),
+) -> "tuple[str, str]":
+    """Validate a configuration without running it: ``(resolved TOML, config hash)``."""
+    loaded = load_config(config, base_dir=base_dir, overrides=overrides)
+    return _core.resolve_config(loaded.text, str(loaded.base_dir))
+
+
+def load_result(run_dir: Union[str, "os.PathLike[str]"]) -> Result:
+    """Load a run directory written by :meth:`Result.save` (or ``raidlab run``)."""
+    return Result.load(run_dir)

@@ -1,0 +1,7 @@
+"""``python -m raidlab`` is the ``raidlab`` command."""
+
+import sys
+
+from raidlab.cli import main
+
+sys.exit(main())

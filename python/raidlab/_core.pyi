@@ -1,0 +1,59 @@
+# Type stub of the compiled extension (crates/raidlab-py/src/lib.rs).
+# tests/test_core_stub.py checks that every public name here exists in the binary with the
+# same kind and parameters, and that the binary has no public name missing here.
+# Names starting with "_" are typing helpers that exist only in this stub.
+
+from typing import Callable, Dict, List, Optional, Tuple, TypedDict, Union
+
+import numpy as np
+import numpy.typing as npt
+
+_Column = Union[npt.NDArray[np.float64], npt.NDArray[np.int64], List[str]]
+
+class _RunOutput(TypedDict):
+    summary: str
+    """The run summary as JSON text."""
+    resolved_config: str
+    """The configuration with every default filled in, as TOML."""
+    config_hash: str
+    """Hex digest of the resolved configuration."""
+    tables: Dict[str, Dict[str, _Column]]
+    """Result tables: table name -> column name -> values."""
+
+class _BenchResult(TypedDict):
+    case: str
+    requests: int
+    disk_ops: int
+    wall_seconds: float
+    requests_per_second: float
+    disk_ops_per_second: float
+
+def run(
+    config_toml: str,
+    base_dir: str,
+    progress: Optional[Callable[[float, int], Optional[bool]]] = None,
+) -> _RunOutput:
+    """Run a simulation (GIL released). ``progress(fraction, completed_requests)`` returning
+    ``False`` cancels the run; an exception in it (or Ctrl-C) stops the run and propagates."""
+
+def resolve_config(config_toml: str, base_dir: str) -> Tuple[str, str]:
+    """Validate a configuration: ``(resolved TOML, config hash)``."""
+
+def config_schema() -> str:
+    """The JSON Schema of the configuration."""
+
+def bench(case: str, requests: int) -> _BenchResult:
+    """Run a built-in benchmark case."""
+
+def bench_cases() -> List[str]:
+    """Names of the built-in benchmark cases."""
+
+def trace_info(trace_toml: str, base_dir: str) -> str:
+    """Statistics of a trace (TOML with the keys of ``workload.trace``), as JSON."""
+
+def version() -> str:
+    """Version of the core and binding."""
+
+def _raise_for_test(kind: str) -> None:
+    """Test hook: raise the exception that core error ``kind`` maps to (``config``, ``trace``,
+    ``spec``, ``io``, ``io_no_errno``, ``invariant`` or ``panic``)."""

@@ -1,0 +1,427 @@
+"""The ``raidlab`` command.
+
+::
+
+    raidlab run CONFIG.toml [-o DIR] [--set key=value ...] [--quiet]
+    raidlab plot RUN_DIR [-o FILE]
+    raidlab trace info FILE --format FORMAT [--set key=value ...] [--json]
+    raidlab bench [--requests N] [--case NAME ...] [--json]
+    raidlab schema [-o FILE]
+    raidlab docs config [-o FILE]
+
+User errors (configuration, trace, drive spec, files) print ``error: <message>`` — with the
+key path or ``file:line`` — and exit with status 2; no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    Progress,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from raidlab import _core, __version__
+from raidlab.config import apply_overrides, load_config, to_toml
+from raidlab.exceptions import RaidlabError, RaidlabIOError
+from raidlab.results import Result
+
+__all__ = ["main", "build_parser"]
+
+#: Exit status for user errors (bad configuration, unreadable trace, missing file).
+EXIT_USER_ERROR = 2
+#: Exit status after Ctrl-C.
+EXIT_INTERRUPTED = 130
+
+#: A progress bar appears only for runs that last longer than this (seconds).
+PROGRESS_DELAY_S = 1.0
+
+#: Response-time classes of the summary, with the labels the summary table shows.
+RESPONSE_CLASSES = (
+    ("all", "all"),
+    ("read", "reads"),
+    ("write", "writes"),
+    ("degraded_read", "degraded reads"),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# raidlab run
+# ---------------------------------------------------------------------------------------------
+
+
+class ProgressReporter:
+    """The progress callback of a run: shows a rich progress bar once the run has lasted
+    :data:`PROGRESS_DELAY_S`, so short runs print nothing."""
+
+    def __init__(self, console: Console, enabled: bool = True, delay_s: float = PROGRESS_DELAY_S) -> None:
+        self.console = console
+        self.enabled = enabled
+        self.delay_s = delay_s
+        self.started = time.monotonic()
+        self.progress: Optional[Progress] = None
+        self.task: Any = None
+
+    def __call__(self, fraction: float, completed_requests: int) -> bool:
+        if not self.enabled:
+            return True
+        if self.progress is None:
+            if time.monotonic() - self.started < self.delay_s:
+                return True
+            self.progress = Progress(
+                TextColumn("simulating"),
+                BarColumn(),
+                TaskProgressColumn(),
+                TextColumn("{task.fields[requests]:>12,} requests"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=self.console,
+                transient=True,
+            )
+            self.progress.start()
+            self.task = self.progress.add_task("run", total=1.0, requests=0)
+        if math.isfinite(fraction):
+            self.progress.update(self.task, total=1.0, completed=min(max(fraction, 0.0), 1.0),
+                                 requests=completed_requests)
+        else:  # the run has no known end (e.g. a whole trace): an indeterminate bar
+            self.progress.update(self.task, total=None, requests=completed_requests)
+        return True
+
+    def close(self) -> None:
+        if self.progress is not None:
+            self.progress.stop()
+            self.progress = None
+
+
+def _command_run(args: argparse.Namespace, out: Console, err: Console) -> int:
+    loaded = load_config(args.config, overrides=args.set)
+    reporter = ProgressReporter(err, enabled=not args.quiet)
+    try:
+        output = _core.run(loaded.text, str(loaded.base_dir), reporter)
+    finally:
+        reporter.close()
+    result = Result.from_core(output)
+    run_dir = Path(args.output) if args.output else Path("runs") / f"{loaded.name or 'run'}-{result.config_hash[:8]}"
+    result.save(run_dir, overrides=args.set, command_line=["raidlab", *args.argv])
+    if args.quiet:
+        out.print(str(run_dir), markup=False, highlight=False, soft_wrap=True)
+    else:
+        print_summary(out, result, run_dir)
+    return 0
+
+
+def _ms(value: Any) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "—"
+    return f"{float(value):.2f}"
+
+
+def print_summary(console: Console, result: Result, run_dir: Optional[Path] = None) -> None:
+    """The summary tables ``raidlab run`` prints."""
+    summary = result.summary
+    response = summary.get("response_ms") or {}
+    table = Table(title="Response time (ms)", title_justify="left")
+    table.add_column("class")
+    for heading in ("requests", "mean", "p50", "p90", "p99", "max"):
+        table.add_column(heading, justify="right")
+    for key, label in RESPONSE_CLASSES:
+        stats = response.get(key) or {}
+        count = int(stats.get("count") or 0)
+        if count == 0:
+            table.add_row(label, "0", *("—" for _ in range(5)))
+        else:
+            table.add_row(label, f"{count:,}", *(_ms(stats.get(s)) for s in ("mean", "p50", "p90", "p99", "max")))
+    console.print(table)
+
+    facts = Table(show_header=False, title="Run", title_justify="left")
+    facts.add_column("what")
+    facts.add_column("value")
+    if "simulated_seconds" in summary:
+        facts.add_row("simulated time", f"{float(summary['simulated_seconds']):.3f} s")
+    if "requests_completed" in summary:
+        facts.add_row("requests completed", f"{int(summary['requests_completed']):,}")
+    drives = result.drives
+    if not drives.empty and "utilization" in drives:
+        utilization = drives["utilization"].astype(float)
+        facts.add_row(
+            "drive utilization",
+            f"{utilization.min():.1%} – {utilization.max():.1%} (mean {utilization.mean():.1%})",
+        )
+    elif "mean_utilization" in (summary.get("drives") or {}):
+        facts.add_row("drive utilization", f"mean {float(summary['drives']['mean_utilization']):.1%}")
+    failures = summary.get("failures") or []
+    facts.add_row(
+        "drive failures",
+        ", ".join(f"drive {f.get('drive')} at {float(f.get('at_s', float('nan'))):g} s" for f in failures) or "none",
+    )
+    facts.add_row("data loss", _data_loss_text(result))
+    if result.cancelled:
+        facts.add_row("cancelled", "yes — the run stopped early")
+    if run_dir is not None:
+        facts.add_row("run directory", str(run_dir))
+    console.print(facts)
+
+
+def _data_loss_text(result: Result) -> str:
+    if not result.data_loss:
+        return "no"
+    outcomes = result.outcomes
+    if outcomes.empty or "kind" not in outcomes:
+        return "YES"
+    lost = outcomes[outcomes["kind"].astype(str).str.contains("loss")]
+    if lost.empty:
+        return "YES"
+    first = lost.sort_values("time_s").iloc[0]
+    detail = f" ({first['detail']})" if "detail" in lost and str(first["detail"]) else ""
+    return f"YES — {len(lost)} event(s), first at {float(first['time_s']):g} s{detail}"
+
+
+# ---------------------------------------------------------------------------------------------
+# raidlab plot
+# ---------------------------------------------------------------------------------------------
+
+
+def _command_plot(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from raidlab.plots import plot_run  # Matplotlib is slow to import; only this command needs it.
+
+    result = Result.load(args.run_dir)
+    target = Path(args.output) if args.output else Path(args.run_dir) / "plot.png"
+    try:
+        path = plot_run(result, target)
+    except OSError as error:
+        raise RaidlabIOError(error.strerror or str(error), file=str(target), errno=error.errno) from None
+    out.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# raidlab trace info
+# ---------------------------------------------------------------------------------------------
+
+#: How `trace info` shows each statistic: label and formatter.
+_TRACE_FIELDS = {
+    "requests": ("requests", lambda v: f"{int(v):,}"),
+    "read_fraction": ("reads", lambda v: f"{float(v):.1%}"),
+    "mean_size_bytes": ("mean request size", lambda v: f"{float(v) / 1024:.1f} KiB"),
+    "duration_s": ("duration", lambda v: f"{float(v):.3f} s"),
+    "iops": ("mean rate", lambda v: f"{float(v):.1f} IO/s"),
+    "footprint_bytes": ("footprint", lambda v: f"{int(v) / 2**20:.1f} MiB"),
+    "locality_hot20": ("requests to the hottest 20 %", lambda v: f"{float(v):.1%}"),
+}
+
+
+def _command_trace_info(args: argparse.Namespace, out: Console, err: Console) -> int:
+    trace_toml = to_toml({"path": str(Path(args.file).resolve()), "format": args.format})
+    if args.set:
+        trace_toml = apply_overrides(trace_toml, args.set)
+    stats = json.loads(_core.trace_info(trace_toml, str(Path.cwd())))
+    if args.json:
+        out.print_json(data=stats)
+        return 0
+    out.print(f"{args.file} ({args.format} trace)", markup=False, highlight=False, soft_wrap=True)
+    table = Table(show_header=False)
+    table.add_column("statistic")
+    table.add_column("value", justify="right")
+    for key, value in stats.items():
+        label, show = _TRACE_FIELDS.get(key, (key, str))
+        table.add_row(label, show(value) if value is not None else "—")
+    out.print(table)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# raidlab bench
+# ---------------------------------------------------------------------------------------------
+
+
+def peak_rss_kib() -> Optional[int]:
+    """Peak resident set size of this process in KiB (``None`` where unavailable)."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak // 1024) if sys.platform == "darwin" else int(peak)  # bytes on macOS
+
+
+def _command_bench(args: argparse.Namespace, out: Console, err: Console) -> int:
+    cases = args.case or _core.bench_cases()
+    baseline = peak_rss_kib()  # the interpreter and its libraries, before any simulation
+    results: List[Dict[str, Any]] = []
+    for case in cases:
+        result = dict(_core.bench(case, args.requests))
+        result["peak_rss_kib"] = peak_rss_kib()
+        result["baseline_rss_kib"] = baseline
+        results.append(result)
+    if args.json:
+        out.print_json(data=results)
+        return 0
+    table = Table(title=f"raidlab {__version__} benchmarks", title_justify="left")
+    for heading in ("case", "requests", "disk ops", "wall (s)", "requests/s", "disk ops/s", "peak RSS (MiB)"):
+        table.add_column(heading, justify="left" if heading == "case" else "right")
+    for result in results:
+        rss = result["peak_rss_kib"]
+        table.add_row(
+            str(result["case"]),
+            f"{int(result['requests']):,}",
+            f"{int(result['disk_ops']):,}",
+            f"{float(result['wall_seconds']):.3f}",
+            f"{float(result['requests_per_second']):,.0f}",
+            f"{float(result['disk_ops_per_second']):,.0f}",
+            f"{rss / 1024:.1f}" if rss is not None else "—",
+        )
+    out.print(table)
+    if baseline is not None:
+        err.print(
+            f"peak RSS is this process's high-water mark after each case (cumulative); "
+            f"it was {baseline / 1024:.1f} MiB before the first case.",
+            style="dim", highlight=False,
+        )
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# raidlab schema, raidlab docs config
+# ---------------------------------------------------------------------------------------------
+
+
+def _write_or_print(text: str, output: Optional[str], out: Console) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    path = Path(output)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise RaidlabIOError(error.strerror or str(error), file=str(path), errno=error.errno) from None
+    out.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+
+
+def _schema() -> Dict[str, Any]:
+    return json.loads(_core.config_schema())
+
+
+def _command_schema(args: argparse.Namespace, out: Console, err: Console) -> int:
+    _write_or_print(json.dumps(_schema(), indent=2, ensure_ascii=False) + "\n", args.output, out)
+    return 0
+
+
+def _command_docs_config(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from raidlab.config_reference import render_config_reference, undocumented_keys
+
+    schema = _schema()
+    _write_or_print(render_config_reference(schema), args.output, out)
+    missing = undocumented_keys(schema)
+    if missing:
+        err.print(
+            f"warning: {len(missing)} key(s) have no description in the core's config types: "
+            + ", ".join(missing),
+            markup=False, highlight=False, soft_wrap=True,
+        )
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Parser and entry point
+# ---------------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="raidlab",
+        description="Simulate RAID storage under drive failure.",
+    )
+    parser.add_argument("--version", action="version", version=f"raidlab {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    run = commands.add_parser("run", help="run a simulation and write its run directory",
+                              description="Run a simulation, write its run directory and print a summary.")
+    run.add_argument("config", metavar="CONFIG.toml", help="experiment configuration")
+    run.add_argument("-o", "--output", metavar="DIR",
+                     help="run directory (default: runs/<config-stem>-<config-hash8>)")
+    run.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
+                     help="override a configuration key, e.g. --set array.drives=6 "
+                          "--set 'failures[0].at_s=2.5' (repeatable; values are TOML literals, "
+                          "bare words are strings)")
+    run.add_argument("-q", "--quiet", action="store_true",
+                     help="no progress bar or summary; print only the run directory")
+    run.set_defaults(handler=_command_run)
+
+    plot = commands.add_parser("plot", help="plot a run directory (R(t) and response-time CDFs)",
+                               description="Draw R(t) over I/O intensity with failure markers, and "
+                                           "the response-time CDFs, from a run directory.")
+    plot.add_argument("run_dir", metavar="RUN_DIR")
+    plot.add_argument("-o", "--output", metavar="FILE", help="PNG file (default: RUN_DIR/plot.png)")
+    plot.set_defaults(handler=_command_plot)
+
+    trace = commands.add_parser("trace", help="inspect block traces")
+    trace_commands = trace.add_subparsers(dest="trace_command", metavar="COMMAND", required=True)
+    info = trace_commands.add_parser("info", help="statistics of a trace file",
+                                     description="Read a trace once and print its statistics.")
+    info.add_argument("file", metavar="FILE")
+    info.add_argument("--format", required=True, help="trace format: spc, msr, systor, tencent or csv")
+    info.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
+                      help="other keys of workload.trace, e.g. --set csv.time_column=0 "
+                           "--set max_requests=1000")
+    info.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    info.set_defaults(handler=_command_trace_info)
+
+    bench = commands.add_parser("bench", help="run the built-in benchmarks",
+                                description="Measure simulation speed (requests/s, disk ops/s) "
+                                            "and peak memory.")
+    bench.add_argument("--requests", type=int, default=100_000, metavar="N",
+                       help="user requests per case (default: %(default)s)")
+    bench.add_argument("--case", action="append", metavar="NAME",
+                       help="case to run (repeatable; default: all of raidlab._core.bench_cases())")
+    bench.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    bench.set_defaults(handler=_command_bench)
+
+    schema = commands.add_parser("schema", help="print the configuration's JSON Schema")
+    schema.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    schema.set_defaults(handler=_command_schema)
+
+    docs = commands.add_parser("docs", help="generate documentation")
+    docs_commands = docs.add_subparsers(dest="docs_command", metavar="COMMAND", required=True)
+    docs_config = docs_commands.add_parser("config", help="configuration reference (markdown)",
+                                           description="Generate the configuration reference from "
+                                                       "the JSON Schema.")
+    docs_config.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    docs_config.set_defaults(handler=_command_docs_config)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Entry point of the ``raidlab`` command; returns the exit status."""
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(arguments)
+    args.argv = arguments
+    # Rich wraps at 80 columns when not writing to a terminal; tables read better wider.
+    out = Console(width=None if sys.stdout.isatty() else 160)
+    err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+    try:
+        return args.handler(args, out, err)
+    except RaidlabError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

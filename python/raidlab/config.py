@@ -1,0 +1,215 @@
+"""Configurations as the core wants them: TOML text plus the directory relative paths start from.
+
+The core owns the configuration (its Rust types are the single source of truth: validation,
+defaults, the JSON Schema). This module only gets TOML text to it:
+
+* :func:`load_config` accepts a path to a ``.toml`` file, a TOML string or a mapping;
+* :func:`apply_overrides` applies ``--set key=value`` overrides (``array.drives=6``,
+  ``failures[0].at_s=2.5``); values are TOML literals, and a value that is not valid TOML
+  (``raid6``) is taken as a string;
+* :func:`to_toml` writes a mapping as TOML (via ``tomli_w``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+
+import tomli_w
+
+from raidlab.exceptions import ConfigError, RaidlabIOError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
+
+__all__ = [
+    "ConfigSource",
+    "LoadedConfig",
+    "load_config",
+    "parse_toml",
+    "to_toml",
+    "parse_override",
+    "apply_overrides",
+]
+
+#: What :func:`raidlab.run` and :func:`load_config` accept.
+ConfigSource = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    """A configuration ready for the core."""
+
+    #: The configuration as TOML text.
+    text: str
+    #: Directory that relative paths in the configuration (traces, drive specs) start from.
+    base_dir: Path
+    #: Stem of the file it came from (``demo`` for ``experiments/demo.toml``), else ``None``.
+    name: Optional[str] = None
+
+
+def load_config(
+    config: ConfigSource,
+    *,
+    base_dir: Union[str, "os.PathLike[str]", None] = None,
+    overrides: Sequence[str] = (),
+) -> LoadedConfig:
+    """Turn a path, a TOML string or a mapping into TOML text for the core.
+
+    A ``str`` is a path when it names an existing file or ends in ``.toml`` (and has no line
+    break); otherwise it is TOML text. ``base_dir`` defaults to the file's directory for a path
+    and to the current directory otherwise.
+    """
+    name: Optional[str] = None
+    if isinstance(config, Mapping):
+        text = to_toml(config)
+        default_base = Path.cwd()
+    elif isinstance(config, os.PathLike) or (isinstance(config, str) and _looks_like_path(config)):
+        path = Path(os.fspath(config))
+        text = _read_text(path)
+        name = path.stem
+        default_base = path.resolve().parent
+    elif isinstance(config, str):
+        text = config
+        default_base = Path.cwd()
+    else:
+        raise TypeError(
+            f"config must be a path, a TOML string or a mapping, not {type(config).__name__}"
+        )
+    if overrides:
+        text = apply_overrides(text, overrides)
+    resolved_base = Path(base_dir).resolve() if base_dir is not None else default_base
+    return LoadedConfig(text=text, base_dir=resolved_base, name=name)
+
+
+def _looks_like_path(text: str) -> bool:
+    if "\n" in text or ("=" in text and not text.endswith(".toml")):
+        return False
+    return text.endswith(".toml") or Path(text).is_file()
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise RaidlabIOError(
+            error.strerror or str(error), file=str(path), errno=error.errno
+        ) from None
+
+
+def parse_toml(text: str) -> Dict[str, Any]:
+    """Parse TOML text; a syntax error becomes a :class:`ConfigError`."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"invalid TOML: {error}") from None
+
+
+def to_toml(config: Mapping[str, Any]) -> str:
+    """Write a mapping as TOML. ``None`` values are left out (TOML has no null; an absent
+    key means "use the default"), paths become strings and tuples become arrays."""
+    try:
+        return tomli_w.dumps(_plain(config))
+    except TypeError as error:
+        raise ConfigError(f"cannot write the configuration as TOML: {error}") from None
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(key): _plain(item) for key, item in value.items() if item is not None}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if hasattr(value, "item") and callable(value.item):  # NumPy scalars
+        return value.item()
+    return value
+
+
+# A key path is dotted names with optional [index] parts: failures[0].at_s, failures.0.at_s.
+_KEY_PART = re.compile(r"([A-Za-z0-9_-]+)|\[(\d+)\]")
+
+
+def _parse_key(key: str) -> List[Union[str, int]]:
+    parts: List[Union[str, int]] = []
+    for dotted in key.split("."):
+        position = 0
+        if not dotted:
+            raise ConfigError(f"malformed key path {key!r} in override", key=key)
+        while position < len(dotted):
+            match = _KEY_PART.match(dotted, position)
+            if match is None:
+                raise ConfigError(f"malformed key path {key!r} in override", key=key)
+            name, index = match.groups()
+            if index is not None:
+                parts.append(int(index))
+            elif name.isdigit() and position == 0 and parts:
+                parts.append(int(name))
+            else:
+                parts.append(name)
+            position = match.end()
+    return parts
+
+
+def parse_override(override: str) -> "tuple[List[Union[str, int]], Any]":
+    """Split ``key=value`` into the key path and the value (a TOML literal, else a string)."""
+    key, separator, raw = override.partition("=")
+    key = key.strip()
+    if not separator or not key:
+        raise ConfigError(f"override {override!r} is not of the form key=value", key=key)
+    raw = raw.strip()
+    try:
+        value = tomllib.loads(f"value = {raw}")["value"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return _parse_key(key), value
+
+
+def apply_overrides(text: str, overrides: Sequence[str]) -> str:
+    """Apply ``key=value`` overrides to TOML text and return the new text.
+
+    Missing tables are created; list elements are addressed by index (``failures[0].at_s``).
+    """
+    document = parse_toml(text)
+    for override in overrides:
+        path, value = parse_override(override)
+        _set_path(document, path, value, override.partition("=")[0].strip())
+    return to_toml(document)
+
+
+def _set_path(document: Dict[str, Any], path: List[Union[str, int]], value: Any, key: str) -> None:
+    node: Any = document
+    for depth, part in enumerate(path):
+        last = depth == len(path) - 1
+        shown = _show_key(path[: depth + 1])
+        if isinstance(part, int):
+            if not isinstance(node, list):
+                raise ConfigError(f"{_show_key(path[:depth]) or 'top level'} is not an array", key=key)
+            if part >= len(node):
+                raise ConfigError(
+                    f"index {part} is out of range: {_show_key(path[:depth])} has {len(node)} element(s)",
+                    key=key,
+                )
+        elif not isinstance(node, dict):
+            raise ConfigError(f"{_show_key(path[:depth])} is not a table", key=key)
+        if last:
+            node[part] = value
+        else:
+            if isinstance(part, str) and part not in node:
+                node[part] = {}
+            node = node[part]
+            if not isinstance(node, (dict, list)):
+                raise ConfigError(f"{shown} is a value, not a table", key=key)
+
+
+def _show_key(path: Sequence[Union[str, int]]) -> str:
+    shown = ""
+    for part in path:
+        shown += f"[{part}]" if isinstance(part, int) else (f".{part}" if shown else part)
+    return shown

@@ -1,0 +1,295 @@
+"""Results of a run: a summary dict and columnar tables, saved as JSON + Parquet.
+
+A run directory holds everything needed to inspect, plot or reproduce a run::
+
+    config.toml         the resolved configuration (every default filled in)
+    manifest.json       raidlab version, git commit, seed, config hash, UTC time, command line,
+                        overrides
+    summary.json        the run summary
+    <table>.parquet     one file per result table (timeseries, histogram, drives, outcomes)
+
+Plots and reports read these files; they never rerun the simulation.
+"""
+
+from __future__ import annotations
+
+import datetime as _datetime
+import json
+import math
+import os
+import platform
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from raidlab.exceptions import RaidlabIOError
+
+__all__ = ["Result", "TABLE_COLUMNS", "CONFIG_FILE", "MANIFEST_FILE", "SUMMARY_FILE"]
+
+CONFIG_FILE = "config.toml"
+MANIFEST_FILE = "manifest.json"
+SUMMARY_FILE = "summary.json"
+TABLE_SUFFIX = ".parquet"
+
+#: The tables every run produces and the columns they are documented to have (the core may
+#: add columns; a table the core did not produce reads as empty with these columns).
+TABLE_COLUMNS: Dict[str, List[str]] = {
+    "timeseries": [
+        "window_start_s",
+        "window_end_s",
+        "arrivals",
+        "completions",
+        "mean_response_ms",
+        "read_mean_response_ms",
+        "throughput_iops",
+    ],
+    "histogram": ["class", "upper_ms", "count"],
+    "drives": ["drive", "utilization", "mean_queue_length", "operations", "failed_at_s"],
+    "outcomes": ["time_s", "kind", "drive", "detail"],
+}
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+class Result:
+    """The output of one simulation run.
+
+    ``summary`` is a dict (see ``summary.json``); ``tables`` maps table names to DataFrames,
+    also reachable as :attr:`timeseries`, :attr:`histogram`, :attr:`drives` and
+    :attr:`outcomes`. ``manifest`` is set once the result has been saved or loaded.
+    """
+
+    def __init__(
+        self,
+        *,
+        summary: Mapping[str, Any],
+        tables: Mapping[str, pd.DataFrame],
+        resolved_config: str,
+        config_hash: str,
+        manifest: Optional[Mapping[str, Any]] = None,
+    ) -> None:
+        self.summary: Dict[str, Any] = dict(summary)
+        self.tables: Dict[str, pd.DataFrame] = dict(tables)
+        self.resolved_config = resolved_config
+        self.config_hash = config_hash
+        self.manifest: Optional[Dict[str, Any]] = dict(manifest) if manifest is not None else None
+
+    @classmethod
+    def from_core(cls, output: Mapping[str, Any]) -> "Result":
+        """Build a result from the dict returned by ``raidlab._core.run``."""
+        tables = {
+            name: pd.DataFrame({column: values for column, values in columns.items()})
+            for name, columns in output["tables"].items()
+        }
+        return cls(
+            summary=json.loads(output["summary"]),
+            tables=tables,
+            resolved_config=output["resolved_config"],
+            config_hash=output["config_hash"],
+        )
+
+    # -- tables ---------------------------------------------------------------------------
+
+    def table(self, name: str) -> pd.DataFrame:
+        """The table ``name``; a documented table the run did not produce reads as empty."""
+        if name in self.tables:
+            return self.tables[name]
+        if name in TABLE_COLUMNS:
+            return pd.DataFrame({column: [] for column in TABLE_COLUMNS[name]})
+        raise KeyError(f"no table {name!r}; the run has {sorted(self.tables)}")
+
+    @property
+    def timeseries(self) -> pd.DataFrame:
+        """Per time window: arrivals, completions, mean response times, throughput."""
+        return self.table("timeseries")
+
+    @property
+    def histogram(self) -> pd.DataFrame:
+        """Response-time histogram per class (``all``, ``read``, ``write``, ``degraded_read``)."""
+        return self.table("histogram")
+
+    @property
+    def drives(self) -> pd.DataFrame:
+        """Per drive: utilization, mean queue length, operations, failure time (NaN if none)."""
+        return self.table("drives")
+
+    @property
+    def outcomes(self) -> pd.DataFrame:
+        """Events that change the array's state: failures, rebuild completion, data loss."""
+        return self.table("outcomes")
+
+    # -- summary shortcuts ------------------------------------------------------------------
+
+    @property
+    def seed(self) -> Optional[int]:
+        """The run's seed (from the summary)."""
+        seed = self.summary.get("seed")
+        return int(seed) if seed is not None else None
+
+    @property
+    def data_loss(self) -> bool:
+        """Whether the simulated array lost data."""
+        return bool(self.summary.get("data_loss", False))
+
+    @property
+    def cancelled(self) -> bool:
+        """Whether the run was stopped early by its progress callback."""
+        return bool(self.summary.get("cancelled", False))
+
+    def __repr__(self) -> str:
+        completed = self.summary.get("requests_completed")
+        return (
+            f"<Result config_hash={self.config_hash[:8]} requests_completed={completed} "
+            f"data_loss={self.data_loss}>"
+        )
+
+    # -- files ------------------------------------------------------------------------------
+
+    def save(
+        self,
+        run_dir: PathLike,
+        *,
+        overrides: Sequence[str] = (),
+        command_line: Optional[Sequence[str]] = None,
+    ) -> Path:
+        """Write the run directory (created if needed) and return its path.
+
+        ``overrides`` (the ``--set`` values) and ``command_line`` (default ``sys.argv``) are
+        recorded in the manifest, which is written last.
+        """
+        directory = Path(run_dir)
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            (directory / CONFIG_FILE).write_text(self.resolved_config, encoding="utf-8")
+            _write_json(directory / SUMMARY_FILE, self.summary)
+            table_files = {}
+            for name, frame in self.tables.items():
+                file_name = name + TABLE_SUFFIX
+                pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), directory / file_name)
+                table_files[name] = file_name
+            manifest = self._manifest(table_files, overrides, command_line)
+            _write_json(directory / MANIFEST_FILE, manifest)
+        except OSError as error:
+            raise RaidlabIOError(
+                error.strerror or str(error),
+                file=str(error.filename or directory),
+                errno=error.errno,
+            ) from None
+        self.manifest = manifest
+        return directory
+
+    def _manifest(
+        self,
+        table_files: Mapping[str, str],
+        overrides: Sequence[str],
+        command_line: Optional[Sequence[str]],
+    ) -> Dict[str, Any]:
+        from raidlab import __version__
+
+        git = _git_state()
+        argv = list(sys.argv if command_line is None else command_line)
+        return {
+            "raidlab_version": __version__,
+            "git_commit": git.get("commit"),
+            "git_dirty": git.get("dirty"),
+            "seed": self.seed,
+            "config_hash": self.config_hash,
+            "created_utc": _datetime.datetime.now(_datetime.timezone.utc).strftime(
+                "%Y-%m-%dT%H:%M:%SZ"
+            ),
+            "command_line": shlex.join(argv),
+            "overrides": list(overrides),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "files": {
+                "config": CONFIG_FILE,
+                "summary": SUMMARY_FILE,
+                "tables": dict(table_files),
+            },
+        }
+
+    @classmethod
+    def load(cls, run_dir: PathLike) -> "Result":
+        """Read a run directory written by :meth:`save`."""
+        directory = Path(run_dir)
+        if not directory.is_dir():
+            raise RaidlabIOError("not a run directory", file=str(directory), errno=None)
+        manifest = _read_json(directory / MANIFEST_FILE) if (directory / MANIFEST_FILE).exists() else None
+        summary = _read_json(directory / SUMMARY_FILE)
+        resolved_config = _read_text(directory / CONFIG_FILE)
+        if manifest is not None and "files" in manifest:
+            table_files = {name: directory / file for name, file in manifest["files"]["tables"].items()}
+        else:
+            table_files = {path.stem: path for path in sorted(directory.glob("*" + TABLE_SUFFIX))}
+        tables = {}
+        for name, path in table_files.items():
+            try:
+                tables[name] = pd.read_parquet(path)
+            except OSError as error:
+                raise RaidlabIOError(
+                    error.strerror or str(error), file=str(path), errno=error.errno
+                ) from None
+        config_hash = (manifest or {}).get("config_hash") or summary.get("config_hash", "")
+        return cls(
+            summary=summary,
+            tables=tables,
+            resolved_config=resolved_config,
+            config_hash=config_hash,
+            manifest=manifest,
+        )
+
+
+def _write_json(path: Path, value: Any) -> None:
+    path.write_text(
+        json.dumps(_json_safe(value), indent=2, sort_keys=False, allow_nan=False) + "\n",
+        encoding="utf-8",
+    )
+
+
+def _json_safe(value: Any) -> Any:
+    """Non-finite floats become null (strict JSON has no NaN)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {key: _json_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(item) for item in value]
+    return value
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise RaidlabIOError(error.strerror or str(error), file=str(path), errno=error.errno) from None
+
+
+def _read_json(path: Path) -> Dict[str, Any]:
+    text = _read_text(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise RaidlabIOError(f"not valid JSON: {error}", file=str(path)) from None
+
+
+def _git_state() -> Dict[str, Any]:
+    """Commit and dirtiness of the checkout this package runs from, if it is one."""
+    source = Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(source), "rev-parse", "HEAD"],
+            capture_output=True, text=True, timeout=5, check=True,
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "-C", str(source), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True, timeout=5, check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    return {"commit": commit or None, "dirty": bool(status.strip())}

@@ -1,0 +1,308 @@
+"""raidlab.cli: the `raidlab` command, called in-process through main() and once as a process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import raidlab
+from raidlab import _core, cli
+
+from conftest import DATA, TRACES
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def run_cli(*args: str) -> int:
+    return cli.main([str(arg) for arg in args])
+
+
+def test_help_lists_every_command(capsys):
+    with pytest.raises(SystemExit) as caught:
+        run_cli("--help")
+    assert caught.value.code == 0
+    out = capsys.readouterr().out
+    for command in ("run", "plot", "trace", "bench", "schema", "docs"):
+        assert command in out
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit):
+        run_cli("--version")
+    assert raidlab.__version__ in capsys.readouterr().out
+
+
+def test_unknown_command_is_a_usage_error():
+    with pytest.raises(SystemExit) as caught:
+        run_cli("frobnicate")
+    assert caught.value.code == 2
+
+
+# -- errors: one line, exit 2, no traceback -------------------------------------------------
+
+
+def test_missing_config_file_exits_2_with_the_file_name(tmp_path, capsys):
+    assert run_cli("run", tmp_path / "absent.toml") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "absent.toml" in err
+    assert "Traceback" not in err
+
+
+def test_malformed_override_exits_2_with_the_key(small_config_path, capsys):
+    assert run_cli("run", small_config_path, "--set", "failures[7].at_s=1") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: failures[7].at_s: ")
+
+
+def test_toml_syntax_error_exits_2(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[array\n")
+    assert run_cli("run", bad, "--set", "seed=2") == 2
+    assert "invalid TOML" in capsys.readouterr().err
+
+
+def test_a_core_panic_exits_2_without_a_traceback(monkeypatch, capsys):
+    monkeypatch.setattr(_core, "config_schema", lambda: _core._raise_for_test("panic"))
+    assert run_cli("schema") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: raidlab-core panicked: deliberate panic for the test")
+    assert "Traceback" not in err
+
+
+def test_user_errors_print_no_traceback_from_a_real_process(tmp_path):
+    # The installed console script, end to end, on a missing file.
+    completed = subprocess.run(
+        [sys.executable, "-m", "raidlab", "run", str(tmp_path / "absent.toml")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert completed.returncode == 2
+    assert completed.stderr.startswith("error: ")
+    assert "Traceback" not in completed.stderr
+
+
+# -- plot (from a run directory only) ---------------------------------------------------------
+
+
+def test_plot_writes_a_png_into_the_run_directory(synthetic_run_dir: Path, capsys):
+    assert run_cli("plot", synthetic_run_dir) == 0
+    png = synthetic_run_dir / "plot.png"
+    assert png.read_bytes().startswith(PNG_SIGNATURE)
+    assert str(png) in capsys.readouterr().out
+
+
+def test_plot_to_a_chosen_file(synthetic_run_dir: Path, tmp_path: Path):
+    target = tmp_path / "figures" / "run.png"
+    assert run_cli("plot", synthetic_run_dir, "-o", target) == 0
+    assert target.read_bytes().startswith(PNG_SIGNATURE)
+
+
+def test_plot_never_runs_the_simulation(synthetic_run_dir: Path, monkeypatch):
+    def forbidden(*args, **kwargs):
+        raise AssertionError("plot must not run the simulation")
+
+    monkeypatch.setattr(_core, "run", forbidden)
+    assert run_cli("plot", synthetic_run_dir) == 0
+
+
+def test_plot_of_a_missing_run_directory_exits_2(tmp_path, capsys):
+    assert run_cli("plot", tmp_path / "nope") == 2
+    assert "nope" in capsys.readouterr().err
+
+
+# -- schema and docs ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def sample_schema(monkeypatch) -> dict:
+    text = (DATA / "config_schema_sample.json").read_text()
+    monkeypatch.setattr(_core, "config_schema", lambda: text)
+    return json.loads(text)
+
+
+def test_schema_prints_json(sample_schema, capsys):
+    assert run_cli("schema") == 0
+    assert json.loads(capsys.readouterr().out) == sample_schema
+
+
+def test_docs_config_writes_markdown_and_warns_about_undocumented_keys(sample_schema, tmp_path, capsys):
+    target = tmp_path / "docs" / "config.md"
+    assert run_cli("docs", "config", "-o", target) == 0
+    text = target.read_text()
+    assert text.startswith("# Configuration reference")
+    assert "`array.stripe_unit_kib`" in text
+    err = capsys.readouterr().err
+    assert "workload.trace.csv.time_column" in err  # the sample has undocumented keys
+
+
+# -- bench ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_bench(monkeypatch):
+    def bench(case: str, requests: int) -> dict:
+        return {"case": case, "requests": requests, "disk_ops": 3 * requests, "wall_seconds": 0.5,
+                "requests_per_second": requests / 0.5, "disk_ops_per_second": 6 * requests}
+
+    monkeypatch.setattr(_core, "bench", bench)
+
+
+def test_bench_prints_a_table(fake_bench, capsys):
+    assert run_cli("bench", "--requests", "1000") == 0
+    out = capsys.readouterr().out
+    for case in _core.bench_cases():
+        assert case in out
+    assert "2,000" in out  # requests/s
+
+
+def test_bench_json_has_rates_and_peak_memory(fake_bench, capsys):
+    assert run_cli("bench", "--requests", "1000", "--case", "raid5", "--json") == 0
+    [result] = json.loads(capsys.readouterr().out)
+    assert result["case"] == "raid5"
+    assert result["disk_ops_per_second"] == 6000
+    if sys.platform != "win32":
+        assert result["peak_rss_kib"] > 1000  # this Python process uses more than 1 MiB
+
+
+# -- with the engine -------------------------------------------------------------------------------
+
+
+@pytest.mark.engine
+def test_run_writes_the_run_directory_and_prints_a_summary(small_config_path, tmp_path, capsys):
+    run_dir = tmp_path / "out"
+    assert run_cli("run", small_config_path, "-o", run_dir, "--set", "seed=3") == 0
+    names = {path.name for path in run_dir.iterdir()}
+    assert {"config.toml", "manifest.json", "summary.json", "timeseries.parquet",
+            "histogram.parquet", "drives.parquet", "outcomes.parquet"} <= names
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["seed"] == 3 and manifest["overrides"] == ["seed=3"]
+    assert manifest["command_line"].startswith("raidlab run ")
+    out = capsys.readouterr().out
+    for label in ("reads", "writes", "degraded reads", "drive utilization", "data loss"):
+        assert label in out
+
+
+@pytest.mark.engine
+def test_run_defaults_to_runs_stem_hash(small_config_path, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert run_cli("run", small_config_path, "--quiet") == 0
+    printed = capsys.readouterr().out.strip()
+    run_dir = Path(printed)
+    assert run_dir.parent == Path("runs") and run_dir.name.startswith("small-")
+    assert len(run_dir.name) == len("small-") + 8
+    assert (tmp_path / run_dir / "summary.json").exists()
+
+
+@pytest.mark.engine
+def test_run_then_plot(small_config_path, tmp_path):
+    run_dir = tmp_path / "out"
+    assert run_cli("run", small_config_path, "-o", run_dir, "--quiet") == 0
+    assert run_cli("plot", run_dir) == 0
+    assert (run_dir / "plot.png").read_bytes().startswith(PNG_SIGNATURE)
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize("override, key", [
+    ('array.drives="five"', "array.drives"),
+    ("array.stripe_unit_kib=-4", "array.stripe_unit_kib"),
+])
+def test_bad_config_exits_2_with_the_key_path(small_config_path, tmp_path, capsys, override, key):
+    assert run_cli("run", small_config_path, "-o", tmp_path / "out", "--set", override) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and key in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.engine
+def test_trace_info_of_the_msr_sample(capsys):
+    # MSR Cambridge hm_0 excerpt: 1,000 records, 508 reads, 127.2 s (../shared/traces/README.md).
+    assert run_cli("trace", "info", TRACES / "msr-cambridge1-sample.csv", "--format", "msr", "--json") == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["requests"] == 1000
+    assert stats["read_fraction"] == pytest.approx(0.508)
+    assert stats["duration_s"] == pytest.approx(127.2, abs=0.1)
+
+
+@pytest.mark.engine
+def test_trace_info_table(capsys):
+    sample = TRACES / "systor17-traces-sample.csv.gz"
+    assert run_cli("trace", "info", sample, "--format", "systor") == 0
+    assert "999" in capsys.readouterr().out
+
+
+@pytest.mark.engine
+def test_trace_info_of_a_missing_file_exits_2(tmp_path, capsys):
+    assert run_cli("trace", "info", tmp_path / "none.csv", "--format", "msr") == 2
+    assert "none.csv" in capsys.readouterr().err
+
+
+@pytest.mark.engine
+def test_schema_is_the_cores(capsys):
+    assert run_cli("schema") == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert {"array", "workload"} <= set(schema["properties"])
+
+
+@pytest.mark.engine
+def test_real_bench_runs_every_case(capsys):
+    assert run_cli("bench", "--requests", "2000", "--json") == 0
+    results = json.loads(capsys.readouterr().out)
+    assert [r["case"] for r in results] == list(_core.bench_cases())
+    assert all(r["requests"] == 2000 and r["disk_ops"] > 0 for r in results)
+
+
+def test_console_script_is_installed():
+    script = Path(sys.executable).with_name("raidlab")
+    assert script.exists() or os.name == "nt"
+
+
+# -- progress and interruption ----------------------------------------------------------------
+
+
+def test_progress_bar_waits_for_the_delay_and_copes_with_unknown_fractions():
+    from rich.console import Console
+
+    reporter = cli.ProgressReporter(Console(file=open(os.devnull, "w")), delay_s=3600)
+    assert reporter(0.5, 10) is True and reporter.progress is None
+    reporter.delay_s = 0.0
+    assert reporter(0.5, 10) is True and reporter.progress is not None
+    assert reporter(float("nan"), 20) is True
+    reporter.close()
+    assert reporter.progress is None
+
+
+def test_quiet_disables_the_progress_bar():
+    from rich.console import Console
+
+    reporter = cli.ProgressReporter(Console(file=open(os.devnull, "w")), enabled=False, delay_s=0.0)
+    assert reporter(0.5, 10) is True and reporter.progress is None
+
+
+@pytest.mark.engine
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT delivery is POSIX-specific")
+def test_ctrl_c_stops_a_run_cleanly(small_config_path, tmp_path):
+    import signal
+    import time
+
+    script = (
+        "import sys, raidlab.cli\n"
+        "sys.stderr.write('ready\\n'); sys.stderr.flush()\n"
+        "sys.exit(raidlab.cli.main(sys.argv[1:]))\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, "run", str(small_config_path), "-o", str(tmp_path / "out"),
+         "--set", "workload.requests=20000000"],
+        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    assert process.stderr.readline() == "ready\n"
+    time.sleep(0.5)  # into the simulation, which takes many seconds
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "interrupted" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,213 @@
+"""raidlab.results: the Result class, run directories (save/load) and runs through the core."""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from pandas.testing import assert_frame_equal
+
+import raidlab
+from raidlab.exceptions import RaidlabIOError
+from raidlab.results import TABLE_COLUMNS, Result
+
+from conftest import SMALL_CONFIG, synthetic_result
+
+RUN_FILES = {"config.toml", "manifest.json", "summary.json"}
+#: Requests that keep the small configuration busy for about two seconds.
+LONG_RUN_REQUESTS = 1_000_000
+
+
+def assert_same_result(loaded: Result, original: Result) -> None:
+    assert loaded.summary == json.loads(json.dumps(original.summary))
+    assert loaded.resolved_config == original.resolved_config
+    assert loaded.config_hash == original.config_hash
+    assert set(loaded.tables) == set(original.tables)
+    for name, frame in original.tables.items():
+        assert_frame_equal(loaded.tables[name], frame, check_dtype=True)
+
+
+# -- without the engine: hand-built results -------------------------------------------------
+
+
+def test_from_core_builds_dataframes_from_the_binding_output():
+    output = {
+        "summary": json.dumps({"seed": 7, "data_loss": True}),
+        "resolved_config": "seed = 7\n",
+        "config_hash": "feedface" * 4,
+        "tables": {
+            "drives": {
+                "drive": np.arange(3, dtype=np.int64),
+                "utilization": np.array([0.1, 0.2, 0.3]),
+                "failed_at_s": np.array([math.nan, 1.5, math.nan]),
+            },
+            "outcomes": {"time_s": np.array([1.5]), "kind": ["drive_failure"]},
+        },
+    }
+    result = Result.from_core(output)
+    assert result.seed == 7 and result.data_loss and not result.cancelled
+    assert list(result.drives.columns) == ["drive", "utilization", "failed_at_s"]
+    assert result.drives["drive"].dtype == np.int64
+    assert result.outcomes["kind"].tolist() == ["drive_failure"]
+    # A documented table the run did not produce reads as empty, with its columns.
+    assert result.timeseries.empty
+    assert list(result.timeseries.columns) == TABLE_COLUMNS["timeseries"]
+    with pytest.raises(KeyError):
+        result.table("nonsense")
+
+
+def test_save_writes_the_run_directory(tmp_path: Path, synthetic: Result):
+    run_dir = synthetic.save(tmp_path / "run", overrides=["array.drives=5"],
+                             command_line=["raidlab", "run", "small.toml"])
+    names = {path.name for path in run_dir.iterdir()}
+    assert names == RUN_FILES | {f"{table}.parquet" for table in TABLE_COLUMNS}
+    assert (run_dir / "config.toml").read_text() == SMALL_CONFIG
+
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    assert manifest["raidlab_version"] == raidlab.__version__
+    assert manifest["seed"] == 1
+    assert manifest["config_hash"] == synthetic.config_hash
+    assert manifest["command_line"] == "raidlab run small.toml"
+    assert manifest["overrides"] == ["array.drives=5"]
+    assert manifest["created_utc"].endswith("Z")
+    assert "git_commit" in manifest  # None outside a git checkout
+    assert synthetic.manifest == manifest
+
+
+def test_save_then_load_round_trips(tmp_path: Path, synthetic: Result):
+    run_dir = synthetic.save(tmp_path / "run")
+    loaded = raidlab.load_result(run_dir)
+    assert_same_result(loaded, synthetic)
+    assert loaded.manifest is not None and loaded.manifest["seed"] == 1
+
+
+def test_non_finite_summary_values_are_saved_as_null(tmp_path: Path):
+    result = synthetic_result()
+    result.summary["response_ms"]["degraded_read"] = {"count": 0, "mean": math.nan}
+    run_dir = result.save(tmp_path / "run")
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["response_ms"]["degraded_read"] == {"count": 0, "mean": None}
+
+
+def test_load_without_manifest_finds_the_tables(tmp_path: Path, synthetic: Result):
+    run_dir = synthetic.save(tmp_path / "run")
+    (run_dir / "manifest.json").unlink()
+    loaded = Result.load(run_dir)
+    assert set(loaded.tables) == set(TABLE_COLUMNS)
+    assert loaded.manifest is None
+
+
+def test_load_of_a_missing_directory_is_a_raidlab_io_error(tmp_path: Path):
+    with pytest.raises(RaidlabIOError):
+        Result.load(tmp_path / "nothing-here")
+
+
+def test_load_of_an_incomplete_directory_names_the_missing_file(tmp_path: Path):
+    (tmp_path / "run").mkdir()
+    with pytest.raises(RaidlabIOError) as caught:
+        Result.load(tmp_path / "run")
+    assert caught.value.filename.endswith("summary.json")
+
+
+# -- with the engine: real runs --------------------------------------------------------------
+
+
+@pytest.mark.engine
+def test_a_real_run_has_the_documented_summary_and_tables(engine_result: Result):
+    summary = engine_result.summary
+    assert summary["seed"] == 1
+    assert summary["requests_completed"] == 2000
+    assert summary["failures"] == [{"drive": 2, "at_s": 5.0}]
+    for name in ("all", "read", "write", "degraded_read"):
+        assert set(summary["response_ms"][name]) >= {"count", "mean", "p50", "p90", "p99", "max"}
+    assert summary["response_ms"]["all"]["count"] == 2000
+    for name, columns in TABLE_COLUMNS.items():
+        assert set(columns) <= set(engine_result.table(name).columns), name
+    drives = engine_result.drives
+    assert len(drives) == 5
+    assert drives.loc[drives["drive"] == 2, "failed_at_s"].item() == 5.0
+    assert set(engine_result.histogram["class"]) == {"all", "read", "write", "degraded_read"}
+
+
+@pytest.mark.engine
+def test_a_real_run_round_trips_through_its_run_directory(engine_run_dir: Path, engine_result: Result):
+    assert_same_result(Result.load(engine_run_dir), engine_result)
+
+
+@pytest.mark.engine
+def test_same_config_and_seed_give_identical_results(engine_result: Result):
+    again = raidlab.run(SMALL_CONFIG)
+    assert again.summary == engine_result.summary
+    for name, frame in engine_result.tables.items():
+        assert_frame_equal(again.tables[name], frame)
+
+
+@pytest.mark.engine
+def test_progress_is_reported():
+    calls = []
+
+    def progress(fraction: float, completed: int) -> bool:
+        calls.append((fraction, completed))
+        return True
+
+    # The core reports every ~100 ms of wall time and once at the end.
+    raidlab.run(SMALL_CONFIG, overrides=["workload.requests=200000"], progress=progress)
+    assert calls[-1] == (1.0, 200000)
+    fractions = [fraction for fraction, _ in calls]
+    assert fractions == sorted(fractions) and 0.0 <= fractions[0]
+
+
+@pytest.mark.engine
+def test_returning_false_from_progress_cancels_the_run():
+    # Long enough (~2 s uncancelled) for the core to ask at least once.
+    cancelled = raidlab.run(SMALL_CONFIG, overrides=[f"workload.requests={LONG_RUN_REQUESTS}"],
+                            progress=lambda fraction, completed: False)
+    assert cancelled.cancelled
+    assert cancelled.summary["requests_completed"] < LONG_RUN_REQUESTS
+
+
+@pytest.mark.engine
+def test_the_gil_is_released_while_the_simulation_runs():
+    stop = threading.Event()
+    outcome = {}
+
+    def simulate() -> None:
+        outcome["result"] = raidlab.run(
+            SMALL_CONFIG, overrides=[f"workload.requests={LONG_RUN_REQUESTS}"],
+            progress=lambda fraction, completed: not stop.is_set(),
+        )
+
+    worker = threading.Thread(target=simulate)
+    worker.start()
+    time.sleep(0.05)  # let the worker get into the core
+    longest_gap = 0.0
+    last = started = time.monotonic()
+    while last - started < 0.3:
+        now = time.monotonic()
+        longest_gap = max(longest_gap, now - last)
+        last = now
+    overlapped = worker.is_alive()
+    stop.set()
+    worker.join()
+    assert overlapped, "the run ended before the measurement; make it longer"
+    # Holding the GIL would have frozen this loop for the whole run (seconds).
+    assert longest_gap < 0.1
+    assert outcome["result"].cancelled
+
+
+@pytest.mark.engine
+def test_an_exception_in_the_progress_callback_stops_the_run_and_propagates():
+    class Stop(Exception):
+        pass
+
+    def progress(fraction: float, completed: int) -> bool:
+        raise Stop()
+
+    with pytest.raises(Stop):
+        raidlab.run(SMALL_CONFIG, overrides=["workload.requests=20000"], progress=progress)
