@@ -136,3 +136,16 @@ def test_the_core_schema_renders_every_key():
     for key in ("seed", "array.layout", "array.drives", "array.stripe_unit_kib", "drive.preset",
                 "workload.requests", "workload.read_fraction", "failures[].drive", "failures[].at_s"):
         assert key in documented, key
+
+
+def test_committed_reference_and_schema_match_the_core():
+    """docs/config.md and docs/config.schema.json are generated (`make docs`); they must
+    describe the configuration types the binary was built from, and every key is documented."""
+    from conftest import REPO_ROOT
+
+    live = json.loads(_core.config_schema())
+    committed_schema = json.loads((REPO_ROOT / "docs" / "config.schema.json").read_text())
+    assert committed_schema == live, "docs/config.schema.json is stale: run `make docs`"
+    committed = (REPO_ROOT / "docs" / "config.md").read_text()
+    assert committed == render_config_reference(live), "docs/config.md is stale: run `make docs`"
+    assert undocumented_keys(live) == []

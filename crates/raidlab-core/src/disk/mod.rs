@@ -129,8 +129,10 @@ pub enum SeekConfig {
         /// Constant term, ms.
         a_ms: f64,
         /// Linear coefficient, ms per cylinder.
+        #[schemars(extend("x-unit" = "ms/cylinder"))]
         b_ms: f64,
         /// Square-root coefficient, ms per √cylinder.
+        #[schemars(extend("x-unit" = "ms/√cylinder"))]
         c_ms: f64,
     },
     /// Several formula segments; each applies to distances up to its `max_distance`.
@@ -155,7 +157,9 @@ pub struct SeekSegment {
     /// Constant term, ms.
     pub a_ms: f64,
     /// Linear coefficient, ms per cylinder.
+    #[schemars(extend("x-unit" = "ms/cylinder"))]
     pub b_ms: f64,
     /// Square-root coefficient, ms per √cylinder.
+    #[schemars(extend("x-unit" = "ms/√cylinder"))]
     pub c_ms: f64,
 }

@@ -53,13 +53,21 @@ pub enum SizeConfig {
     },
     /// Uniform over the multiples of `step_kib` from `min_kib` to `max_kib` inclusive.
     Uniform {
+        /// Smallest size, KiB.
         min_kib: f64,
+        /// Largest size, KiB.
         max_kib: f64,
+        /// Sizes are `min_kib` plus multiples of this, KiB.
         #[serde(default = "four")]
         step_kib: f64,
     },
     /// One of `kib` with the given relative `weights`.
-    Choice { kib: Vec<f64>, weights: Vec<f64> },
+    Choice {
+        /// The sizes, KiB.
+        kib: Vec<f64>,
+        /// Relative weight of each size (non-negative, positive sum).
+        weights: Vec<f64>,
+    },
 }
 
 fn four() -> f64 {

@@ -110,9 +110,13 @@ fn one() -> f64 {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CsvColumns {
+    /// Column (0-based) of the arrival time, in units of `time_unit_s`.
     pub time_column: usize,
+    /// Column (0-based) of the start address, in units of `offset_unit_bytes`.
     pub offset_column: usize,
+    /// Column (0-based) of the request size, in units of `size_unit_bytes`.
     pub size_column: usize,
+    /// Column (0-based) saying read or write (see `read_values`, `write_values`).
     pub op_column: usize,
     /// Seconds per unit of the time column (1e-6 for microseconds).
     #[serde(default = "one")]
@@ -127,6 +131,7 @@ pub struct CsvColumns {
     /// `read_values` is a read, and any other value is an error.
     #[serde(default = "default_write_values")]
     pub write_values: Vec<String>,
+    /// Values of the op column meaning read (case-insensitive).
     #[serde(default = "default_read_values")]
     pub read_values: Vec<String>,
     /// Lines to skip at the top (a header).
