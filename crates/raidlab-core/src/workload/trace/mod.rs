@@ -37,6 +37,7 @@ mod spc;
 mod summary;
 mod systor;
 mod tencent;
+mod validate;
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -51,6 +52,7 @@ use crate::sim::Nanos;
 use input::RecordReader;
 
 pub use summary::stats;
+pub use validate::{read_validate_trace, BufferAction, ValidateRequest};
 
 /// One request of a block trace in raidlab's units.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,7 +88,7 @@ pub enum FoldMode {
 pub struct TraceConfig {
     /// Trace file; `.gz` and `.bz2` (detected from the content) are decompressed on the fly.
     pub path: PathBuf,
-    /// Format: `spc`, `msr`, `systor`, `tencent` or `csv` (see [`trace_formats`]).
+    /// Format: `spc`, `msr`, `systor`, `tencent`, `csv` or `validate` (see [`trace_formats`]).
     pub format: String,
     /// Column mapping, required when `format = "csv"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -197,6 +199,7 @@ const TRACE_FORMATS: &[TraceFormat] = &[
     TraceFormat { name: "systor", parser: systor::parser, description: "Systor '17 VDI: header, Timestamp,Response,IOType,LUN,Offset,Size; epoch seconds, R/W, bytes" },
     TraceFormat { name: "tencent", parser: tencent::parser, description: "Tencent CBS: Timestamp,Offset,Size,IOType,VolumeID; epoch seconds, sectors, 0 read / 1 write" },
     TraceFormat { name: "csv", parser: csv::parser, description: "generic delimited text, columns and units given by the `csv` mapping" },
+    TraceFormat { name: "validate", parser: validate::parser, description: "DiskSim validate: R|W Hit|Miss LBN blocks service_us next_interarrival_us; whitespace, 512-byte blocks, µs" },
 ];
 
 /// The known trace formats as (name, one-line description), in registry order.
@@ -778,7 +781,7 @@ pub(crate) mod tests {
     #[test]
     fn registry_lists_every_format_once_with_a_description() {
         let names: Vec<&str> = trace_formats().map(|(name, _)| name).collect();
-        assert_eq!(names, ["spc", "msr", "systor", "tencent", "csv"]);
+        assert_eq!(names, ["spc", "msr", "systor", "tencent", "csv", "validate"]);
         assert!(trace_formats().all(|(_, description)| !description.is_empty()));
     }
 
