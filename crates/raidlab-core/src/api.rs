@@ -28,7 +28,8 @@ pub struct Column {
 /// A columnar result table (becomes a pandas DataFrame / Parquet file).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
-    /// `timeseries`, `histogram`, `drives` or `outcomes`.
+    /// `timeseries`, `histogram`, `drives`, `outcomes` or (with `metrics.record_responses`)
+    /// `responses`.
     pub name: String,
     pub columns: Vec<Column>,
 }
@@ -168,7 +169,8 @@ fn i64s(name: &str, v: Vec<i64>) -> Column {
     Column { name: name.into(), data: ColumnData::I64(v) }
 }
 
-/// The result tables: `timeseries`, `histogram`, `drives`, `outcomes`.
+/// The result tables: `timeseries`, `histogram`, `drives`, `outcomes`, and `responses` when
+/// `metrics.record_responses` is on.
 pub fn tables(sim: &Simulation) -> Vec<Table> {
     let rec = &sim.recorder;
     let w = rec.window_ns() as f64 / 1e9;
@@ -218,7 +220,24 @@ pub fn tables(sim: &Simulation) -> Vec<Table> {
             Column { name: "detail".into(), data: ColumnData::Str(rec.outcomes.iter().map(|o| o.detail.clone()).collect()) },
         ],
     };
-    vec![timeseries, histogram, drives, outcomes]
+    let mut tables = vec![timeseries, histogram, drives, outcomes];
+    if let Some(responses) = rec.responses_by_arrival() {
+        tables.push(responses_table(&responses));
+    }
+    tables
+}
+
+/// The `responses` table (only with `metrics.record_responses`): one row per request after
+/// warm-up, in order of arrival; times in integer ns, so they are exact.
+fn responses_table(responses: &[crate::metrics::ResponseRecord]) -> Table {
+    Table {
+        name: "responses".into(),
+        columns: vec![
+            i64s("arrival_ns", responses.iter().map(|r| r.arrival as i64).collect()),
+            i64s("response_ns", responses.iter().map(|r| r.response as i64).collect()),
+            i64s("is_write", responses.iter().map(|r| r.is_write as i64).collect()),
+        ],
+    }
 }
 
 /// Parse and validate a configuration; returns (resolved TOML, config hash).

@@ -168,7 +168,8 @@ impl Simulation {
         };
         let workload = Workload::new(&config.workload, capacity, rate, config.seed, "workload")?;
         let controller = Controller::new(layout, config.content.check, RngStream::new(config.seed, StreamId::MirrorChoice));
-        let recorder = Recorder::new(s_to_ns(config.metrics.window_s), s_to_ns(config.metrics.warmup_s));
+        let recorder = Recorder::new(s_to_ns(config.metrics.window_s), s_to_ns(config.metrics.warmup_s))
+            .recording_responses(config.metrics.record_responses);
         let mut sim = Simulation {
             config,
             now: 0,
