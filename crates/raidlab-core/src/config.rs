@@ -180,7 +180,7 @@ impl Config {
                     ))
                 }
             },
-            ArrivalConfig::Closed { outstanding, think_ms } => {
+            ArrivalConfig::Closed { outstanding, think_ms, .. } => {
                 if *outstanding == 0 {
                     return Err(Error::config("workload.arrival.outstanding", "must be at least 1"));
                 }

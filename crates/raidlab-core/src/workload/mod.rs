@@ -55,6 +55,9 @@ fn one() -> f64 {
 fn four() -> f64 {
     4.0
 }
+fn is_false(flag: &bool) -> bool {
+    !*flag
+}
 
 /// Arrival process.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -79,6 +82,11 @@ pub enum ArrivalConfig {
         /// Think time between a completion and the next request, ms.
         #[serde(default)]
         think_ms: f64,
+        /// Take each think time from the trace instead: request k+1 is issued
+        /// t[k+1] − t[k] (the trace's own gap) after request k completes. This is how DiskSim
+        /// replays a `validate` trace. Needs a trace, `outstanding = 1` and `think_ms = 0`.
+        #[serde(default, skip_serializing_if = "is_false")]
+        think_from_trace: bool,
     },
     /// Open loop at the trace's own timestamps (the default for a trace workload).
     Trace,
@@ -102,7 +110,10 @@ pub enum Loop {
     Poisson { mean_interarrival_ns: f64 },
     /// Trace timestamps.
     Trace,
-    /// Closed loop.
+    /// Closed loop: after each completion, `think` ns pass before the next request. With
+    /// `think_from_trace`, [`Workload::next`] sets `think` to the trace's gap before the
+    /// following request each time it issues one (one request is outstanding, so the engine
+    /// reads it at that request's completion).
     Closed { outstanding: u32, think: Nanos },
 }
 
@@ -117,6 +128,10 @@ pub struct Workload {
     max_requests: Option<u64>,
     end_time: Option<Nanos>,
     exhausted: bool,
+    /// Closed loop with think times from the trace (`ArrivalConfig::Closed::think_from_trace`).
+    think_from_trace: bool,
+    /// With `think_from_trace`: the trace's request after the one last issued, read ahead.
+    looked_ahead: Option<trace::TraceRecord>,
 }
 
 impl Workload {
@@ -143,10 +158,26 @@ impl Workload {
                 let rate = rate_per_s.ok_or_else(|| Error::config(format!("{key}.arrival"), "no rate resolved"))?;
                 Loop::Poisson { mean_interarrival_ns: 1e9 / rate }
             }
-            (ArrivalConfig::Closed { outstanding, think_ms }, _) => {
+            (ArrivalConfig::Closed { think_from_trace: true, outstanding, think_ms }, source) => {
+                let key = format!("{key}.arrival.think_from_trace");
+                if !matches!(source, Source::Trace(_)) {
+                    return Err(Error::config(key, "think times from the trace need a `workload.trace`"));
+                }
+                if *outstanding != 1 || *think_ms != 0.0 {
+                    return Err(Error::config(
+                        key,
+                        format!(
+                            "think times from the trace need `outstanding = 1` and `think_ms = 0`, not {outstanding} and {think_ms}"
+                        ),
+                    ));
+                }
+                Loop::Closed { outstanding: 1, think: 0 }
+            }
+            (ArrivalConfig::Closed { outstanding, think_ms, .. }, _) => {
                 Loop::Closed { outstanding: *outstanding, think: ms_to_ns(*think_ms) }
             }
         };
+        let think_from_trace = matches!(cfg.arrival, ArrivalConfig::Closed { think_from_trace: true, .. });
         Ok(Workload {
             source,
             arrival,
@@ -156,6 +187,8 @@ impl Workload {
             max_requests: cfg.requests,
             end_time: cfg.duration_s.map(s_to_ns),
             exhausted: false,
+            think_from_trace,
+            looked_ahead: None,
         })
     }
 
@@ -191,14 +224,21 @@ impl Workload {
                 let (lba, sectors, is_write) = g.next_request();
                 (now, lba, sectors, is_write)
             }
-            Source::Trace(t) => match t.next_record()? {
-                Some(r) => (r.arrival, r.lba, r.sectors, r.is_write),
-                None => {
-                    self.exhausted = true;
-                    return Ok(None);
+            Source::Trace(t) => {
+                let record = match self.looked_ahead.take() {
+                    Some(record) => Some(record),
+                    None => t.next_record()?,
+                };
+                match record {
+                    Some(r) => (r.arrival, r.lba, r.sectors, r.is_write),
+                    None => {
+                        self.exhausted = true;
+                        return Ok(None);
+                    }
                 }
-            },
+            }
         };
+        let trace_time = arrival;
         match self.arrival {
             Loop::Poisson { mean_interarrival_ns } => {
                 self.next_arrival_ns += self.arrivals_rng.exponential(mean_interarrival_ns);
@@ -212,6 +252,30 @@ impl Workload {
             return Ok(None);
         }
         self.issued += 1;
+        if self.think_from_trace {
+            self.look_ahead_for_think_time(trace_time)?;
+        }
         Ok(Some(UserRequest { arrival, lba, sectors, is_write }))
+    }
+
+    /// Closed loop with think times from the trace: read the request after the one just
+    /// issued (trace time `issued_at`) and make the gap between them the next think time. At
+    /// the end of the trace or of `max_requests` the workload is exhausted now, so that no
+    /// arrival is scheduled after the last completion.
+    fn look_ahead_for_think_time(&mut self, issued_at: Nanos) -> Result<()> {
+        let Source::Trace(t) = &mut self.source else {
+            return Err(Error::Invariant("think times from the trace without a trace".into()));
+        };
+        let next = if self.max_requests.is_some_and(|m| self.issued >= m) { None } else { t.next_record()? };
+        match next {
+            Some(record) => {
+                if let Loop::Closed { think, .. } = &mut self.arrival {
+                    *think = record.arrival - issued_at;
+                }
+            }
+            None => self.exhausted = true,
+        }
+        self.looked_ahead = next;
+        Ok(())
     }
 }

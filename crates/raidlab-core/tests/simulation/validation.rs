@@ -63,3 +63,43 @@ fn responses_table_holds_every_request_in_order_of_arrival_only_when_asked() {
     assert!(table(&without.tables, "responses").is_none());
     assert!(!without.resolved_config.contains("record_responses"));
 }
+
+/// The closed loop with think times from the trace: request k+1 arrives exactly the trace's
+/// gap after request k completes (DiskSim's replay of a validate trace).
+#[test]
+fn think_from_trace_issues_each_request_its_gap_after_the_previous_completes() {
+    let closed = r#"{ process = "closed", outstanding = 1, think_from_trace = true }"#;
+    let output = run(&one_drive_replay(closed, 3_000));
+    let responses = table(&output.tables, "responses").unwrap();
+    let (arrivals, response) = (ints(responses, "arrival_ns"), ints(responses, "response_ns"));
+    let trace = read_validate_trace(std::path::Path::new(IBM18ES_TRACE)).unwrap();
+    assert_eq!(arrivals.len(), 3_000);
+    assert_eq!(arrivals[0], 0);
+    for k in 0..2_999 {
+        let gap = trace[k].next_interarrival_ns as i64;
+        assert_eq!(arrivals[k + 1], arrivals[k] + response[k] + gap, "request {k}");
+    }
+    // Nothing is scheduled after the last completion.
+    let last_completion = (arrivals[2_999] + response[2_999]) as f64 / 1e9;
+    assert_eq!(f(&output.summary, "simulated_seconds"), last_completion);
+}
+
+#[test]
+fn think_from_trace_needs_a_trace_and_one_request_outstanding() {
+    let key = |text: &str| match raidlab_core::engine::Simulation::new(config(text)) {
+        Err(raidlab_core::Error::Config { key, message }) => format!("{key}: {message}"),
+        Err(other) => panic!("expected a config error, got {other}"),
+        Ok(_) => panic!("accepted:\n{text}"),
+    };
+    let e = key(&one_drive_replay(r#"{ process = "closed", outstanding = 2, think_from_trace = true }"#, 10));
+    assert!(e.starts_with("workload.arrival.think_from_trace: "), "{e}");
+    assert!(e.contains("outstanding = 1"), "{e}");
+    let e = key(&one_drive_replay(
+        r#"{ process = "closed", outstanding = 1, think_ms = 2, think_from_trace = true }"#,
+        10,
+    ));
+    assert!(e.contains("think_ms = 0"), "{e}");
+    let synthetic = "[array]\nlayout = \"raid0\"\ndrives = 1\n[workload]\nrequests = 5\n\
+                     arrival = { process = \"closed\", outstanding = 1, think_from_trace = true }\n";
+    assert!(key(synthetic).contains("need a `workload.trace`"));
+}
