@@ -1,6 +1,7 @@
 //! Metrics: response-time histograms, time series in windows, per-drive accounting and
 //! outcome records.
 
+pub mod demerit;
 pub mod histogram;
 
 use schemars::JsonSchema;
