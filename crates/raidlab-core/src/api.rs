@@ -350,3 +350,174 @@ pub fn trace_info_toml(toml_text: &str, base_dir: &Path) -> Result<String> {
     let stats = crate::workload::trace::stats(&cfg)?;
     Ok(serde_json::to_string_pretty(&stats).expect("stats serialize"))
 }
+
+// ---------------------------------------------------------------------------------------------
+// Drive validation against a real-drive trace
+// ---------------------------------------------------------------------------------------------
+
+/// How [`validate_toml`] replays a validate trace, as the summary states it.
+pub const VALIDATION_REPLAY: &str =
+    "one drive; closed loop, one request outstanding, each request issued the trace's gap after the previous one completes (DiskSim's validate replay)";
+
+/// Replay a DiskSim `validate` trace on one drive and compare the simulated response times
+/// with those the real drive measured (see `docs/validation.md`).
+///
+/// `drive_toml` gives the drive as the keys of a `[drive]` table (`preset = "ibm0661"`, a
+/// DiskSim spec, `scheduler = …`), or as a configuration document of which only `[drive]` and
+/// `seed` are used. The run is built around it: `layout = "raid0"`, `drives = 1`, one stripe
+/// unit spanning the whole drive (so no request is split), the trace with
+/// `format = "validate"` and DiskSim's arrival rule (`process = "closed"`, `outstanding = 1`,
+/// `think_from_trace = true`), and `metrics.record_responses = true`. Trace addresses beyond
+/// the drive are folded onto it (modulo) and counted in `beyond_capacity`. Relative paths
+/// start from `base_dir`.
+///
+/// The output's summary has the request count, measured and simulated mean (ms), the demerit
+/// ([`crate::metrics::demerit`]) in ms and as % of the measured mean, the mean per-request
+/// absolute difference, and the same figures for reads and writes alone. Its tables are
+/// `measured_cdf` and `simulated_cdf` (`response_ms`, `fraction`: the corners of the
+/// empirical CDFs) and `requests` (one row per trace line: `line`, `is_write`, `buffer`,
+/// `lbn`, `blocks`, `measured_ms`, `simulated_ms`).
+pub fn validate_toml(drive_toml: &str, trace_path: &Path, base_dir: &Path) -> Result<RunOutput> {
+    let trace_path = if trace_path.is_relative() { base_dir.join(trace_path) } else { trace_path.to_path_buf() };
+    let config = validation_config(drive_toml, &trace_path, base_dir)?;
+    let measured = crate::workload::trace::read_validate_trace(&trace_path)?;
+    let resolved_config = config.to_toml();
+    let config_hash = config.hash();
+    let mut sim = Simulation::new(config)?;
+    sim.run(None)?;
+    let simulated = sim.recorder.responses_by_arrival().unwrap_or_default();
+    if simulated.len() != measured.len() {
+        return Err(Error::Invariant(format!(
+            "the trace has {} requests but {} were simulated",
+            measured.len(),
+            simulated.len()
+        )));
+    }
+    let capacity = sim.controller.capacity_sectors();
+    let beyond_capacity = measured.iter().filter(|r| r.lbn.saturating_add(r.blocks) > capacity).count();
+    let measured_ms: Vec<f64> = measured.iter().map(|r| ns_to_ms(r.measured_ns)).collect();
+    let simulated_ms: Vec<f64> = simulated.iter().map(|r| ns_to_ms(r.response)).collect();
+
+    let comparison = |keep: &dyn Fn(bool) -> bool| {
+        let pick = |values: &[f64]| -> Vec<f64> {
+            values.iter().zip(&measured).filter(|(_, r)| keep(r.is_write)).map(|(v, _)| *v).collect()
+        };
+        let (m, s) = (pick(&measured_ms), pick(&simulated_ms));
+        let Some(d) = crate::metrics::demerit::Demerit::of(&m, &s) else {
+            return serde_json::Value::Null;
+        };
+        let mean_abs = m.iter().zip(&s).map(|(a, b)| (a - b).abs()).sum::<f64>() / m.len() as f64;
+        json!({
+            "requests": m.len(),
+            "measured_mean_ms": finite(d.measured_mean),
+            "simulated_mean_ms": finite(d.simulated_mean),
+            "demerit_ms": finite(d.rms_distance),
+            "demerit_percent": finite(d.percent_of_measured_mean()),
+            "mean_abs_difference_ms": finite(mean_abs),
+        })
+    };
+    let all = comparison(&|_| true);
+    if all.is_null() {
+        return Err(Error::config("trace", format!("{} holds no requests", trace_path.display())));
+    }
+    let mut summary = json!({
+        "raidlab_version": env!("CARGO_PKG_VERSION"),
+        "trace": trace_path.display().to_string(),
+        "drive": serde_json::to_value(&sim.config.drive).expect("the drive config serializes"),
+        "seed": sim.config.seed,
+        "config_hash": config_hash,
+        "replay": VALIDATION_REPLAY,
+        "reads": measured.iter().filter(|r| !r.is_write).count(),
+        "writes": measured.iter().filter(|r| r.is_write).count(),
+        "capacity_sectors": capacity,
+        "beyond_capacity": beyond_capacity,
+        "simulated_seconds": ns_to_s(sim.now()),
+        "read": comparison(&|is_write| !is_write),
+        "write": comparison(&|is_write| is_write),
+    });
+    if let (Some(summary), Some(all)) = (summary.as_object_mut(), all.as_object()) {
+        for (key, value) in all {
+            summary.insert(key.clone(), value.clone());
+        }
+    }
+
+    let cdf_table = |name: &str, sample: &[f64]| {
+        let points = crate::metrics::demerit::empirical_cdf(&crate::metrics::demerit::sorted(sample));
+        Table {
+            name: name.into(),
+            columns: vec![
+                f64s("response_ms", points.iter().map(|p| p.0).collect()),
+                f64s("fraction", points.iter().map(|p| p.1).collect()),
+            ],
+        }
+    };
+    let requests = Table {
+        name: "requests".into(),
+        columns: vec![
+            i64s("line", measured.iter().map(|r| r.line as i64).collect()),
+            i64s("is_write", measured.iter().map(|r| r.is_write as i64).collect()),
+            Column {
+                name: "buffer".into(),
+                data: ColumnData::Str(measured.iter().map(|r| r.buffer.label().to_string()).collect()),
+            },
+            i64s("lbn", measured.iter().map(|r| r.lbn as i64).collect()),
+            i64s("blocks", measured.iter().map(|r| r.blocks as i64).collect()),
+            f64s("measured_ms", measured_ms.clone()),
+            f64s("simulated_ms", simulated_ms.clone()),
+        ],
+    };
+    let tables = vec![cdf_table("measured_cdf", &measured_ms), cdf_table("simulated_cdf", &simulated_ms), requests];
+    Ok(RunOutput { summary, tables, resolved_config, config_hash })
+}
+
+/// The one-drive configuration [`validate_toml`] runs (its docs say what it contains).
+pub fn validation_config(drive_toml: &str, trace_path: &Path, base_dir: &Path) -> Result<Config> {
+    let document: toml::Table =
+        drive_toml.parse().map_err(|e: toml::de::Error| Error::config("drive", e.to_string().trim_end().to_string()))?;
+    let (drive, seed) = match document.get("drive") {
+        Some(toml::Value::Table(drive)) => (drive.clone(), document.get("seed").cloned()),
+        Some(_) => return Err(Error::config("drive", "expected a table")),
+        None => (document, None),
+    };
+    let build = |stripe_unit_kib: f64| -> Result<Config> {
+        let mut table = toml::Table::new();
+        table.insert("seed".into(), seed.clone().unwrap_or(toml::Value::Integer(1)));
+        let array: toml::Table = [
+            ("layout".to_string(), toml::Value::from("raid0")),
+            ("drives".to_string(), toml::Value::from(1)),
+            ("stripe_unit_kib".to_string(), toml::Value::from(stripe_unit_kib)),
+        ]
+        .into_iter()
+        .collect();
+        table.insert("array".into(), toml::Value::Table(array));
+        table.insert("drive".into(), toml::Value::Table(drive.clone()));
+        let trace: toml::Table = [
+            ("path".to_string(), toml::Value::from(trace_path.display().to_string())),
+            ("format".to_string(), toml::Value::from("validate")),
+        ]
+        .into_iter()
+        .collect();
+        let arrival: toml::Table = [
+            ("process".to_string(), toml::Value::from("closed")),
+            ("outstanding".to_string(), toml::Value::from(1)),
+            ("think_from_trace".to_string(), toml::Value::from(true)),
+        ]
+        .into_iter()
+        .collect();
+        let workload: toml::Table = [
+            ("trace".to_string(), toml::Value::Table(trace)),
+            ("arrival".to_string(), toml::Value::Table(arrival)),
+        ]
+        .into_iter()
+        .collect();
+        table.insert("workload".into(), toml::Value::Table(workload));
+        let metrics: toml::Table = [("record_responses".to_string(), toml::Value::from(true))].into_iter().collect();
+        table.insert("metrics".into(), toml::Value::Table(metrics));
+        Config::from_toml(&toml::to_string(&table).expect("a TOML table serializes"), base_dir)
+    };
+    // One stripe unit as large as the drive: RAID-0 over one drive then maps every request
+    // to one disk operation at its own address.
+    let provisional = build(64.0)?;
+    let capacity = crate::disk::DriveModel::new(&provisional.drive_model()?, "drive.model")?.capacity_sectors();
+    build(capacity as f64 / 2.0)
+}

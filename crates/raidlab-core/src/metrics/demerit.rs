@@ -4,11 +4,12 @@
 //! measured one, averaged (RMS) over the fraction of requests.
 //!
 //! ```text
-//!  fraction p ▲            measured ┌────
-//!           1 │       simulated ┌──┼┘
-//!             │             ┌───┘ ←→ horizontal distance Q_sim(p) − Q_meas(p)
-//!             │         ┌───┘  ┌┘
-//!           0 └─────────┴──────┴────────▶ response time
+//!  fraction ▲    measured       simulated
+//!         1 ┤       ┌────────      ┌────────
+//!           │    ┌──┘           ┌──┘
+//!         p ┤····│◀────────────▶│          the horizontal distance at p is
+//!           │ ┌──┘           ┌──┘           Q_sim(p) − Q_meas(p)
+//!         0 └─┴──────────────┴──────────────▶ response time
 //!
 //!  demerit = sqrt( ∫₀¹ (Q_meas(p) − Q_sim(p))² dp )
 //! ```

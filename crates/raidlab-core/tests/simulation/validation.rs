@@ -1,7 +1,9 @@
 //! Drive validation against real-drive traces (DiskSim's `validate` format), and the
 //! per-request response log it needs.
 
-use raidlab_core::api::{ColumnData, Table};
+use std::path::Path;
+
+use raidlab_core::api::{self, ColumnData, Table};
 use raidlab_core::workload::trace::read_validate_trace;
 
 use crate::common::*;
@@ -102,4 +104,95 @@ fn think_from_trace_needs_a_trace_and_one_request_outstanding() {
     let synthetic = "[array]\nlayout = \"raid0\"\ndrives = 1\n[workload]\nrequests = 5\n\
                      arrival = { process = \"closed\", outstanding = 1, think_from_trace = true }\n";
     assert!(key(synthetic).contains("need a `workload.trace`"));
+}
+
+fn floats(table: &Table, column: &str) -> Vec<f64> {
+    match &table.columns.iter().find(|c| c.name == column).unwrap().data {
+        ColumnData::F64(values) => values.clone(),
+        other => panic!("{column} is not a float column: {other:?}"),
+    }
+}
+
+/// The wrong drive for the trace (the trace's addresses are folded onto it), but every part
+/// of the validation runs: structure, pairing of requests and the figures' definitions.
+#[test]
+fn validate_replays_the_trace_on_one_drive_and_compares_every_request() {
+    let output = api::validate_toml("preset = \"ibm0661\"", Path::new(IBM18ES_TRACE), Path::new(".")).unwrap();
+    let summary = &output.summary;
+    let trace = read_validate_trace(Path::new(IBM18ES_TRACE)).unwrap();
+    assert_eq!(f(summary, "requests"), 10_000.0);
+    assert_eq!((f(summary, "reads"), f(summary, "writes")), (6_582.0, 3_418.0));
+    assert!((f(summary, "measured_mean_ms") - 5.2605174).abs() < 1e-9);
+    assert!(f(summary, "beyond_capacity") > 0.0, "ibm0661 is far smaller than the 18ES");
+    assert_eq!(get(summary, "replay").as_str(), Some(api::VALIDATION_REPLAY));
+
+    // Requests are paired with trace lines in order.
+    let requests = table(&output.tables, "requests").unwrap();
+    assert_eq!(ints(requests, "line"), (1..=10_000).collect::<Vec<i64>>());
+    let measured = floats(requests, "measured_ms");
+    let simulated = floats(requests, "simulated_ms");
+    assert_eq!(measured[0], 13.661);
+    assert_eq!(measured, trace.iter().map(|r| r.measured_ns as f64 / 1e6).collect::<Vec<_>>());
+    let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len() as f64;
+    assert!((mean(&simulated) - f(summary, "simulated_mean_ms")).abs() < 1e-9);
+
+    // The demerit is the exact one of the two samples, in ms and in % of the measured mean.
+    let demerit = raidlab_core::metrics::demerit::Demerit::of(&measured, &simulated).unwrap();
+    assert_eq!(f(summary, "demerit_ms"), demerit.rms_distance);
+    let percent = 100.0 * f(summary, "demerit_ms") / f(summary, "measured_mean_ms");
+    assert!((f(summary, "demerit_percent") - percent).abs() < 1e-9);
+    assert_eq!(f(summary, "read.requests") + f(summary, "write.requests"), 10_000.0);
+
+    // The CDF tables are the corners of the two empirical CDFs.
+    for (name, sample) in [("measured_cdf", &measured), ("simulated_cdf", &simulated)] {
+        let cdf = table(&output.tables, name).unwrap();
+        let (x, p) = (floats(cdf, "response_ms"), floats(cdf, "fraction"));
+        assert!(x.windows(2).all(|w| w[0] < w[1]) && p.windows(2).all(|w| w[0] < w[1]), "{name}");
+        assert_eq!(*p.last().unwrap(), 1.0);
+        let below_first = sample.iter().filter(|&&v| v <= x[0]).count() as f64 / 1e4;
+        assert_eq!(p[0], below_first);
+    }
+
+    // Deterministic, and the drive may come inside a configuration document.
+    let again = api::validate_toml("seed = 1\n[drive]\npreset = \"ibm0661\"\n", Path::new(IBM18ES_TRACE), Path::new("."))
+        .unwrap();
+    assert_eq!(again.summary, output.summary);
+    assert_eq!(again.tables, output.tables);
+}
+
+#[test]
+fn validate_runs_one_disk_operation_per_request_over_the_whole_drive() {
+    let config = api::validation_config("preset = \"ibm0661\"", Path::new(IBM18ES_TRACE), Path::new(".")).unwrap();
+    let mut sim = raidlab_core::engine::Simulation::new(config).unwrap();
+    sim.run(None).unwrap();
+    assert_eq!(sim.drives[0].operations, 10_000);
+    assert_eq!(sim.controller.capacity_sectors(), 949 * 14 * 48);
+}
+
+#[test]
+fn validate_errors_name_the_key_or_the_line() {
+    let run = |drive: &str, trace: &Path| api::validate_toml(drive, trace, Path::new(".")).unwrap_err();
+    match run("preset = \"ibm9999\"", Path::new(IBM18ES_TRACE)) {
+        raidlab_core::Error::Config { key, .. } => assert_eq!(key, "drive.preset"),
+        other => panic!("{other}"),
+    }
+    match run("[drive]\nspeed = 3\n", Path::new(IBM18ES_TRACE)) {
+        raidlab_core::Error::Config { key, .. } => assert_eq!(key, "drive.speed"),
+        other => panic!("{other}"),
+    }
+    assert!(matches!(run("preset = ", Path::new(IBM18ES_TRACE)), raidlab_core::Error::Config { .. }));
+    assert!(matches!(
+        run("preset = \"ibm0661\"", Path::new("/nonexistent/x.trace")),
+        raidlab_core::Error::Io { .. }
+    ));
+    let dir = std::env::temp_dir().join(format!("raidlab-validate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.trace");
+    std::fs::write(&bad, "R Hit 1 4 100.0 5\nR Hit 2 4 100.0 5\nR Hit 3 4\n").unwrap();
+    let error = run("preset = \"ibm0661\"", &bad);
+    assert!(error.to_string().starts_with(&format!("{}:3: expected 6 fields", bad.display())), "{error}");
+    let empty = dir.join("empty.trace");
+    std::fs::write(&empty, "\n").unwrap();
+    assert!(run("preset = \"ibm0661\"", &empty).to_string().contains("holds no requests"));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
