@@ -514,10 +514,23 @@ pub fn validation_config(drive_toml: &str, trace_path: &Path, base_dir: &Path) -
         let metrics: toml::Table = [("record_responses".to_string(), toml::Value::from(true))].into_iter().collect();
         table.insert("metrics".into(), toml::Value::Table(metrics));
         Config::from_toml(&toml::to_string(&table).expect("a TOML table serializes"), base_dir)
+            .map_err(without_toml_excerpt)
     };
     // One stripe unit as large as the drive: RAID-0 over one drive then maps every request
     // to one disk operation at its own address.
     let provisional = build(64.0)?;
     let capacity = crate::disk::DriveModel::new(&provisional.drive_model()?, "drive.model")?.capacity_sectors();
     build(capacity as f64 / 2.0)
+}
+
+/// A configuration error about the TOML [`validation_config`] generates: its line and excerpt
+/// mean nothing to the caller, so keep only the message's last line (what is wrong).
+fn without_toml_excerpt(error: Error) -> Error {
+    match error {
+        Error::Config { key, message } if message.starts_with("TOML parse error") => {
+            let last = message.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("");
+            Error::config(key, last.trim().to_string())
+        }
+        other => other,
+    }
 }

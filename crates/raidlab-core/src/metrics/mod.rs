@@ -26,6 +26,7 @@ pub struct MetricsConfig {
     /// order of arrival; warm-up requests left out). Costs 24 bytes per request; off by
     /// default.
     #[serde(default, skip_serializing_if = "is_false")]
+    #[schemars(extend("default" = false))]
     pub record_responses: bool,
 }
 

@@ -86,6 +86,7 @@ pub enum ArrivalConfig {
         /// t[k+1] − t[k] (the trace's own gap) after request k completes. This is how DiskSim
         /// replays a `validate` trace. Needs a trace, `outstanding = 1` and `think_ms = 0`.
         #[serde(default, skip_serializing_if = "is_false")]
+        #[schemars(extend("default" = false))]
         think_from_trace: bool,
     },
     /// Open loop at the trace's own timestamps (the default for a trace workload).
