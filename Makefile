@@ -22,7 +22,7 @@ ifeq ($(EXTENSION),)
 $(shell rm -f $(BUILD_STAMP))
 endif
 
-.PHONY: help venv build demo test bench docs clean distclean
+.PHONY: help venv build demo test bench docs validation clean distclean
 
 help: ## List the targets
 	@echo "raidlab make targets:"
@@ -57,6 +57,9 @@ bench: build ## Criterion benchmarks of the core, then `raidlab bench`
 docs: build ## Regenerate docs/config.md and docs/config.schema.json from the core's types
 	$(BIN)/raidlab schema -o docs/config.schema.json
 	$(BIN)/raidlab docs config -o docs/config.md
+
+validation: build ## Validate the drive models against DiskSim's real-drive traces: docs/validation.md
+	$(BIN)/raidlab docs validation -o docs/validation.md --diskspecs ../shared/diskspecs
 
 clean: ## Remove build outputs (target/, the extension module, caches); keeps .venv and runs/
 	cargo clean

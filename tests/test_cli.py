@@ -27,7 +27,7 @@ def test_help_lists_every_command(capsys):
         run_cli("--help")
     assert caught.value.code == 0
     out = capsys.readouterr().out
-    for command in ("run", "plot", "trace", "bench", "schema", "docs"):
+    for command in ("run", "plot", "trace", "bench", "validate", "schema", "docs"):
         assert command in out
 
 
@@ -306,3 +306,79 @@ def test_ctrl_c_stops_a_run_cleanly(small_config_path, tmp_path):
     assert process.returncode == 130
     assert "interrupted" in err and "Traceback" not in err
     assert not (tmp_path / "out").exists()
+
+
+# -- validate, docs validation (DiskSim's real-drive traces) ---------------------------------------
+
+IBM18ES_TRACE = TRACES.parent / "diskspecs" / "ibm18es.trace"
+
+
+def test_validate_prints_means_and_demerit_and_writes_the_cdf_png(tmp_path, capsys):
+    # The wrong drive for the trace is fine for a smoke test: assert structure only.
+    target = tmp_path / "cdf.png"
+    assert run_cli("validate", "ibm0661", IBM18ES_TRACE, "-o", target) == 0
+    captured = capsys.readouterr()
+    assert target.read_bytes().startswith(PNG_SIGNATURE)
+    for text in ("measured mean (ms)", "simulated mean (ms)", "demerit (ms)", "demerit (% of mean)",
+                 "all requests", "10,000", "5.26", f"wrote {target}"):
+        assert text in captured.out, text
+    assert "beyond the drive's capacity" in captured.err  # ibm0661 is far smaller than the 18ES
+
+
+def test_validate_json_is_the_summary(tmp_path, capsys):
+    assert run_cli("validate", "ibm0661", IBM18ES_TRACE, "-o", tmp_path / "cdf.png", "--json") == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["requests"] == 10_000
+    assert summary["demerit_percent"] == pytest.approx(100 * summary["demerit_ms"] / summary["measured_mean_ms"])
+    assert {"measured_mean_ms", "simulated_mean_ms", "read", "write"} <= set(summary)
+
+
+def test_validate_default_png_is_named_after_the_trace(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert run_cli("validate", "ibm0661", IBM18ES_TRACE) == 0
+    assert (tmp_path / "ibm18es-validation.png").read_bytes().startswith(PNG_SIGNATURE)
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("W Hit 2 4 100.0", "expected 6 fields"),
+        ("X Hit 2 4 100.0 5", 'unknown operation "X"'),
+        ("R Hot 2 4 100.0 5", 'unknown buffer label "Hot"'),
+        ("R Hit 2 0 100.0 5", "block count must be positive"),
+        ("R Hit 2 4 soon 5", 'bad measured service time "soon"'),
+    ],
+)
+def test_validate_malformed_trace_lines_exit_2_with_file_and_line(tmp_path, capsys, line, message):
+    trace = tmp_path / "bad.trace"
+    trace.write_text(f"R Hit 1 4 100.0 5\n\n{line}\n")
+    assert run_cli("validate", "ibm0661", trace, "-o", tmp_path / "x.png") == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {trace}:3: ") and message in err
+    assert "Traceback" not in err
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_validate_an_existing_file_is_taken_as_a_diskspec(tmp_path, capsys):
+    spec = tmp_path / "drive.parv"
+    spec.write_text("# not a real specification\n")
+    assert run_cli("validate", spec, IBM18ES_TRACE, "-o", tmp_path / "x.png") == 2
+    err = capsys.readouterr().err
+    # Without the DiskSim spec import `diskspec` is an unknown key; with it, the file is bad.
+    assert "drive.diskspec" in err or str(spec) in err, err
+    assert err.startswith("error: ") and "Traceback" not in err
+
+
+def test_validate_unknown_preset_exits_2(tmp_path, capsys):
+    assert run_cli("validate", "ibm9999", IBM18ES_TRACE, "-o", tmp_path / "x.png") == 2
+    assert capsys.readouterr().err.startswith("error: drive.preset: unknown drive preset")
+
+
+def test_docs_validation_writes_the_report_with_every_drive(tmp_path, capsys):
+    output = tmp_path / "validation.md"
+    assert run_cli("docs", "validation", "-o", output, "--diskspecs", IBM18ES_TRACE.parent) == 0
+    text = output.read_text()
+    for name in ("atlas_III", "ibm18es", "dec_rz26"):
+        assert f"| `{name}` |" in text
+    assert f"wrote {output}" in capsys.readouterr().out
+

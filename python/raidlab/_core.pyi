@@ -51,6 +51,11 @@ def bench_cases() -> List[str]:
 def trace_info(trace_toml: str, base_dir: str) -> str:
     """Statistics of a trace (TOML with the keys of ``workload.trace``), as JSON."""
 
+def validate(drive_toml: str, trace_path: str, base_dir: str) -> _RunOutput:
+    """Replay a DiskSim ``validate`` trace on one drive (``drive_toml``: the keys of a
+    ``[drive]`` table) and compare with the measured response times (GIL released). Tables:
+    ``measured_cdf``, ``simulated_cdf``, ``requests``."""
+
 def version() -> str:
     """Version of the core and binding."""
 

@@ -6,8 +6,10 @@
     raidlab plot RUN_DIR [-o FILE]
     raidlab trace info FILE --format FORMAT [--set key=value ...] [--json]
     raidlab bench [--requests N] [--case NAME ...] [--json]
+    raidlab validate DISKSPEC_OR_PRESET TRACE [-o PNG] [--json]
     raidlab schema [-o FILE]
     raidlab docs config [-o FILE]
+    raidlab docs validation [-o FILE] [--diskspecs DIR]
 
 User errors (configuration, trace, drive spec, files) print ``error: <message>`` — with the
 key path or ``file:line`` — and exit with status 2; no traceback.
@@ -294,6 +296,75 @@ def _command_bench(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
+# raidlab validate, raidlab docs validation
+# ---------------------------------------------------------------------------------------------
+
+#: Rows of the `validate` table: summary key of the class (None: all requests) and label.
+_VALIDATE_ROWS = ((None, "all requests"), ("read", "reads"), ("write", "writes"))
+
+
+def _command_validate(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from raidlab.validate import drive_table, plot_validation, validate
+
+    drive = drive_table(args.drive)
+    validation = validate(drive, args.trace)
+    trace = Path(args.trace)
+    target = Path(args.output) if args.output else Path(f"{trace.stem}-validation.png")
+    label = drive.get("preset") or Path(str(drive.get("diskspec", "drive"))).name
+    path = plot_validation(validation, target, title=f"{label} on {trace.name}")
+    beyond = int(validation.summary.get("beyond_capacity") or 0)
+    if beyond:
+        err.print(f"warning: {beyond:,} of {validation.request_count:,} requests lie beyond the "
+                  f"drive's capacity and were folded onto it: is this the trace's drive?",
+                  markup=False, highlight=False, soft_wrap=True)
+    if args.json:
+        out.print_json(data=validation.summary)
+        err.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+        return 0
+    table = Table(title=f"{label} on {trace.name}: measured vs simulated response time",
+                  title_justify="left")
+    table.add_column("requests", justify="left")
+    for heading in ("count", "measured mean (ms)", "simulated mean (ms)", "demerit (ms)",
+                    "demerit (% of mean)"):
+        table.add_column(heading, justify="right")
+    for key, name in _VALIDATE_ROWS:
+        figures = validation.summary if key is None else (validation.summary.get(key) or {})
+        if not figures.get("requests"):
+            table.add_row(name, "0", "—", "—", "—", "—")
+            continue
+        table.add_row(
+            name,
+            f"{int(figures['requests']):,}",
+            _ms(figures.get("measured_mean_ms")),
+            _ms(figures.get("simulated_mean_ms")),
+            _three(figures.get("demerit_ms")),
+            _ms(figures.get("demerit_percent")),
+        )
+    out.print(table)
+    out.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+    return 0
+
+
+def _three(value: Any) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "—"
+    return f"{float(value):.3f}"
+
+
+def _command_docs_validation(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from raidlab.validate import write_validation_report
+
+    command = f"raidlab docs validation -o {args.output} --diskspecs {args.diskspecs}"
+    entries = write_validation_report(args.diskspecs, args.output, command=command)
+    failed = [entry for entry in entries if entry.validation is None]
+    out.print(f"wrote {args.output}: {len(entries) - len(failed)} of {len(entries)} drives validated",
+              markup=False, highlight=False, soft_wrap=True)
+    for entry in failed:
+        err.print(f"warning: {entry.name}: {entry.error}", markup=False, highlight=False, soft_wrap=True)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
 # raidlab schema, raidlab docs config
 # ---------------------------------------------------------------------------------------------
 
@@ -374,7 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
     info = trace_commands.add_parser("info", help="statistics of a trace file",
                                      description="Read a trace once and print its statistics.")
     info.add_argument("file", metavar="FILE")
-    info.add_argument("--format", required=True, help="trace format: spc, msr, systor, tencent or csv")
+    info.add_argument("--format", required=True, help="trace format: spc, msr, systor, tencent, csv or validate")
     info.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                       help="other keys of workload.trace, e.g. --set csv.time_column=0 "
                            "--set max_requests=1000")
@@ -391,6 +462,20 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true", help="print JSON instead of a table")
     bench.set_defaults(handler=_command_bench)
 
+    validate = commands.add_parser(
+        "validate", help="compare a drive model with a real drive's trace (DiskSim validate format)",
+        description="Replay a DiskSim validate trace on one simulated drive, as DiskSim does "
+                    "(each request issued the trace's gap after the previous one completes), and "
+                    "compare the response-time distribution with the measured one: means and the "
+                    "demerit (RMS horizontal distance between the CDFs). Writes both CDFs to a PNG.")
+    validate.add_argument("drive", metavar="DISKSPEC_OR_PRESET",
+                          help="a DiskSim parameter file (an existing file) or a drive preset name")
+    validate.add_argument("trace", metavar="TRACE", help="trace in DiskSim's validate format")
+    validate.add_argument("-o", "--output", metavar="PNG",
+                          help="CDF plot (default: <trace-stem>-validation.png)")
+    validate.add_argument("--json", action="store_true", help="print the summary as JSON instead of a table")
+    validate.set_defaults(handler=_command_validate)
+
     schema = commands.add_parser("schema", help="print the configuration's JSON Schema")
     schema.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     schema.set_defaults(handler=_command_schema)
@@ -402,6 +487,16 @@ def build_parser() -> argparse.ArgumentParser:
                                                        "the JSON Schema.")
     docs_config.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     docs_config.set_defaults(handler=_command_docs_config)
+    docs_validation = docs_commands.add_parser(
+        "validation", help="drive validation report (markdown + CDF plots)",
+        description="Validate every DiskSim drive of DIR (NAME.parv against NAME.trace), and write "
+                    "the report with raidlab's demerit next to DiskSim's, plus one CDF plot per drive "
+                    "in a directory named after the report.")
+    docs_validation.add_argument("-o", "--output", metavar="FILE", default="docs/validation.md",
+                                 help="report (default: %(default)s; plots go to its stem's directory)")
+    docs_validation.add_argument("--diskspecs", metavar="DIR", default="../shared/diskspecs",
+                                 help="directory of the DiskSim specs and traces (default: %(default)s)")
+    docs_validation.set_defaults(handler=_command_docs_validation)
     return parser
 
 

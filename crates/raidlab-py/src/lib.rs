@@ -394,6 +394,23 @@ fn trace_info(py: Python<'_>, trace_toml: &str, base_dir: &str) -> PyResult<Stri
     into_py_result(py, outcome)
 }
 
+/// Replay a DiskSim `validate` trace on one drive (`drive_toml`: the keys of a `[drive]`
+/// table) and compare with the response times the real drive measured. Returns the same
+/// shape as `run`; the summary and tables are those of `api::validate_toml`.
+#[pyfunction]
+fn validate<'py>(
+    py: Python<'py>,
+    drive_toml: &str,
+    trace_path: &str,
+    base_dir: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let outcome = py.detach(|| {
+        guarded(|| api::validate_toml(drive_toml, Path::new(trace_path), Path::new(base_dir)))
+    });
+    let output = into_py_result(py, outcome)?;
+    run_output_to_py(py, output)
+}
+
 /// Version of the binding and core (the Cargo workspace version).
 #[pyfunction]
 fn version() -> &'static str {
@@ -442,6 +459,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(run_bench, module)?)?;
     module.add_function(wrap_pyfunction!(bench_cases, module)?)?;
     module.add_function(wrap_pyfunction!(trace_info, module)?)?;
+    module.add_function(wrap_pyfunction!(validate, module)?)?;
     module.add_function(wrap_pyfunction!(version, module)?)?;
     module.add_function(wrap_pyfunction!(_raise_for_test, module)?)?;
     Ok(())
