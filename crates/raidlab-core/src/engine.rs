@@ -56,6 +56,17 @@ impl DriveSlot {
         self.depth = depth;
     }
 
+    /// Share of its working life the drive spent serving operations: busy time over the time
+    /// from the start until it failed (or until `now`).
+    pub fn utilization(&self, now: Nanos) -> f64 {
+        let life = self.failed_at.unwrap_or(now);
+        if life == 0 {
+            0.0
+        } else {
+            self.busy_ns as f64 / life as f64
+        }
+    }
+
     /// Time-averaged number of operations waiting or in service up to `now`.
     pub fn mean_queue_length(&self, now: Nanos) -> f64 {
         let area = self.depth_area + self.depth as u128 * (now.saturating_sub(self.last_change)) as u128;

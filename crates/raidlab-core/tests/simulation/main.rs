@@ -9,3 +9,4 @@ mod determinism;
 mod failures;
 mod queueing;
 mod thesis_normal_mode;
+mod trace_replay;
