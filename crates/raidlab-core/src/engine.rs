@@ -417,6 +417,16 @@ impl Simulation {
                     self.controller.op_done(now, op.token, false, &Drives(&self.drives))?;
                     continue;
                 }
+                let depth = slot.depth + 1;
+                slot.set_depth(now, depth);
+                if slot.in_service.is_none() && slot.queue.is_empty() {
+                    // An idle drive with nothing waiting serves the operation at once, whatever
+                    // the discipline: skip the queue.
+                    let service = slot.drive.service(now, op.pba, op.sectors, op.kind);
+                    slot.in_service = Some((op.token, now));
+                    self.events.push(now + service.total(), Event::DiskDone { drive: op.drive, epoch: slot.epoch });
+                    continue;
+                }
                 let cylinder = if slot.queue.orders_by_cylinder() {
                     slot.drive.model.geometry.locate(op.pba).cylinder
                 } else {
@@ -426,8 +436,6 @@ impl Simulation {
                     op.priority,
                     QueuedOp { lba: op.pba, sectors: op.sectors, kind: op.kind, cylinder, enqueued: now, token: op.token },
                 );
-                let depth = slot.depth + 1;
-                slot.set_depth(now, depth);
                 self.start_next(op.drive);
             }
             self.outbox.clear();
