@@ -112,7 +112,7 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
             }),
         );
     }
-    let utilization: Vec<f64> = sim.drives.iter().map(|d| d.busy_ns as f64 / now.max(1) as f64).collect();
+    let utilization: Vec<f64> = sim.drives.iter().map(|d| d.utilization(now)).collect();
     let mean_util = utilization.iter().sum::<f64>() / utilization.len() as f64;
     let max_util = utilization.iter().cloned().fold(0.0, f64::max);
     let ops: u64 = sim.drives.iter().map(|d| d.operations).sum();
@@ -205,7 +205,7 @@ pub fn tables(sim: &Simulation) -> Vec<Table> {
         name: "drives".into(),
         columns: vec![
             i64s("drive", (0..sim.drives.len() as i64).collect()),
-            f64s("utilization", sim.drives.iter().map(|d| d.busy_ns as f64 / now.max(1) as f64).collect()),
+            f64s("utilization", sim.drives.iter().map(|d| d.utilization(now)).collect()),
             f64s("mean_queue_length", sim.drives.iter().map(|d| d.mean_queue_length(now)).collect()),
             i64s("operations", sim.drives.iter().map(|d| d.operations as i64).collect()),
             f64s("failed_at_s", sim.drives.iter().map(|d| d.failed_at.map_or(f64::NAN, ns_to_s)).collect()),

@@ -56,6 +56,17 @@ impl DriveSlot {
         self.depth = depth;
     }
 
+    /// Share of its working life the drive spent serving operations: busy time over the time
+    /// from the start until it failed (or until `now`).
+    pub fn utilization(&self, now: Nanos) -> f64 {
+        let life = self.failed_at.unwrap_or(now);
+        if life == 0 {
+            0.0
+        } else {
+            self.busy_ns as f64 / life as f64
+        }
+    }
+
     /// Time-averaged number of operations waiting or in service up to `now`.
     pub fn mean_queue_length(&self, now: Nanos) -> f64 {
         let area = self.depth_area + self.depth as u128 * (now.saturating_sub(self.last_change)) as u128;
@@ -407,6 +418,16 @@ impl Simulation {
                     self.controller.op_done(now, op.token, false, &Drives(&self.drives))?;
                     continue;
                 }
+                let depth = slot.depth + 1;
+                slot.set_depth(now, depth);
+                if slot.in_service.is_none() && slot.queue.is_empty() {
+                    // An idle drive with nothing waiting serves the operation at once, whatever
+                    // the discipline: skip the queue.
+                    let service = slot.drive.service(now, op.pba, op.sectors, op.kind);
+                    slot.in_service = Some((op.token, now));
+                    self.events.push(now + service.total(), Event::DiskDone { drive: op.drive, epoch: slot.epoch });
+                    continue;
+                }
                 let cylinder = if slot.queue.orders_by_cylinder() {
                     slot.drive.model.geometry.locate(op.pba).cylinder
                 } else {
@@ -416,8 +437,6 @@ impl Simulation {
                     op.priority,
                     QueuedOp { lba: op.pba, sectors: op.sectors, kind: op.kind, cylinder, enqueued: now, token: op.token },
                 );
-                let depth = slot.depth + 1;
-                slot.set_depth(now, depth);
                 self.start_next(op.drive);
             }
             self.outbox.clear();

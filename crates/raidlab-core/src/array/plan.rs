@@ -136,6 +136,63 @@ impl Plan {
 pub fn plan_parity(map: &StripeMap, unit: u64, spec: PieceSpec, failed: &[bool], plan: &mut Plan) {
     plan.reset();
     plan.compute_touched(map, unit, spec);
+    if !plan_parity_single_unit(map, unit, spec, failed, plan) {
+        plan_parity_general(map, spec, failed, plan);
+    }
+}
+
+/// The common small request: the piece lies inside one data unit on a working drive. Builds
+/// exactly the plan `plan_parity_general` would (a test compares them), without segments,
+/// sorting or merging. Returns false when the general path is needed.
+#[inline]
+fn plan_parity_single_unit(map: &StripeMap, unit: u64, spec: PieceSpec, failed: &[bool], plan: &mut Plan) -> bool {
+    let i = (spec.first / unit) as usize;
+    if (spec.first + spec.sectors - 1) / unit != i as u64 {
+        return false;
+    }
+    let (a, b) = plan.touched[i];
+    let data = map.data[i];
+    let parity = map.parity[0];
+    if failed[data.drive as usize] {
+        return false;
+    }
+    let sectors = (b - a) as u32;
+    let op = |drive: u32, pba: u64, kind: OpKind, phase: u8, value_offset: u32| PlanOp {
+        drive,
+        pba: pba + a,
+        sectors,
+        kind,
+        phase,
+        value_offset,
+    };
+    if !spec.is_write {
+        plan.ops.push(op(data.drive, data.pba, OpKind::Read, 0, 0));
+        plan.phases = 1;
+        return true;
+    }
+    // One updated unit: rmw pre-reads 2 (data, parity), rcw the other n − 1 units. One failed
+    // unit that is not updated leaves read-modify-write the right method, as in the general
+    // path; a failed parity drive, a second failed unit or rcw ≤ rmw go the general way.
+    if failed[parity.drive as usize] || map.data_units() - 1 <= 2 {
+        return false;
+    }
+    // Two or more failed units: data is already lost and only data is written.
+    if map.data.iter().filter(|u| failed[u.drive as usize]).count() >= 2 {
+        return false;
+    }
+    // Ops in the general path's order: reads then writes, each by drive.
+    let (first, second) = if data.drive < parity.drive { (data, parity) } else { (parity, data) };
+    plan.ops.push(op(first.drive, first.pba, OpKind::Read, 0, 0));
+    plan.ops.push(op(second.drive, second.pba, OpKind::Read, 0, sectors));
+    plan.ops.push(op(first.drive, first.pba, OpKind::Write, 1, 2 * sectors));
+    plan.ops.push(op(second.drive, second.pba, OpKind::Write, 1, 3 * sectors));
+    plan.phases = 2;
+    plan.pre_read_sectors = 2 * (b - a);
+    plan.rmw_segments = 1;
+    true
+}
+
+fn plan_parity_general(map: &StripeMap, spec: PieceSpec, failed: &[bool], plan: &mut Plan) {
     let parity = map.parity[0];
     let parity_failed = failed[parity.drive as usize];
     let n = map.data_units();
@@ -417,6 +474,39 @@ mod tests {
             p.ops.iter().filter(|o| o.drive == 4 && o.kind == OpKind::Write).collect();
         assert_eq!(parity_writes.len(), 1);
         assert_eq!((parity_writes[0].pba, parity_writes[0].sectors), (0, 8));
+    }
+
+    #[test]
+    fn single_unit_fast_path_builds_the_general_plan() {
+        use crate::sim::{RngStream, StreamId};
+        let mut rng = RngStream::new(3, StreamId::Policy(0));
+        for drives in [3u32, 4, 5, 8] {
+            let (l, _) = raid5(drives);
+            let mut m = StripeMap::default();
+            let (mut fast, mut general) = (Plan::default(), Plan::default());
+            for _ in 0..4000 {
+                l.map_stripe(rng.below(l.stripes()), &mut m);
+                let per_stripe = l.stripe_data_sectors();
+                let first = rng.below(per_stripe);
+                let sectors = 1 + rng.below((per_stripe - first).min(12));
+                let spec = PieceSpec { first, sectors, is_write: rng.below(2) == 0 };
+                let mut failed = vec![false; drives as usize];
+                for f in failed.iter_mut() {
+                    *f = rng.below(6) == 0;
+                }
+                plan_parity(&m, 8, spec, &failed, &mut fast);
+                general.reset();
+                general.compute_touched(&m, 8, spec);
+                plan_parity_general(&m, spec, &failed, &mut general);
+                let what = format!("{spec:?} failed {failed:?}");
+                assert_eq!(fast.ops, general.ops, "{what}");
+                assert_eq!(fast.phases, general.phases, "{what}");
+                assert_eq!(fast.degraded, general.degraded, "{what}");
+                assert_eq!(fast.lost_sectors, general.lost_sectors, "{what}");
+                assert_eq!(fast.pre_read_sectors, general.pre_read_sectors, "{what}");
+                assert_eq!((fast.rmw_segments, fast.rcw_segments), (general.rmw_segments, general.rcw_segments), "{what}");
+            }
+        }
     }
 
     #[test]

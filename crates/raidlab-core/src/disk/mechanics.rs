@@ -341,9 +341,9 @@ impl Drive {
             RotationModel::Exact => 0,
             RotationModel::Uniform => self.rng.below(P),
         };
-        let spindle = model.spindle;
+        let spindle = &model.spindle;
         let zero_latency = model.config.zero_latency;
-        let mut zone = geometry.zones()[zone_index];
+        let mut zone = &geometry.zones()[zone_index];
         let mut first = address.sector;
         let mut remaining = sectors;
         let mut t = now + overhead + seek;
@@ -380,7 +380,7 @@ impl Drive {
                 cylinder += 1;
                 if cylinder >= zone.end_cylinder() {
                     zone_index += 1;
-                    zone = geometry.zones()[zone_index];
+                    zone = &geometry.zones()[zone_index];
                 }
                 model.seek.time(1)
             };

@@ -100,11 +100,11 @@ enum Addresses {
 /// Generates (lba, sectors, is_write) triples.
 #[derive(Debug, Clone)]
 pub struct SyntheticGenerator {
-    capacity: u64,
     align: u64,
+    /// Aligned start positions at which the largest request still fits.
+    slots: u64,
     read_fraction: f64,
     sizes: Sizes,
-    max_size: u64,
     addresses: Addresses,
     rng: RngStream,
 }
@@ -203,7 +203,7 @@ impl SyntheticGenerator {
                 Addresses::Zipf { zipf, multiplier }
             }
         };
-        Ok(SyntheticGenerator { capacity, align, read_fraction: cfg.read_fraction, sizes, max_size, addresses, rng })
+        Ok(SyntheticGenerator { align, slots, read_fraction: cfg.read_fraction, sizes, addresses, rng })
     }
 
     /// Mean request size, sectors.
@@ -221,7 +221,7 @@ impl SyntheticGenerator {
     /// Next request: (first sector, sectors, is_write).
     #[inline]
     pub fn next_request(&mut self) -> (u64, u32, bool) {
-        let slots = (self.capacity - self.max_size) / self.align + 1;
+        let slots = self.slots;
         let slot = match &self.addresses {
             Addresses::Uniform => self.rng.below(slots),
             Addresses::HotCold { hot_p, hot_start, hot_slots } => {

@@ -9,4 +9,5 @@ mod determinism;
 mod failures;
 mod queueing;
 mod thesis_normal_mode;
+mod trace_replay;
 mod validation;
