@@ -14,6 +14,8 @@ from raidlab.exceptions import ConfigError, TraceError
 from raidlab.validate import (
     DISKSIM_PUBLISHED,
     Validation,
+    disksim_bucket_starts,
+    disksim_rms,
     drive_table,
     plot_validation,
     render_validation_report,
@@ -111,6 +113,30 @@ def test_the_plot_is_a_png(wrong_drive, tmp_path):
     assert path.read_bytes().startswith(PNG_SIGNATURE)
 
 
+# -- DiskSim's construction of the demerit ----------------------------------------------------------
+
+
+def test_disksim_buckets_grow_by_one_microsecond_and_one_percent():
+    starts = disksim_bucket_starts()
+    assert len(starts) == 1750
+    assert list(starts[:5]) == [0, 1, 2, 3, 4]
+    # From 100 µs on, each bucket is 1 µs + 1 % (truncated) wider: 100 → 102 → 104 → 106.
+    index = list(starts).index(100)
+    assert list(starts[index:index + 4]) == [100, 102, 104, 106]
+
+
+def test_disksim_rms_agrees_with_the_exact_demerit_on_analytic_cases(wrong_drive):
+    measured = wrong_drive.requests["measured_ms"].to_numpy()
+    assert disksim_rms(measured, measured) == 0.0
+    for shift in (0.1, 0.3, 1.0):
+        assert disksim_rms(measured, measured + shift) == pytest.approx(shift, rel=0.01)
+    # The exact demerit of a sample scaled by a is |a − 1|·RMS(x); the binned one is close.
+    exact = 0.05 * math.sqrt(np.mean(measured**2))
+    assert disksim_rms(measured, measured * 1.05) == pytest.approx(exact, rel=0.01)
+    simulated = wrong_drive.requests["simulated_ms"].to_numpy()
+    assert disksim_rms(measured, simulated) == pytest.approx(wrong_drive.demerit_ms, rel=0.01)
+
+
 # -- the report -----------------------------------------------------------------------------------
 
 
@@ -129,6 +155,7 @@ def test_the_report_lists_every_drive_with_a_result_or_its_error(tmp_path):
     assert f"({ibm.image})" in text
     ratio = ibm.validation.demerit_ms / 0.135
     assert f"| {ibm.validation.demerit_ms:.3f} |" in text and f"| {ratio:.1f} |" in text
+    assert "DiskSim's construction" in text and f"| `ibm18es` | {ibm.validation.demerit_ms:.4f} |" in text
     for entry in entries:
         assert (entry.validation is None) == (entry.error is not None)
         if entry.error is not None:
