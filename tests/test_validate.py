@@ -155,6 +155,7 @@ def test_the_report_lists_every_drive_with_a_result_or_its_error(tmp_path):
     assert f"({ibm.image})" in text
     ratio = ibm.validation.demerit_ms / 0.135
     assert f"| {ibm.validation.demerit_ms:.3f} |" in text and f"| {ratio:.1f} |" in text
+    assert "Requests served in under 1.5 ms" in text
     assert "DiskSim's construction" in text and f"| `ibm18es` | {ibm.validation.demerit_ms:.4f} |" in text
     for entry in entries:
         assert (entry.validation is None) == (entry.error is not None)

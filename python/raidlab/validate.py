@@ -339,6 +339,10 @@ def run_validation_report(
     return entries
 
 
+#: Requests faster than this (ms) were mostly cache hits (a report section counts them).
+FAST_MS = 1.5
+
+
 def _number(value: float, digits: int) -> str:
     return "—" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
 
@@ -447,6 +451,26 @@ def render_validation_report(entries: List[ReportEntry], command: str) -> str:
             binned = disksim_rms(requests["measured_ms"], requests["simulated_ms"])
             exact = entry.validation.demerit_ms
             lines.append(f"| `{entry.name}` | {exact:.4f} | {binned:.4f} | {binned - exact:+.4f} |")
+    if ran:
+        lines += [
+            "",
+            f"### Requests served in under {FAST_MS:g} ms",
+            "",
+            "A random access needs a seek and on average half a revolution, several ms on these "
+            "drives, so requests this fast were mostly served by the drive's cache (read hits, "
+            "write-back); a drive model without such a cache cannot match them.",
+            "",
+            "| trace | reads: measured | reads: raidlab | writes: measured | writes: raidlab |",
+            "|---|---:|---:|---:|---:|",
+        ]
+        for entry in ran:
+            requests = entry.validation.requests
+            shares = []
+            for is_write in (0, 1):
+                kind = requests[requests["is_write"] == is_write]
+                for column in ("measured_ms", "simulated_ms"):
+                    shares.append(f"{(kind[column] < FAST_MS).mean():.1%}" if len(kind) else "—")
+            lines.append(f"| `{entry.name}` | " + " | ".join(shares) + " |")
     warned = [e for e in entries if e.validation is not None and e.validation.summary.get("beyond_capacity")]
     if warned:
         lines += ["", "Requests beyond the drive's capacity (folded onto it, so the drive is not the "
