@@ -41,6 +41,12 @@ fn default_seed() -> u64 {
     1
 }
 
+/// Largest array raidlab accepts (each drive carries its own queue and state).
+pub const MAX_DRIVES: u32 = 65_536;
+
+/// Smallest time-series window, s: finer windows would make the series larger than the run.
+pub const MIN_WINDOW_S: f64 = 0.001;
+
 /// One drive failure.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -128,6 +134,9 @@ impl Config {
         if self.array.drives == 0 {
             return Err(Error::config("array.drives", "must be at least 1"));
         }
+        if self.array.drives > MAX_DRIVES {
+            return Err(Error::config("array.drives", format!("at most {MAX_DRIVES} drives are supported")));
+        }
         self.stripe_unit_sectors()?;
         if disk::scheduler::make(&self.drive.scheduler).is_none() {
             return Err(Error::config(
@@ -150,8 +159,11 @@ impl Config {
                 return Err(Error::config(format!("failures[{i}].at_s"), "must be a non-negative number of seconds"));
             }
         }
-        if !(self.metrics.window_s.is_finite() && self.metrics.window_s > 0.0) {
-            return Err(Error::config("metrics.window_s", "must be positive"));
+        if !(self.metrics.window_s.is_finite() && self.metrics.window_s >= MIN_WINDOW_S) {
+            return Err(Error::config(
+                "metrics.window_s",
+                format!("must be at least {MIN_WINDOW_S} s (one window per millisecond at most)"),
+            ));
         }
         if !(self.metrics.warmup_s.is_finite() && self.metrics.warmup_s >= 0.0) {
             return Err(Error::config("metrics.warmup_s", "must be non-negative"));
@@ -216,6 +228,8 @@ mod tests {
     #[test]
     fn impossible_values_name_the_key() {
         assert!(err(&BASE.replace("drives = 5", "drives = 0")).starts_with("array.drives: must be at least 1"));
+        assert!(err(&BASE.replace("drives = 5", "drives = 4000000000")).starts_with("array.drives: at most"));
+        assert!(err(&format!("{BASE}[metrics]\nwindow_s = 1e-9\n")).starts_with("metrics.window_s:"));
         let e = err(&format!("{BASE}[[failures]]\ndrive = 9\nat_s = 1\n"));
         assert!(e.starts_with("failures[0].drive:"), "{e}");
         let e = err(&format!("{BASE}[drive]\nscheduler = \"elevator9\"\n"));

@@ -28,7 +28,7 @@ pub struct ArrayConfig {
     /// Layout: `raid0`, `raid1` or `raid5`.
     #[serde(default = "default_layout")]
     pub layout: String,
-    /// Number of drives in the array.
+    /// Number of drives in the array (1 to 65,536).
     pub drives: u32,
     /// Stripe unit (chunk) size in KiB; a multiple of 0.5 KiB (one sector).
     #[serde(default = "default_stripe_unit")]

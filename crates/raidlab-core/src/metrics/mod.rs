@@ -15,7 +15,7 @@ use crate::sim::Nanos;
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MetricsConfig {
-    /// Width of a time-series window, seconds.
+    /// Width of a time-series window, seconds (at least 0.001).
     #[serde(default = "one")]
     pub window_s: f64,
     /// Requests arriving before this time (s) are left out of the response-time statistics
