@@ -442,14 +442,9 @@ impl Simulation {
             self.outbox.clear();
             if completed {
                 let now = self.now;
-                let closed = matches!(self.workload.arrival, Loop::Closed { .. });
-                let think = match self.workload.arrival {
-                    Loop::Closed { think, .. } => think,
-                    _ => 0,
-                };
                 for c in self.controller.completed.drain(..) {
                     self.recorder.completion(now, c.arrival, c.is_write, c.degraded, c.lost);
-                    if closed && !self.workload.exhausted() {
+                    if let Some(think) = self.workload.think_time() {
                         self.events.push(now + think, Event::Arrival);
                     }
                 }

@@ -193,6 +193,18 @@ impl Workload {
         })
     }
 
+    /// Closed loop: the think time before the request that follows a completion now, or
+    /// `None` when no request follows (open loop, or the workload is exhausted). With
+    /// `think_from_trace` it is the trace's gap after the request last issued, which
+    /// [`Workload::next`] reads ahead.
+    #[inline]
+    pub fn think_time(&self) -> Option<Nanos> {
+        match self.arrival {
+            Loop::Closed { think, .. } if !self.exhausted => Some(think),
+            _ => None,
+        }
+    }
+
     /// Requests issued so far.
     pub fn issued(&self) -> u64 {
         self.issued
