@@ -46,16 +46,13 @@ pub fn preset(name: &str) -> Option<DriveModelConfig> {
 /// seek 2.0 + 0.01·d + 0.46·√d ms, uniform latency. No overheads, skew or zones are given.
 fn ibm0661() -> DriveModelConfig {
     DriveModelConfig {
-        rpm: 4318.0,
-        surfaces: 14,
-        zones: vec![ZoneConfig { cylinders: 949, sectors_per_track: 48 }],
-        seek: SeekConfig::Formula { a_ms: 2.0, b_ms: 0.01, c_ms: 0.46 },
-        head_switch_ms: 0.0,
-        command_overhead_ms: 0.0,
-        track_skew_sectors: 0,
-        cylinder_skew_sectors: 0,
-        zero_latency: false,
         rotation: RotationModel::Uniform,
+        ..DriveModelConfig::basic(
+            4318.0,
+            14,
+            vec![ZoneConfig::new(949, 48)],
+            SeekConfig::Formula { a_ms: 2.0, b_ms: 0.01, c_ms: 0.46 },
+        )
     }
 }
 
@@ -77,25 +74,23 @@ fn hc550() -> DriveModelConfig {
             // Linear fall from the outer to the inner rate, rounded to whole sectors.
             let drop =
                 (HC550_OUTER_SPT - HC550_INNER_SPT) as f64 * i as f64 / (HC550_ZONES - 1) as f64;
-            ZoneConfig {
-                cylinders: HC550_CYLINDERS_PER_ZONE,
-                sectors_per_track: (HC550_OUTER_SPT as f64 - drop).round() as u32,
-            }
+            ZoneConfig::new(
+                HC550_CYLINDERS_PER_ZONE,
+                (HC550_OUTER_SPT as f64 - drop).round() as u32,
+            )
         })
         .collect();
     DriveModelConfig {
-        rpm: 7200.0,
-        surfaces: 18,
-        zones,
-        // a + c·√d with seek(1) = 0.23 ms and a data-sheet-weighted mean of 7.40 ms.
-        seek: SeekConfig::Formula { a_ms: 0.2123, b_ms: 0.0, c_ms: 0.017716 },
         head_switch_ms: 0.23,
-        command_overhead_ms: 0.0,
         // 0.23 ms of the outermost zone's 1.852 µs sectors, rounded up.
         track_skew_sectors: 125,
-        cylinder_skew_sectors: 0,
-        zero_latency: false,
-        rotation: RotationModel::Exact,
+        ..DriveModelConfig::basic(
+            7200.0,
+            18,
+            zones,
+            // a + c·√d with seek(1) = 0.23 ms and a data-sheet-weighted mean of 7.40 ms.
+            SeekConfig::Formula { a_ms: 0.2123, b_ms: 0.0, c_ms: 0.017716 },
+        )
     }
 }
 
