@@ -5,6 +5,7 @@
 //! description of a drive type (shared by every drive of the array through an `Arc`); a
 //! [`Drive`] is one mechanism with its own arm position and random stream.
 
+pub mod diskspec;
 pub mod geometry;
 pub mod mechanics;
 pub mod presets;

@@ -1,0 +1,3 @@
+//! Import of DiskSim 4 drive parameter files.
+
+pub mod parser;
