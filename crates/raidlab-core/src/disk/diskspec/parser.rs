@@ -564,11 +564,19 @@ fn number(word: &str) -> Option<Value> {
     x.is_finite().then_some(Value::Float(x))
 }
 
+/// The points of an extracted seek curve file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeekCurveFile {
+    /// `(distance in cylinders, ms)`, as listed.
+    pub points: Vec<(u32, f64)>,
+    /// Set when the number of rows differs from the declared count.
+    pub note: Option<String>,
+}
+
 /// A DiskSim extracted seek curve (`Full seek curve`): a first line `Seek distances
 /// measured: <n>` and `<n>` lines `distance, ms` (a third column, a standard deviation, is
 /// allowed and ignored). `named_at` is where the file was named, for a missing file.
-/// Returns the points and, if the row count differs from `<n>`, a note.
-pub fn parse_seek_file(path: &Path, named_at: &Location) -> Result<(Vec<(u32, f64)>, Option<String>)> {
+pub fn parse_seek_file(path: &Path, named_at: &Location) -> Result<SeekCurveFile> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| named_at.error(format!("cannot read seek curve `{}`: {e}", path.display())))?;
     let at = |line: usize, message: String| Error::Spec { file: path.to_path_buf(), line: line as u64, message };
@@ -608,7 +616,7 @@ pub fn parse_seek_file(path: &Path, named_at: &Location) -> Result<(Vec<(u32, f6
     let note = (points.len() != declared).then(|| {
         format!("{}:1: the seek curve declares {declared} points but lists {}; all listed points are used", path.display(), points.len())
     });
-    Ok((points, note))
+    Ok(SeekCurveFile { points, note })
 }
 
 #[cfg(test)]
@@ -776,9 +784,9 @@ topology disksim_iodriver driver0 [\n\
         let dir = scratch("seek");
         let named = Location { file: Arc::new(dir.join("m.model")), line: 7 };
         std::fs::write(dir.join("ok.seek"), "Seek distances measured: 3\n1,\t1.5\n10, 2.0, 0.1\n\n100 4.25\n").unwrap();
-        let (points, note) = parse_seek_file(&dir.join("ok.seek"), &named).unwrap();
-        assert_eq!(points, [(1, 1.5), (10, 2.0), (100, 4.25)]);
-        assert!(note.is_none());
+        let curve = parse_seek_file(&dir.join("ok.seek"), &named).unwrap();
+        assert_eq!(curve.points, [(1, 1.5), (10, 2.0), (100, 4.25)]);
+        assert!(curve.note.is_none());
         std::fs::write(dir.join("bad.seek"), "Seek distances measured: 2\n1, 1.5\n2, fast\n").unwrap();
         let (file, line, message) = spec_error(parse_seek_file(&dir.join("bad.seek"), &named).map(|_| SpecTree::default()));
         assert_eq!((file, line), (dir.join("bad.seek"), 3));
