@@ -12,6 +12,8 @@ pub mod presets;
 pub mod scheduler;
 pub mod seek;
 
+use std::path::PathBuf;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -48,12 +50,17 @@ pub enum RotationModel {
 #[serde(deny_unknown_fields)]
 pub struct DriveConfig {
     /// Name of a built-in drive (see `docs/drives.md`): `ibm0661`, `hc550`.
-    /// Exactly one of `preset` and `model` must be given.
+    /// Exactly one of `preset`, `model` and `diskspec` must be given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<String>,
     /// A drive described parameter by parameter, instead of a preset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<DriveModelConfig>,
+    /// A DiskSim 4 parameter file (`.parv`, `.diskspecs` or `.model`) to import the drive
+    /// from; a relative path is resolved against the configuration file's directory. What is
+    /// imported, and what is reported as not modelled, is in `docs/drives.md`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diskspec: Option<PathBuf>,
     /// Queue discipline within a priority class: `fcfs`, `sstf`, `clook` or `sptf`.
     #[serde(default = "default_scheduler")]
     pub scheduler: String,
@@ -71,6 +78,7 @@ impl Default for DriveConfig {
         DriveConfig {
             preset: Some("ibm0661".into()),
             model: None,
+            diskspec: None,
             scheduler: default_scheduler(),
             rotation: None,
         }
