@@ -49,8 +49,8 @@ pub enum RotationModel {
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DriveConfig {
-    /// Name of a built-in drive (see `docs/drives.md`): `ibm0661`, `hc550`.
-    /// Exactly one of `preset`, `model` and `diskspec` must be given.
+    /// Name of a built-in drive (see `docs/drives.md`): `ibm0661`, `hc550`, `ibm18es`,
+    /// `cheetah9LP`. Exactly one of `preset`, `model` and `diskspec` must be given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<String>,
     /// A drive described parameter by parameter, instead of a preset.
