@@ -1,8 +1,9 @@
 //! From a parsed DiskSim tree to raidlab's [`DriveModelConfig`], the cache parameters kept
 //! for later, and a warning for every parameter raidlab does not model.
 //!
-//! Which drive: the only `disksim_disk` block (or the only instantiated one); a file with
-//! none but one `dm_disk` block (a `.model` file) gives the mechanism and layout alone. The
+//! Which drive: the only `disksim_disk` block (or the only instantiated one), whose `Model` is
+//! a `dm_disk` block (nested, sourced, or named); a file with no `disksim_disk` but one
+//! `dm_disk` block (a `.model` file) gives the mechanism and layout alone. The
 //! buses and controllers on the drive's path in the `topology` contribute their block
 //! transfer times to the host-interface time. Every other block (global, stats, driver,
 //! logical organisation, process flow, synthetic workload) describes the host or the
@@ -253,8 +254,18 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
             Some(instantiated[0])
         }
     };
-    let model_block = match disk {
-        Some(_) => None,
+    // The drive's fields, and its `dm_disk` block: nested in `Model`, a top-level block that
+    // `Model` names, or a model file's only block.
+    let disk_fields = disk.map(Fields::new).transpose()?;
+    let model_block: &Block = match &disk_fields {
+        Some(f) => match f.require("Model")? {
+            Node { value: Value::Text(name), location } => tree
+                .blocks
+                .iter()
+                .find(|b| b.type_name == "dm_disk" && b.name.as_deref() == Some(name.as_str()))
+                .ok_or_else(|| location.error(format!("`Model = {name}` names no `dm_disk` block")))?,
+            _ => f.require_block("Model", "dm_disk")?,
+        },
         None => {
             let models: Vec<&Block> = tree.blocks.iter().filter(|b| b.type_name == "dm_disk").collect();
             if models.len() != 1 {
@@ -267,7 +278,7 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
                     ),
                 });
             }
-            Some(models[0])
+            models[0]
         }
     };
     let path_blocks = match disk {
@@ -276,33 +287,20 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
     };
     // Blocks that are neither the drive nor on its path.
     for b in &tree.blocks {
-        let is_drive = disk.is_some_and(|d| std::ptr::eq(d, b)) || model_block.is_some_and(|m| std::ptr::eq(m, b));
+        let is_drive = disk.is_some_and(|d| std::ptr::eq(d, b)) || std::ptr::eq(model_block, b);
         if is_drive || path_blocks.iter().any(|p| std::ptr::eq(*p, b)) {
             continue;
         }
         let what = match b.type_name.as_str() {
-            "disksim_disk" | "dm_disk" | "disksim_simpledisk" => "another device, not the imported drive",
-            "disksim_bus" | "disksim_ctlr" => "not on the imported drive's path in the topology",
-            _ => "the host, the workload or the output, not the drive",
+            "disksim_disk" | "dm_disk" | "disksim_simpledisk" => "is another device, not the imported drive",
+            "disksim_bus" | "disksim_ctlr" => "is not on the imported drive's path in the topology",
+            _ => "describes the host, the workload or the output, not the drive",
         };
-        warnings.push(format!(
-            "{}: `{}` ({} parameters) describes {what}: not imported",
-            b.location,
-            b.title(),
-            b.params.len()
-        ));
+        warnings.push(format!("{}: `{}` ({} parameters) {what}: not imported", b.location, b.title(), b.params.len()));
     }
 
-    let (model_node_block, disk_fields) = match disk {
-        Some(d) => {
-            let f = Fields::new(d)?;
-            let m = f.require_block("Model", "dm_disk")?;
-            (m, Some(f))
-        }
-        None => (model_block.expect("a model block when there is no disk"), None),
-    };
-    let (mut model, block_count, block_count_at) = convert_model(model_node_block, &mut warnings)?;
-    let name = disk.or(model_block).and_then(|b| b.name.clone()).unwrap_or_default();
+    let (mut model, block_count, block_count_at) = convert_model(model_block, &mut warnings)?;
+    let name = disk.unwrap_or(model_block).name.clone().unwrap_or_default();
 
     // Host interface: the slowest of the drive, controllers and buses on the path.
     let mut bus_ms = 0.0f64;
@@ -391,7 +389,7 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
     }
     model.bus_sector_ms = bus_ms;
     let mapped = Geometry::new(&model, "drive.model")
-        .map_err(|e| model_node_block.location.error(format!("the converted drive is invalid: {e}")))?
+        .map_err(|e| model_block.location.error(format!("the converted drive is invalid: {e}")))?
         .capacity_sectors();
     if block_count < mapped {
         model.capacity_sectors = Some(block_count);
@@ -405,7 +403,7 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
         ));
     }
     crate::disk::DriveModel::new(&model, "drive.model")
-        .map_err(|e| model_node_block.location.error(format!("the converted drive is invalid: {e}")))?;
+        .map_err(|e| model_block.location.error(format!("the converted drive is invalid: {e}")))?;
     Ok(DiskSpec { name, model, cache, block_count, mapped_sectors: mapped, warnings, files: tree.files.clone() })
 }
 
@@ -1156,6 +1154,25 @@ dm_disk Small_model {
         assert_eq!(g.skew(0, 1), 7);
         assert_eq!(g.skew(1, 0), (3 + 2 * 4 + 9) % 20);
         assert_eq!(slot_of(g.locate(348)), 4, "zone 1's first sector sits at its offset");
+    }
+
+    #[test]
+    fn a_drive_may_name_its_model_and_be_chosen_by_instantiation() {
+        let dir = scratch("named");
+        let disk = SMALL.replace("Model = source small.model", "Model = Small_model");
+        let other = disk.replace("disksim_disk Small", "disksim_disk Spare");
+        let text = format!("{SMALL_MODEL}\n{disk}\n{other}\ninstantiate [ disk0 ] as Small\n");
+        std::fs::write(dir.join("two.parv"), text).unwrap();
+        let spec = load(&dir.join("two.parv")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(spec.name, "Small");
+        assert_eq!(spec.model.surfaces, 3);
+        assert!(spec.warnings.iter().any(|w| w.contains("`disksim_disk Spare`") && w.contains("is another device")));
+        assert!(!spec.warnings.iter().any(|w| w.contains("`dm_disk Small_model`")));
+        // Without the instantiation the choice is ambiguous.
+        let text = format!("{SMALL_MODEL}\n{disk}\n{other}\n");
+        std::fs::write(dir.join("two.parv"), text).unwrap();
+        let (_, _, message) = spec_error(load(&dir.join("two.parv")));
+        assert!(message.contains("2 drives are defined"), "{message}");
     }
 
     fn spec_error(result: Result<DiskSpec>) -> (PathBuf, u64, String) {
