@@ -83,6 +83,11 @@ impl Config {
                 trace.path = base_dir.join(&trace.path);
             }
         }
+        if let Some(spec) = cfg.drive.diskspec.as_mut() {
+            if spec.is_relative() {
+                *spec = base_dir.join(&*spec);
+            }
+        }
         cfg.validate()?;
         Ok(cfg)
     }
@@ -102,19 +107,36 @@ impl Config {
         format!("{h:016x}")
     }
 
-    /// The drive parameters (preset resolved). Errors name the key.
+    /// The drive parameters (preset resolved, DiskSim file imported). Errors name the key,
+    /// or the spec file and line.
     pub fn drive_model(&self) -> Result<DriveModelConfig> {
-        match (&self.drive.preset, &self.drive.model) {
-            (Some(_), Some(_)) => Err(Error::config("drive", "give either `preset` or `model`, not both")),
-            (None, None) => Err(Error::config("drive", "give a `preset` or a `model`")),
-            (None, Some(m)) => Ok(m.clone()),
-            (Some(name), None) => disk::presets::preset(name).ok_or_else(|| {
-                Error::config(
-                    "drive.preset",
-                    format!("unknown drive preset {name:?}; known presets: {}", disk::presets::names().join(", ")),
-                )
-            }),
+        self.drive_model_with_warnings().map(|(model, _)| model)
+    }
+
+    /// The drive parameters and, for `drive.diskspec`, the import's warnings: one line per
+    /// DiskSim parameter raidlab does not model (`file:line: …`).
+    pub fn drive_model_with_warnings(&self) -> Result<(DriveModelConfig, Vec<String>)> {
+        let d = &self.drive;
+        let given = [d.preset.is_some(), d.model.is_some(), d.diskspec.is_some()];
+        match given.iter().filter(|&&g| g).count() {
+            0 => return Err(Error::config("drive", "give a `preset`, a `model` or a `diskspec`")),
+            1 => {}
+            _ => return Err(Error::config("drive", "give only one of `preset`, `model` and `diskspec`")),
         }
+        if let Some(m) = &d.model {
+            return Ok((m.clone(), Vec::new()));
+        }
+        if let Some(path) = &d.diskspec {
+            let spec = disk::diskspec::load(path)?;
+            return Ok((spec.model, spec.warnings));
+        }
+        let name = d.preset.as_deref().unwrap_or_default();
+        disk::presets::preset(name).map(|m| (m, Vec::new())).ok_or_else(|| {
+            Error::config(
+                "drive.preset",
+                format!("unknown drive preset {name:?}; known presets: {}", disk::presets::names().join(", ")),
+            )
+        })
     }
 
     /// Stripe unit in sectors.
@@ -236,6 +258,35 @@ mod tests {
         assert!(e.starts_with("drive.scheduler: unknown scheduler"), "{e}");
         let e = err(&BASE.replace("requests = 10", "read_fraction = 0.5"));
         assert!(e.starts_with("workload:"), "{e}");
+    }
+
+    #[test]
+    fn the_drive_comes_from_exactly_one_of_preset_model_and_diskspec() {
+        let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/diskspecs");
+        // Relative to the configuration's directory.
+        let text = format!("{BASE}[drive]\npreset = \"ibm0661\"\n");
+        let text = text.replace("preset = \"ibm0661\"", "diskspec = \"ibm18es.parv\"");
+        let cfg = Config::from_toml(&text, Path::new(shared)).unwrap();
+        assert_eq!(cfg.drive.diskspec.as_deref(), Some(Path::new(shared).join("ibm18es.parv").as_path()));
+        let (model, warnings) = cfg.drive_model_with_warnings().unwrap();
+        assert_eq!((model.rpm, model.surfaces), (7200.0, 5));
+        assert!(warnings.iter().any(|w| w.contains("ibm18es.diskspecs:")), "{warnings:?}");
+        // An absolute path is kept.
+        let absolute = format!("{BASE}[drive]\ndiskspec = \"{shared}/cheetah9LP.parv\"\n");
+        let cfg = Config::from_toml(&absolute, Path::new("/elsewhere")).unwrap();
+        assert_eq!(cfg.drive_model().unwrap().surfaces, 12);
+        // Not two at once, not none.
+        let both = format!("{BASE}[drive]\npreset = \"ibm0661\"\ndiskspec = \"x.parv\"\n");
+        let e = Config::from_toml(&both, Path::new(".")).unwrap().drive_model().unwrap_err().to_string();
+        assert!(e.starts_with("drive: give only one of"), "{e}");
+        let mut cfg = Config::from_toml(BASE, Path::new(".")).unwrap();
+        cfg.drive.preset = None;
+        let e = cfg.drive_model().unwrap_err().to_string();
+        assert!(e.starts_with("drive: give a `preset`"), "{e}");
+        // A missing or malformed spec file is reported with its file.
+        let missing = format!("{BASE}[drive]\ndiskspec = \"nowhere.parv\"\n");
+        let e = Config::from_toml(&missing, Path::new("/tmp")).unwrap().drive_model().unwrap_err().to_string();
+        assert!(e.starts_with("/tmp/nowhere.parv"), "{e}");
     }
 
     #[test]

@@ -24,7 +24,19 @@
 //! sector the head is in the middle of when it arrives is read on the next pass, so a
 //! whole-track transfer takes one revolution from the next sector boundary.
 //!
-//! Reads and writes cost the same (write settle is not modelled yet).
+//! **Reads and writes** differ by the write settle (added to every seek or head switch of a
+//! write), by the per-kind command overheads (which also depend on the previous command's
+//! kind, as DiskSim's "miss overheads" do), by the completion overheads, by zero latency
+//! (which may be set for reads and writes separately) and by the host interface: a read
+//! sends each sector once it is read, so the last one leaves `bus_sector_ms` after the medium
+//! is done (or later, when the interface is slower than the medium); a write cannot put a
+//! sector on the medium before it has arrived over the interface.
+//!
+//! **Slips and remaps.** A transfer goes run by run: consecutive LBAs on consecutive sectors
+//! of one track ([`super::geometry::Run`]). A run ends at the end of a track, before a
+//! slipped or spare sector, or before a remapped LBA; the next run may be on the same track
+//! (after a slipped sector: wait for the next sector to come round), on another track of the
+//! cylinder (head switch), or elsewhere (seek).
 
 use std::sync::Arc;
 
@@ -156,6 +168,16 @@ pub struct DriveModel {
     spindle: Spindle,
     head_switch_ns: Nanos,
     command_overhead_ns: Nanos,
+    /// Overhead before positioning, indexed by [this command is a write][previous was a write].
+    overhead_ns: [[Nanos; 2]; 2],
+    /// Completion overhead, indexed by [this command is a write].
+    completion_ns: [Nanos; 2],
+    /// Added to every non-zero positioning of a write (may be negative).
+    write_settle_ns: i64,
+    /// Host-interface time per sector (0: not modelled).
+    bus_sector_ns: Nanos,
+    /// Zero-latency access, indexed by [this command is a write].
+    zero_latency: [bool; 2],
 }
 
 fn check_duration_ms(value: f64, key: String) -> Result<()> {
@@ -187,9 +209,26 @@ impl DriveModel {
         if rpm_milli == 0 {
             return Err(Error::config(format!("{key}.rpm"), "must be at least 0.001"));
         }
-        check_duration_ms(cfg.head_switch_ms, format!("{key}.head_switch_ms"))?;
-        check_duration_ms(cfg.command_overhead_ms, format!("{key}.command_overhead_ms"))?;
-        let geometry = Geometry::new(cfg.surfaces, &cfg.zones, key)?;
+        for (value, name) in [
+            (cfg.head_switch_ms, "head_switch_ms"),
+            (cfg.command_overhead_ms, "command_overhead_ms"),
+            (cfg.read_after_read_overhead_ms, "read_after_read_overhead_ms"),
+            (cfg.read_after_write_overhead_ms, "read_after_write_overhead_ms"),
+            (cfg.write_after_read_overhead_ms, "write_after_read_overhead_ms"),
+            (cfg.write_after_write_overhead_ms, "write_after_write_overhead_ms"),
+            (cfg.read_completion_overhead_ms, "read_completion_overhead_ms"),
+            (cfg.write_completion_overhead_ms, "write_completion_overhead_ms"),
+            (cfg.bus_sector_ms, "bus_sector_ms"),
+        ] {
+            check_duration_ms(value, format!("{key}.{name}"))?;
+        }
+        if !cfg.write_settle_ms.is_finite() || cfg.write_settle_ms.abs() > 1000.0 {
+            return Err(Error::config(
+                format!("{key}.write_settle_ms"),
+                format!("must be a finite number of ms within ±1000, got {}", cfg.write_settle_ms),
+            ));
+        }
+        let geometry = Geometry::new(cfg, key)?;
         for (i, zone) in geometry.zones().iter().enumerate() {
             // Rotational rounding assumes a sector takes longer than a couple of ns to pass.
             if P / zone.sectors_per_track as u64 <= 2 * rpm_milli {
@@ -200,13 +239,33 @@ impl DriveModel {
             }
         }
         let seek = SeekCurve::new(&cfg.seek, geometry.cylinders(), &format!("{key}.seek"))?;
+        let command = ms_to_ns(cfg.command_overhead_ms);
+        let overhead_ns = [
+            [
+                command + ms_to_ns(cfg.read_after_read_overhead_ms),
+                command + ms_to_ns(cfg.read_after_write_overhead_ms),
+            ],
+            [
+                command + ms_to_ns(cfg.write_after_read_overhead_ms),
+                command + ms_to_ns(cfg.write_after_write_overhead_ms),
+            ],
+        ];
+        let settle = (cfg.write_settle_ms * 1e6).round() as i64;
         Ok(DriveModel {
             geometry,
             seek,
             config: cfg.clone(),
             spindle: Spindle::new(rpm_milli),
             head_switch_ns: ms_to_ns(cfg.head_switch_ms),
-            command_overhead_ns: ms_to_ns(cfg.command_overhead_ms),
+            command_overhead_ns: command,
+            overhead_ns,
+            completion_ns: [
+                ms_to_ns(cfg.read_completion_overhead_ms),
+                ms_to_ns(cfg.write_completion_overhead_ms),
+            ],
+            write_settle_ns: settle,
+            bus_sector_ns: ms_to_ns(cfg.bus_sector_ms),
+            zero_latency: [cfg.zero_latency, cfg.zero_latency_writes.unwrap_or(cfg.zero_latency)],
         })
     }
 
@@ -230,9 +289,15 @@ impl DriveModel {
         self.head_switch_ns
     }
 
-    /// Controller overhead per command, ns.
+    /// Controller overhead per command, ns (`command_overhead_ms`; the per-kind overheads
+    /// come on top, see [`DriveModel::overhead_ns`]).
     pub fn command_overhead_ns(&self) -> Nanos {
         self.command_overhead_ns
+    }
+
+    /// Overhead before positioning of a `kind` command following a `previous` one, ns.
+    pub fn overhead_ns(&self, kind: OpKind, previous: OpKind) -> Nanos {
+        self.overhead_ns[(kind == OpKind::Write) as usize][(previous == OpKind::Write) as usize]
     }
 
     /// Platter phase at absolute time `t`, as a fraction of a revolution in [0, 1) (exact
@@ -242,7 +307,8 @@ impl DriveModel {
     }
 
     /// Arm movement time from (`from_cylinder`, `from_surface`) to (`to_cylinder`,
-    /// `to_surface`): the seek, a head switch alone, or the longer of the two when both.
+    /// `to_surface`) for a read: the seek, a head switch alone, or the longer of the two when
+    /// both.
     #[inline]
     pub fn positioning_ns(
         &self,
@@ -259,35 +325,56 @@ impl DriveModel {
         }
     }
 
+    /// Arm movement time for an operation of `kind`: a write adds the write settle to any
+    /// movement (DiskSim's `dm_seek_time`), never going below 0.
+    #[inline]
+    pub fn move_ns(
+        &self,
+        from_cylinder: u32,
+        from_surface: u32,
+        to_cylinder: u32,
+        to_surface: u32,
+        kind: OpKind,
+    ) -> Nanos {
+        let base = self.positioning_ns(from_cylinder, from_surface, to_cylinder, to_surface);
+        if kind == OpKind::Write && base != 0 && self.write_settle_ns != 0 {
+            (base as i64 + self.write_settle_ns).max(0) as Nanos
+        } else {
+            base
+        }
+    }
+
     /// Slot offset of logical sector 0 on the track (`cylinder`, `surface`).
     #[inline]
-    fn skew(&self, cylinder: u32, surface: u32, spt: u32) -> u32 {
-        // Most drives have no skew: skip the divisions (this runs once per track accessed).
-        if self.config.cylinder_skew_sectors == 0 && self.config.track_skew_sectors == 0 {
-            return 0;
-        }
-        let spt = spt as u64;
-        let cylinder_skew = self.config.cylinder_skew_sectors as u64 % spt;
-        let track_skew = self.config.track_skew_sectors as u64 % spt;
-        let c = cylinder as u64 % spt;
-        let track = (c * (self.geometry.surfaces() as u64 % spt) + surface as u64) % spt;
-        ((c * cylinder_skew + track * track_skew) % spt) as u32
+    pub fn skew(&self, cylinder: u32, surface: u32) -> u32 {
+        self.geometry.skew(cylinder, surface)
+    }
+
+    /// Time one sector takes to pass on a track of the zone with `track_divisor`, ns
+    /// (rounded up).
+    #[inline]
+    fn sector_pass_ns(&self, track_divisor: &Divisor) -> Nanos {
+        self.spindle.ns_for(slot_phase(1, track_divisor))
     }
 }
 
 /// Breakdown of one access's service time, all in ns.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ServiceTime {
+    /// Command processing before positioning, plus completion processing.
     pub overhead: Nanos,
     pub seek: Nanos,
     pub rotation: Nanos,
     pub transfer: Nanos,
+    /// Time the host interface adds: a read's data still in flight after the last sector
+    /// is read, a write's medium waiting for data (`bus_sector_ms`).
+    pub bus: Nanos,
 }
 
 impl ServiceTime {
     /// Total service time, ns.
     pub fn total(&self) -> Nanos {
-        self.overhead + self.seek + self.rotation + self.transfer
+        self.overhead + self.seek + self.rotation + self.transfer + self.bus
     }
 }
 
@@ -302,12 +389,14 @@ pub struct Drive {
     rng: RngStream,
     cylinder: u32,
     surface: u32,
+    /// Kind of the last command served (selects the after-read/after-write overheads).
+    last_kind: OpKind,
 }
 
 impl Drive {
-    /// A drive with the arm at cylinder 0, surface 0.
+    /// A drive with the arm at cylinder 0, surface 0, as if its last command was a read.
     pub fn new(model: Arc<DriveModel>, rotation: RotationModel, rng: RngStream) -> Self {
-        Drive { model, rotation, rng, cylinder: 0, surface: 0 }
+        Drive { model, rotation, rng, cylinder: 0, surface: 0, last_kind: OpKind::Read }
     }
 
     /// Serve an access starting at `now`; moves the arm and returns the time taken.
@@ -315,8 +404,6 @@ impl Drive {
     /// `lba + sectors` must not exceed the capacity. A zero-sector access only positions the
     /// arm.
     pub fn service(&mut self, now: Nanos, lba: u64, sectors: u32, kind: OpKind) -> ServiceTime {
-        // Reads and writes cost the same in this model.
-        let _ = kind;
         let model: &DriveModel = &self.model;
         let geometry = &model.geometry;
         assert!(
@@ -325,16 +412,17 @@ impl Drive {
             "access [{lba}, +{sectors}) beyond the drive's {} sectors",
             geometry.capacity_sectors()
         );
-        let (mut zone_index, address) = geometry.locate_in_zone(lba);
-        let overhead = model.command_overhead_ns;
+        let write = kind == OpKind::Write;
+        let overhead = model.overhead_ns(kind, self.last_kind);
+        let mut run = geometry.locate_run(lba);
         let mut seek =
-            model.positioning_ns(self.cylinder, self.surface, address.cylinder, address.surface);
-        let (mut cylinder, mut surface) = (address.cylinder, address.surface);
-        let mut result = ServiceTime { overhead, seek: 0, rotation: 0, transfer: 0 };
+            model.move_ns(self.cylinder, self.surface, run.address.cylinder, run.address.surface, kind);
+        let mut result = ServiceTime { overhead, ..ServiceTime::default() };
+        self.last_kind = kind;
         if sectors == 0 {
             result.seek = seek;
-            self.cylinder = cylinder;
-            self.surface = surface;
+            self.cylinder = run.address.cylinder;
+            self.surface = run.address.surface;
             return result;
         }
         let phase_offset = match self.rotation {
@@ -342,75 +430,105 @@ impl Drive {
             RotationModel::Uniform => self.rng.below(P),
         };
         let spindle = &model.spindle;
-        let zero_latency = model.config.zero_latency;
-        let mut zone = &geometry.zones()[zone_index];
-        let mut first = address.sector;
-        let mut remaining = sectors;
-        let mut t = now + overhead + seek;
+        let zero_latency = model.zero_latency[write as usize];
+        let bus = model.bus_sector_ns;
+        let total = sectors as u64;
+        let command_done = now + overhead;
+        let mut t = command_done + seek;
+        let mut done = 0u64;
+        let mut next_lba = lba;
+        // The latest time the host has a read's last sector (pipelined behind the medium).
+        let mut host_done = 0;
         loop {
-            let spt = zone.sectors_per_track;
-            let count = remaining.min(spt - first);
-            let phase = (spindle.phase(t) + phase_offset) % P;
-            let skew = model.skew(cylinder, surface, spt);
-            let (wait, end) =
-                track_portion(
+            let zone = &geometry.zones()[run.zone_index];
+            let count = (total - done).min(run.sectors as u64) as u32;
+            let portion = |t: Nanos| {
+                let phase = (spindle.phase(t) + phase_offset) % P;
+                let (wait, end) = track_portion(
                     phase,
                     &zone.track_divisor,
-                    skew,
-                    first,
+                    run.skew,
+                    run.address.sector,
                     count,
                     zero_latency,
                     spindle.units_per_ns,
                 );
-            let wait_ns = spindle.ns_for(wait);
-            let end_ns = spindle.ns_for(end);
+                (spindle.ns_for(wait), spindle.ns_for(end))
+            };
+            let (mut wait_ns, mut end_ns) = portion(t);
+            if bus != 0 && write {
+                // Sector j arrives (j + 1) bus times after the command; the medium may not
+                // reach a sector before its data: wait a pass if it would.
+                let sector_ns = model.sector_pass_ns(&zone.track_divisor);
+                let ready = command_done
+                    + (done + 1) * bus
+                    + (count as u64 - 1) * bus.saturating_sub(sector_ns);
+                if t + wait_ns < ready {
+                    result.bus += ready - t;
+                    t = ready;
+                    (wait_ns, end_ns) = portion(t);
+                }
+            }
             result.rotation += wait_ns;
             result.transfer += end_ns - wait_ns;
             t += end_ns;
-            remaining -= count;
-            if remaining == 0 {
+            if bus != 0 && !write {
+                // Sector j leaves at max over i ≤ j of (read end of i + (j − i + 1)·bus); over
+                // one track's run the maximum is at its first or last sector.
+                let sector_ns = model.sector_pass_ns(&zone.track_divisor);
+                let first_read = t.saturating_sub((count as u64 - 1) * sector_ns);
+                let last = done + count as u64 - 1;
+                host_done = host_done
+                    .max(t + (total - last) * bus)
+                    .max(first_read + (total - done) * bus);
+            }
+            done += count as u64;
+            if done == total {
                 break;
             }
-            // Continue on the next track: the next surface, or the next cylinder inward.
-            let switch = if surface + 1 < geometry.surfaces() {
-                surface += 1;
-                model.head_switch_ns
-            } else {
-                surface = 0;
-                cylinder += 1;
-                if cylinder >= zone.end_cylinder() {
-                    zone_index += 1;
-                    zone = &geometry.zones()[zone_index];
-                }
-                model.seek.time(1)
-            };
+            // Continue with the next LBA: on the same track past a slipped sector, the next
+            // surface, or the next cylinder inward.
+            next_lba += count as u64;
+            let next = geometry.locate_run(next_lba);
+            let switch = model.move_ns(
+                run.address.cylinder,
+                run.address.surface,
+                next.address.cylinder,
+                next.address.surface,
+                kind,
+            );
             seek += switch;
             t += switch;
-            first = 0;
+            run = next;
         }
+        if host_done > t {
+            result.bus += host_done - t;
+        }
+        result.overhead += model.completion_ns[write as usize];
         result.seek = seek;
-        self.cylinder = cylinder;
-        self.surface = surface;
+        self.cylinder = run.address.cylinder;
+        self.surface = run.address.surface;
         result
     }
 
     /// Estimated time from `now` until the first sector of `lba` is under the head
-    /// (overhead + seek + rotational wait), without moving the arm. Used by SPTF and by
-    /// mirror-copy selection. With uniform rotation the wait is taken as half a revolution.
+    /// (command overhead + seek + rotational wait), without moving the arm. Used by SPTF and
+    /// by mirror-copy selection. With uniform rotation the wait is taken as half a
+    /// revolution. The per-kind overheads and the write settle are left out: they do not
+    /// depend on where the arm is.
     pub fn positioning_estimate(&self, now: Nanos, lba: u64) -> Nanos {
         let model: &DriveModel = &self.model;
-        let (zone_index, address) = model.geometry.locate_in_zone(lba);
+        let run = model.geometry.locate_run(lba);
+        let address = run.address;
         let positioned = model.command_overhead_ns
             + model.positioning_ns(self.cylinder, self.surface, address.cylinder, address.surface);
         let wait = match self.rotation {
             RotationModel::Exact => {
-                let spt = address.sectors_per_track;
                 let phase = model.spindle.phase(now + positioned);
-                let skew = model.skew(address.cylinder, address.surface, spt);
                 let (wait, _) = track_portion(
                     phase,
-                    &model.geometry.zones()[zone_index].track_divisor,
-                    skew,
+                    &model.geometry.zones()[run.zone_index].track_divisor,
+                    run.skew,
                     address.sector,
                     1,
                     false,
@@ -448,18 +566,12 @@ mod tests {
     /// 6000 rpm (10 ms per revolution: every sector boundary falls on a whole ns),
     /// 100 sectors per track, 2 surfaces, 50 cylinders.
     fn round_config() -> DriveModelConfig {
-        DriveModelConfig {
-            rpm: 6000.0,
-            surfaces: 2,
-            zones: vec![ZoneConfig { cylinders: 50, sectors_per_track: 100 }],
-            seek: SeekConfig::Formula { a_ms: 1.0, b_ms: 0.01, c_ms: 0.1 },
-            head_switch_ms: 0.0,
-            command_overhead_ms: 0.0,
-            track_skew_sectors: 0,
-            cylinder_skew_sectors: 0,
-            zero_latency: false,
-            rotation: RotationModel::Exact,
-        }
+        DriveModelConfig::basic(
+            6000.0,
+            2,
+            vec![ZoneConfig::new(50, 100)],
+            SeekConfig::Formula { a_ms: 1.0, b_ms: 0.01, c_ms: 0.1 },
+        )
     }
 
     fn drive(cfg: &DriveModelConfig, rotation: RotationModel) -> Drive {
@@ -664,7 +776,7 @@ mod tests {
         let s = d.service(90 * SECTOR, 90, 20, OpKind::Read);
         assert_eq!(
             s,
-            ServiceTime { overhead: 0, seek: 250_000, rotation: SECTOR / 2, transfer: 20 * SECTOR }
+            ServiceTime { overhead: 0, seek: 250_000, rotation: SECTOR / 2, transfer: 20 * SECTOR, bus: 0 }
         );
         assert_eq!((d.cylinder(), d.surface()), (0, 1));
         // From (0, 1) over the cylinder boundary to (1, 0). Sector 90 of track 1 sits at slot
@@ -677,7 +789,7 @@ mod tests {
         let wait = 206 * SECTOR - (103 * SECTOR + one_cylinder);
         assert_eq!(
             s,
-            ServiceTime { overhead: 0, seek: one_cylinder, rotation: wait, transfer: 20 * SECTOR }
+            ServiceTime { overhead: 0, seek: one_cylinder, rotation: wait, transfer: 20 * SECTOR, bus: 0 }
         );
         assert_eq!((d.cylinder(), d.surface()), (1, 0));
     }
@@ -778,6 +890,112 @@ mod tests {
     }
 
     #[test]
+    fn writes_pay_the_settle_after_every_movement_and_never_go_below_zero() {
+        let mut cfg = round_config();
+        cfg.head_switch_ms = 0.5;
+        cfg.write_settle_ms = 0.3;
+        let mut d = drive(&cfg, RotationModel::Exact);
+        let seek40 = d.model.seek.time(40);
+        let s = d.service(0, 100 * 2 * 40, 1, OpKind::Write);
+        assert_eq!(s.seek, seek40 + 300_000);
+        let s = d.service(REV, 100 * 2 * 40 + 50, 1, OpKind::Write);
+        assert_eq!(s.seek, 0, "no movement, no settle");
+        let s = d.service(2 * REV, 100 * 2 * 40 + 150, 1, OpKind::Write);
+        assert_eq!(s.seek, 500_000 + 300_000, "a head switch settles too");
+        let s = d.service(3 * REV, 0, 1, OpKind::Read);
+        assert_eq!(s.seek, seek40.max(500_000), "reads do not settle");
+        // A write spanning two tracks settles after the head switch as well.
+        let s = d.service(4 * REV + 90 * SECTOR, 90, 20, OpKind::Write);
+        assert_eq!(s.seek, 500_000 + 300_000);
+        cfg.write_settle_ms = -0.7;
+        let d = drive(&cfg, RotationModel::Exact);
+        assert_eq!(d.model.move_ns(0, 0, 0, 1, OpKind::Write), 0);
+        assert_eq!(d.model.move_ns(0, 0, 40, 0, OpKind::Write), seek40 - 700_000);
+        assert_eq!(d.model.move_ns(0, 0, 0, 0, OpKind::Write), 0);
+    }
+
+    #[test]
+    fn overheads_depend_on_the_command_and_the_previous_one() {
+        let mut cfg = round_config();
+        cfg.command_overhead_ms = 0.01;
+        cfg.read_after_read_overhead_ms = 0.1;
+        cfg.read_after_write_overhead_ms = 0.2;
+        cfg.write_after_read_overhead_ms = 0.3;
+        cfg.write_after_write_overhead_ms = 0.4;
+        cfg.read_completion_overhead_ms = 0.05;
+        cfg.write_completion_overhead_ms = 0.07;
+        let mut d = drive(&cfg, RotationModel::Exact);
+        let kinds = [OpKind::Read, OpKind::Read, OpKind::Write, OpKind::Write, OpKind::Read, OpKind::Write];
+        let expected = [160_000, 160_000, 380_000, 480_000, 260_000, 380_000];
+        for (i, (kind, want)) in kinds.into_iter().zip(expected).enumerate() {
+            let s = d.service(i as u64 * 3 * REV, 17, 1, kind);
+            assert_eq!(s.overhead, want, "command {i}");
+        }
+        // The overhead comes before positioning: the wait is measured from its end.
+        let mut d = drive(&cfg, RotationModel::Exact);
+        let s = d.service(0, 0, 1, OpKind::Read);
+        assert_eq!(s.rotation, REV - 110_000);
+    }
+
+    #[test]
+    fn the_host_interface_pipelines_reads_and_holds_back_writes() {
+        let mut cfg = round_config();
+        cfg.bus_sector_ms = 0.05; // faster than the medium (0.1 ms per sector)
+        let mut d = drive(&cfg, RotationModel::Exact);
+        let s = d.service(0, 0, 10, OpKind::Read);
+        assert_eq!((s.rotation, s.transfer, s.bus), (0, 10 * SECTOR, 50_000));
+        cfg.bus_sector_ms = 0.3; // slower: the last sector leaves 10 bus times after the first is read
+        let mut d = drive(&cfg, RotationModel::Exact);
+        let s = d.service(0, 0, 10, OpKind::Read);
+        assert_eq!((s.rotation, s.transfer, s.bus), (0, 10 * SECTOR, SECTOR + 10 * 300_000 - 10 * SECTOR));
+        // A write waits for its data: the first sector may go down once sector 10 will have
+        // arrived in time, 0.3 + 9 × 0.2 = 2.1 ms after the command; sector 0 is then 79
+        // sectors away.
+        let s = d.service(7 * REV, 0, 10, OpKind::Write);
+        assert_eq!((s.bus, s.rotation, s.transfer), (2_100_000, 79 * SECTOR, 10 * SECTOR));
+        // Plenty of rotational wait hides the interface entirely.
+        let s = d.service(8 * REV + 50 * SECTOR, 0, 1, OpKind::Write);
+        assert_eq!((s.bus, s.rotation), (0, 50 * SECTOR));
+    }
+
+    #[test]
+    fn a_transfer_passes_over_slipped_sectors_and_serpentine_cylinders_keep_the_head() {
+        let mut cfg = round_config();
+        cfg.sparing = crate::disk::SparingConfig::SectorsPerZone;
+        cfg.zones[0].spares = 10;
+        cfg.zones[0].slips = vec![5];
+        let mut d = drive(&cfg, RotationModel::Exact);
+        let s = d.service(0, 0, 10, OpKind::Read);
+        assert_eq!((s.seek, s.rotation, s.transfer), (0, SECTOR, 10 * SECTOR));
+        // Ascending order: a cylinder switch also switches heads (2 ms > 1.11 ms seek).
+        let mut cfg = round_config();
+        cfg.head_switch_ms = 2.0;
+        let mut d = drive(&cfg, RotationModel::Exact);
+        d.service(0, 199, 1, OpKind::Read);
+        let s = d.service(10 * REV + 99 * SECTOR, 199, 2, OpKind::Read);
+        assert_eq!(s.seek, 2_000_000);
+        assert_eq!((d.cylinder(), d.surface()), (1, 0));
+        cfg.track_order = crate::disk::TrackOrder::SerpentineZone;
+        let mut d = drive(&cfg, RotationModel::Exact);
+        d.service(0, 199, 1, OpKind::Read);
+        let s = d.service(10 * REV + 99 * SECTOR, 199, 2, OpKind::Read);
+        assert_eq!(s.seek, 1_110_000);
+        assert_eq!((d.cylinder(), d.surface()), (1, 1));
+    }
+
+    #[test]
+    fn zero_latency_can_differ_between_reads_and_writes() {
+        let mut cfg = round_config();
+        cfg.zero_latency = true;
+        cfg.zero_latency_writes = Some(false);
+        let mut d = drive(&cfg, RotationModel::Exact);
+        let s = d.service(30 * SECTOR, 20, 40, OpKind::Read);
+        assert_eq!((s.rotation, s.transfer), (0, REV));
+        let s = d.service(3 * REV + 30 * SECTOR, 20, 40, OpKind::Write);
+        assert_eq!((s.rotation, s.transfer), (90 * SECTOR, 40 * SECTOR));
+    }
+
+    #[test]
     fn skew_follows_cylinder_and_track_counts() {
         let mut cfg = round_config();
         cfg.track_skew_sectors = 7;
@@ -786,7 +1004,7 @@ mod tests {
         for cylinder in 0..50u32 {
             for surface in 0..2u32 {
                 let track = cylinder * 2 + surface;
-                assert_eq!(m.skew(cylinder, surface, 100), (cylinder * 3 + track * 7) % 100);
+                assert_eq!(m.skew(cylinder, surface), (cylinder * 3 + track * 7) % 100);
             }
         }
     }

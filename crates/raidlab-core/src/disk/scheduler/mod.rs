@@ -219,13 +219,13 @@ pub(crate) mod test_support {
 
     /// An 8-sector read at the start of `cylinder`, tagged `token`.
     pub fn op_at(drive: &Drive, cylinder: u32, token: u64) -> QueuedOp {
-        let lba = drive.model.geometry.first_lba_of_cylinder(cylinder);
+        let lba = drive.model.geometry.first_lba_of_cylinder(cylinder).expect("cylinder holds data");
         QueuedOp { lba, sectors: 8, kind: OpKind::Read, cylinder, enqueued: token, token }
     }
 
     /// Move the arm to `cylinder`.
     pub fn park(drive: &mut Drive, cylinder: u32) {
-        let lba = drive.model.geometry.first_lba_of_cylinder(cylinder);
+        let lba = drive.model.geometry.first_lba_of_cylinder(cylinder).expect("cylinder holds data");
         drive.service(0, lba, 1, OpKind::Read);
         assert_eq!(drive.cylinder(), cylinder);
     }

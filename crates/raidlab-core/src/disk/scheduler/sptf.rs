@@ -81,7 +81,7 @@ mod tests {
         // Sector 47 of the same track is almost a revolution away (13.6 ms); sector 20 of the
         // next cylinder is a 2.47 ms seek plus about a quarter turn away (5.8 ms).
         let now = 0;
-        let one_cylinder = d.model.geometry.first_lba_of_cylinder(1);
+        let one_cylinder = d.model.geometry.first_lba_of_cylinder(1).expect("cylinder 1 holds data");
         let op = |lba: u64, cylinder: u32, token: u64| QueuedOp {
             lba,
             sectors: 1,
