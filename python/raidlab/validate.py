@@ -179,7 +179,9 @@ def validate(
     ``ConfigError`` (or ``SpecError``), a malformed trace line a ``TraceError`` with file and
     line."""
     base = Path(base_dir) if base_dir is not None else Path.cwd()
-    output = _core.validate(to_toml(drive_table(drive)), str(Path(os.fspath(trace))), str(base))
+    # The trace is named by the user: relative to the working directory, not to `base_dir`.
+    trace_path = Path(os.fspath(trace)).resolve()
+    output = _core.validate(to_toml(drive_table(drive)), str(trace_path), str(base))
     return Validation.from_core(output)
 
 
