@@ -117,23 +117,29 @@ pub struct Simulation {
     pub cancelled: bool,
 }
 
-/// Mean service time (ns) of one random access of `sectors` sectors on `model`: mean seek
-/// over uniformly random start and end sectors, half a revolution, the transfer at the
-/// sector's zone rate and the command overhead. Estimated from a fixed-seed sample so it is
-/// deterministic.
-pub fn mean_random_service_ns(model: &DriveModel, sectors: f64) -> f64 {
-    let mut rng = RngStream::new(0x5eed, StreamId::Policy(0));
-    let capacity = model.capacity_sectors();
-    let n = 20_000;
-    let (mut seek, mut transfer) = (0.0, 0.0);
-    for _ in 0..n {
-        let a = model.geometry.locate(rng.below(capacity));
-        let b = model.geometry.locate(rng.below(capacity));
-        seek += model.seek.time(a.cylinder.abs_diff(b.cylinder)) as f64;
-        transfer += sectors / b.sectors_per_track as f64 * model.revolution_ns();
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
     }
-    let overhead = model.config.command_overhead_ms * 1e6;
-    (seek + transfer) / n as f64 + model.revolution_ns() / 2.0 + overhead
+    a
+}
+
+/// Mean service time (ns) of random accesses of `sectors` sectors on `model`, measured on the
+/// model itself: a drive serves 20,000 uniformly random reads one after another (what a FCFS
+/// drive does under load), so every modelled component — overheads, seek, settle, rotation,
+/// transfer, bus — counts. A fixed seed keeps it deterministic.
+pub fn mean_random_service_ns(model: &Arc<DriveModel>, sectors: f64) -> f64 {
+    let mut drive = Drive::new(model.clone(), model.config.rotation, RngStream::new(0x5eed, StreamId::Policy(0)));
+    let mut rng = RngStream::new(0x5eed, StreamId::Policy(1));
+    let length = (sectors.round() as u64).clamp(1, model.capacity_sectors()) as u32;
+    let starts = model.capacity_sectors() - length as u64 + 1;
+    let n = 20_000;
+    // Back to back, so that with exact rotation each access starts at its own platter angle.
+    let mut now: Nanos = 0;
+    for _ in 0..n {
+        now += drive.service(now, rng.below(starts), length, disk::OpKind::Read).total();
+    }
+    now as f64 / n as f64
 }
 
 impl Simulation {
@@ -207,7 +213,7 @@ impl Simulation {
     /// summary reports the utilization reached.
     fn rate_for_utilization(
         config: &Config,
-        model: &DriveModel,
+        model: &Arc<DriveModel>,
         layout: &dyn layout::Layout,
         capacity: u64,
         utilization: f64,
@@ -219,9 +225,15 @@ impl Simulation {
             "workload",
         )?;
         let size = generator.mean_sectors();
-        let unit = layout.stripe_unit_sectors() as f64;
-        // Expected units touched by a request of `size` sectors starting at a random offset.
-        let units = 1.0 + (size - 1.0) / unit;
+        let unit_sectors = layout.stripe_unit_sectors();
+        let unit = unit_sectors as f64;
+        // Expected units touched by a request of the mean size: starts are multiples of the
+        // alignment, so within a unit they fall on multiples of gcd(alignment, unit).
+        let step = gcd(generator.align_sectors(), unit_sectors);
+        let length = (size.round() as u64).max(1);
+        let offsets = unit_sectors / step;
+        let units = (0..offsets).map(|k| ((k * step + length - 1) / unit_sectors + 1) as f64).sum::<f64>()
+            / offsets as f64;
         let data_units = layout.data_units_per_stripe() as f64;
         let write_ops = match layout.name() {
             "raid1" => config.array.copies as f64 * units,

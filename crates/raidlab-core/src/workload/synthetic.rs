@@ -206,6 +206,11 @@ impl SyntheticGenerator {
         Ok(SyntheticGenerator { align, slots, read_fraction: cfg.read_fraction, sizes, addresses, rng })
     }
 
+    /// Start addresses are multiples of this many sectors.
+    pub fn align_sectors(&self) -> u64 {
+        self.align
+    }
+
     /// Mean request size, sectors.
     pub fn mean_sectors(&self) -> f64 {
         match &self.sizes {

@@ -66,3 +66,23 @@ warmup_s = 20
         assert!((util - rho).abs() < 0.02, "utilization {util} vs {rho}");
     }
 }
+
+/// `target_utilization` chooses the Poisson rate from the drive model's own mean service time
+/// and the layout's disk operations per request; the utilization reached must be close.
+#[test]
+fn target_utilization_is_reached() {
+    let cases = [
+        ("raid0", 1, "ibm0661", "size_kib = 4", 0.5),
+        ("raid0", 1, "ibm18es", "size_kib = 4", 0.3),
+        ("raid1", 4, "ibm0661", "size_kib = 4\nread_fraction = 0.75", 0.4),
+        ("raid5", 8, "ibm0661", "size = { distribution = \"uniform\", min_kib = 4, max_kib = 64 }\nread_fraction = 0.7", 0.6),
+    ];
+    for (layout, drives, preset, workload, target) in cases {
+        let text = format!(
+            "[array]\nlayout = \"{layout}\"\ndrives = {drives}\nstripe_unit_kib = 64\n[drive]\npreset = \"{preset}\"\n\
+             [workload]\nrequests = 60000\n{workload}\n[workload.arrival]\nprocess = \"poisson\"\ntarget_utilization = {target}\n"
+        );
+        let util = f(&run(&text).summary, "drives.mean_utilization");
+        assert!((util - target).abs() / target < 0.06, "{layout} {preset}: reached {util}, target {target}");
+    }
+}
