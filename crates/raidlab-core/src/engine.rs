@@ -226,7 +226,6 @@ impl Simulation {
         )?;
         let size = generator.mean_sectors();
         let unit_sectors = layout.stripe_unit_sectors();
-        let unit = unit_sectors as f64;
         // Expected units touched by a request of the mean size: starts are multiples of the
         // alignment, so within a unit they fall on multiples of gcd(alignment, unit).
         let step = gcd(generator.align_sectors(), unit_sectors);

@@ -726,6 +726,39 @@ impl Geometry {
         }
     }
 
+    /// The run that starts at `lba`, the LBA right after run `previous` (a transfer going on
+    /// to the next track). Equal to `locate_run(lba)`; when the zone maps LBAs directly (no
+    /// spares, slips or remaps) it steps to the next track in LBA order without a search or a
+    /// division, which matters for drives with short tracks where transfers cross many.
+    #[inline]
+    pub fn next_run(&self, previous: &Run, lba: u64) -> Run {
+        let zone = &self.zones[previous.zone_index];
+        let direct = matches!(zone.map, ZoneMap::Direct) && zone.remaps.is_empty();
+        let at_track_end = previous.address.sector + previous.sectors == zone.sectors_per_track;
+        if !(direct && at_track_end && lba < zone.first_lba + zone.lbas && lba < self.capacity) {
+            return self.locate_run(lba);
+        }
+        let mut cylinder_in_zone = (previous.address.cylinder - zone.first_cylinder) as u64;
+        let mut track = self.surface_of(zone, cylinder_in_zone, previous.address.surface as u64) + 1;
+        if track == self.surfaces as u64 {
+            track = 0;
+            cylinder_in_zone += 1;
+        }
+        let surface = self.surface_of(zone, cylinder_in_zone, track) as u32;
+        let spt = zone.sectors_per_track;
+        Run {
+            zone_index: previous.zone_index,
+            address: PhysicalAddress {
+                cylinder: zone.first_cylinder + cylinder_in_zone as u32,
+                surface,
+                sector: 0,
+                sectors_per_track: spt,
+            },
+            sectors: (spt as u64).min(self.capacity - lba).min(zone.first_lba + zone.lbas - lba) as u32,
+            skew: zone.skew(cylinder_in_zone, track, surface, self.surfaces),
+        }
+    }
+
     /// Slot at which logical sector 0 of the track (`cylinder`, `surface`) passes under the
     /// head (for a cylinder between zones, 0).
     pub fn skew(&self, cylinder: u32, surface: u32) -> u32 {

@@ -489,7 +489,7 @@ impl Drive {
             // Continue with the next LBA: on the same track past a slipped sector, the next
             // surface, or the next cylinder inward.
             next_lba += count as u64;
-            let next = geometry.locate_run(next_lba);
+            let next = geometry.next_run(&run, next_lba);
             let switch = model.move_ns(
                 run.address.cylinder,
                 run.address.surface,

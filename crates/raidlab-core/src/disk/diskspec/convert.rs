@@ -769,6 +769,40 @@ mod tests {
         "hp_c3323a", "ibm18es",
     ];
 
+    /// `Geometry::next_run` (the per-track step of a transfer) equals `locate_run` on every
+    /// built-in preset and all ten DiskSim drives: runs walked from random LBAs, and across
+    /// every zone boundary.
+    #[test]
+    fn next_run_equals_locate_run_on_every_drive() {
+        use crate::disk::{presets, DriveModel};
+        use crate::sim::{RngStream, StreamId};
+        let mut models: Vec<(String, DriveModelConfig)> =
+            presets::names().iter().map(|n| (n.to_string(), presets::preset(n).unwrap())).collect();
+        for name in DRIVES {
+            models.push((name.to_string(), load(&shared(&format!("{name}.parv"))).unwrap().model));
+        }
+        let mut rng = RngStream::new(5, StreamId::Policy(0));
+        for (name, cfg) in models {
+            let geometry = DriveModel::new(&cfg, "drive").unwrap().geometry;
+            let capacity = geometry.capacity_sectors();
+            let zone_starts = geometry.zones().iter().map(|z| z.first_lba.saturating_sub(3));
+            let starts: Vec<u64> = (0..300).map(|_| rng.below(capacity)).chain(zone_starts).collect();
+            for start in starts {
+                let mut lba = start.min(capacity - 1);
+                let mut run = geometry.locate_run(lba);
+                for _ in 0..40 {
+                    lba += run.sectors as u64;
+                    if lba >= capacity {
+                        break;
+                    }
+                    let next = geometry.next_run(&run, lba);
+                    assert_eq!(next, geometry.locate_run(lba), "{name}: lba {lba}");
+                    run = next;
+                }
+            }
+        }
+    }
+
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("raidlab-convert-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
