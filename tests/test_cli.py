@@ -399,3 +399,22 @@ def test_docs_validation_writes_the_report_with_every_drive(tmp_path, capsys):
         assert f"| `{name}` |" in text
     assert f"wrote {output}" in capsys.readouterr().out
 
+
+
+@pytest.mark.engine
+def test_an_imported_drive_lists_what_it_does_not_model(tmp_path, capsys):
+    """DiskSim parameters raidlab does not model are reported, never silently dropped: in
+    summary.json with file and line, and counted in the printed summary."""
+    from conftest import SHARED
+
+    config = tmp_path / "imported.toml"
+    config.write_text(
+        f'[array]\nlayout = "raid0"\ndrives = 1\n[drive]\ndiskspec = "{SHARED / "diskspecs" / "ibm18es.parv"}"\n'
+        "[workload]\nrequests = 200\n"
+    )
+    run_dir = tmp_path / "out"
+    assert run_cli("run", config, "-o", run_dir) == 0
+    warnings = json.loads((run_dir / "summary.json").read_text())["warnings"]
+    assert warnings and all(".parv" in w or ".diskspecs" in w or ".model" in w for w in warnings), warnings[:3]
+    assert any("Number of buffer segments" in w for w in warnings)
+    assert "not modelled" in capsys.readouterr().out

@@ -172,6 +172,9 @@ def print_summary(console: Console, result: Result, run_dir: Optional[Path] = No
     facts.add_row("data loss", _data_loss_text(result))
     if result.cancelled:
         facts.add_row("cancelled", "yes — the run stopped early")
+    warnings = summary.get("warnings") or []
+    if warnings:
+        facts.add_row("not modelled", f"{len(warnings)} configured parameter(s): see \"warnings\" in summary.json")
     if run_dir is not None:
         facts.add_row("run directory", str(run_dir))
     console.print(facts)

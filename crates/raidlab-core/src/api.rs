@@ -159,6 +159,7 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
         "lost_write_sectors": stats.lost_write_sectors,
         "content": content,
         "events": sim.events_processed,
+        "warnings": sim.warnings,
     })
 }
 

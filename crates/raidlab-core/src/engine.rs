@@ -115,6 +115,9 @@ pub struct Simulation {
     pub events_processed: u64,
     /// Whether the progress hook cancelled the run.
     pub cancelled: bool,
+    /// What the configuration asked for that raidlab does not model (for example DiskSim
+    /// parameters of an imported drive), each with its file and line where known.
+    pub warnings: Vec<String>,
 }
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {
@@ -146,7 +149,7 @@ impl Simulation {
     /// Build every component. Errors name the offending key.
     pub fn new(config: Config) -> Result<Simulation> {
         config.validate()?;
-        let model_cfg = config.drive_model()?;
+        let (model_cfg, warnings) = config.drive_model_with_warnings()?;
         let model = Arc::new(DriveModel::new(&model_cfg, "drive.model")?);
         let rotation = config.drive.rotation.unwrap_or(model_cfg.rotation);
         let params = LayoutParams {
@@ -201,6 +204,7 @@ impl Simulation {
             aborted: Vec::new(),
             events_processed: 0,
             cancelled: false,
+            warnings,
         };
         for f in sim.config.failures.clone() {
             sim.events.push(s_to_ns(f.at_s), Event::Failure { drive: f.drive });
