@@ -784,7 +784,7 @@ impl Drive {
             let sector_ns = model.sector_pass_ns(&zone.track_divisor);
             let into = until - (t + wait_ns);
             let whole = (into / sector_ns).min(count as u64);
-            if stop_in_sector || into % sector_ns == 0 || whole == count as u64 {
+            if stop_in_sector || into.is_multiple_of(sector_ns) || whole == count as u64 {
                 return (done + whole, until, cylinder, surface);
             }
             let free = (t + wait_ns + (whole + 1) * sector_ns).min(t + end_ns);
