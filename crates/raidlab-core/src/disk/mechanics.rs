@@ -559,7 +559,7 @@ impl Drive {
             let seg = &mut st.segments[p.segment];
             seg.end = p.lba + read;
             seg.start = seg.start.max(seg.end.saturating_sub(params.segment_sectors));
-            let hit = kind == OpKind::Read && n > 0 && seg.start <= lba && end <= seg.end;
+            let hit = kind == OpKind::Read && n > 0 && st.find(lba).is_some_and(|i| end <= st.segments[i].end);
             if read == p.limit || !hit {
                 st.prefetch = None;
                 st.mechanism_free = free;
