@@ -433,7 +433,7 @@ impl Drive {
     /// completion overhead and a read's host transfer) and the platter phase offset used.
     /// `prefix` sectors before `lba` come from the cache: the host gets them first. `bus` is
     /// the host interface's time per sector (0 for a destage, whose data is in the buffer).
-    #[inline]
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn media(
         &mut self,
@@ -544,7 +544,9 @@ impl Drive {
         (result, t, phase_offset)
     }
 
-    /// [`Drive::service`] on a drive with a cache (see [`super::cache`]).
+    /// [`Drive::service`] on a drive with a cache (see [`super::cache`]). Kept out of line
+    /// so that the path without cache stays as it was.
+    #[inline(never)]
     fn service_cached(&mut self, now: Nanos, lba: u64, sectors: u32, kind: OpKind) -> ServiceTime {
         let model = Arc::clone(&self.model);
         let params = model.cache.as_ref().expect("a drive with a cache state has cache parameters");
@@ -680,6 +682,7 @@ impl Drive {
 
     /// Write dirty segment `d` to the medium as soon as the mechanism is free and its data
     /// is in; returns when it is done.
+    #[inline(never)]
     fn destage(&mut self, st: &mut CacheState, d: Dirty) -> Nanos {
         let start = st.mechanism_free.max(d.ready);
         let (_, done, _) = self.media(start, d.start, (d.end - d.start) as u32, OpKind::Write, 0, 0, 0);
