@@ -49,8 +49,9 @@ pub enum PrefetchMode {
     /// Until the segment is full (3).
     #[default]
     Segment,
-    /// To the end of the track after the one holding the read's last sector (4; DiskSim
-    /// does so only for a detected sequential stream, raidlab always).
+    /// To the end of the track holding the sector after the read, and one track further
+    /// when the read's segment began before that track, a sequential stream (4, as DiskSim's
+    /// `disk_buffer_get_max_readahead`).
     NextTrack,
 }
 
@@ -415,6 +416,34 @@ mod tests {
             assert!(s.total() < 2_000_000, "write {k}: {s:?}");
             now += s.total();
         }
+    }
+
+    #[test]
+    fn next_track_prefetch_goes_one_track_further_for_a_sequential_stream() {
+        let cache = DriveCacheConfig {
+            prefetch: PrefetchMode::NextTrack,
+            segment_sectors: 4000,
+            read_ahead_max_sectors: 4000,
+            ..ibm18es_cache()
+        };
+        let d = drive(Some(cache), None);
+        let params = d.model.cache.clone().unwrap();
+        let geometry = &d.model.geometry;
+        // A track without slips: its first run is the whole track.
+        let whole = |l: u64| {
+            let r = geometry.locate_run(l);
+            r.address.sector == 0 && r.sectors == geometry.zones()[r.zone_index].sectors_per_track
+        };
+        // A slip-free track after another one (and no slip on the track after it).
+        let track = (1..).map(|t| t * 1000).find(|&l| whole(l) && whole(l + geometry.locate_run(l).sectors as u64));
+        let start = track.unwrap();
+        let spt = geometry.locate_run(start).sectors as u64;
+        // A read of 8 sectors at the track's start, its segment starting there: to the end
+        // of the track.
+        assert_eq!(d.prefetch_limit(&params, start + 7, 8, start), spt - 8);
+        // The same read with a segment that began on the track before: one track more.
+        let next = geometry.locate_run(start + spt).sectors as u64;
+        assert_eq!(d.prefetch_limit(&params, start + 7, 8, start - 1), spt - 8 + next);
     }
 
     #[test]

@@ -584,7 +584,7 @@ impl Drive {
                 if params.on_idle_hit && st.prefetch.is_none() && st.dirty.is_empty() {
                     let seg = st.segments[i];
                     let held = if params.over_requested { 0 } else { seg.end - seg.start };
-                    let limit = self.prefetch_limit(params, seg.end - 1, held);
+                    let limit = self.prefetch_limit(params, seg.end - 1, held, seg.start);
                     if limit > 0 {
                         let phase_offset = self.phase_offset();
                         st.prefetch = Some(Prefetch {
@@ -615,7 +615,7 @@ impl Drive {
                 st.touch(i);
                 if st.dirty.is_empty() {
                     let held = if params.over_requested { 0 } else { end - st.segments[i].start };
-                    let limit = self.prefetch_limit(params, end - 1, held);
+                    let limit = self.prefetch_limit(params, end - 1, held, st.segments[i].start);
                     if limit > 0 {
                         st.prefetch = Some(Prefetch { segment: i, start: media_end, lba: end, limit, phase_offset });
                     }
@@ -691,8 +691,9 @@ impl Drive {
     }
 
     /// Sectors a read-ahead after `last` may read: the prefetch mode's extent, the maximum
-    /// read-ahead, the room left in a segment already holding `held` sectors, the drive's end.
-    fn prefetch_limit(&self, params: &CacheParams, last: u64, held: u64) -> u64 {
+    /// read-ahead, the room left in a segment already holding `held` sectors from
+    /// `segment_start` on, the drive's end.
+    pub(crate) fn prefetch_limit(&self, params: &CacheParams, last: u64, held: u64, segment_start: u64) -> u64 {
         let geometry = &self.model.geometry;
         let cap = params
             .read_ahead_max
@@ -701,16 +702,23 @@ impl Drive {
         if cap == 0 {
             return 0;
         }
-        let track_changes = match params.prefetch {
+        let (here, mut lba, mut extent, track_changes) = match params.prefetch {
             PrefetchMode::None => return 0,
             PrefetchMode::Segment => return cap,
-            PrefetchMode::Track | PrefetchMode::Cylinder => 0,
-            PrefetchMode::NextTrack => 1,
+            PrefetchMode::Track | PrefetchMode::Cylinder => {
+                let run = geometry.locate_run(last);
+                (run, last, (run.sectors - 1) as u64, 0)
+            }
+            PrefetchMode::NextTrack => {
+                // DiskSim's scheme 4 (`disk_buffer_get_max_readahead`): to the end of the
+                // track holding the next sector, and one track more when the segment began
+                // before that track (a sequential stream).
+                let run = geometry.locate_run(last + 1);
+                let track_start = last + 1 - run.address.sector as u64;
+                (run, last + 1, run.sectors as u64, (segment_start < track_start) as u32)
+            }
         };
-        let here = geometry.locate_run(last);
         let mut run = here;
-        let mut lba = last;
-        let mut extent = (run.sectors - 1) as u64;
         let mut changes = 0;
         while extent < cap {
             lba += run.sectors as u64;
