@@ -40,6 +40,7 @@
 
 use std::sync::Arc;
 
+use super::cache::{CacheParams, CacheState, Dirty, Prefetch, PrefetchMode};
 use super::geometry::Divisor;
 use super::{DriveModelConfig, Geometry, OpKind, RotationModel, SeekCurve};
 use crate::error::{Error, Result};
@@ -178,6 +179,8 @@ pub struct DriveModel {
     bus_sector_ns: Nanos,
     /// Zero-latency access, indexed by [this command is a write].
     zero_latency: [bool; 2],
+    /// The on-drive cache, when the drive has one.
+    pub(crate) cache: Option<CacheParams>,
 }
 
 fn check_duration_ms(value: f64, key: String) -> Result<()> {
@@ -266,6 +269,7 @@ impl DriveModel {
             write_settle_ns: settle,
             bus_sector_ns: ms_to_ns(cfg.bus_sector_ms),
             zero_latency: [cfg.zero_latency, cfg.zero_latency_writes.unwrap_or(cfg.zero_latency)],
+            cache: cfg.cache.as_ref().map(|c| CacheParams::new(c, &format!("{key}.cache"))).transpose()?,
         })
     }
 
@@ -369,12 +373,15 @@ pub struct ServiceTime {
     /// Time the host interface adds: a read's data still in flight after the last sector
     /// is read, a write's medium waiting for data (`bus_sector_ms`).
     pub bus: Nanos,
+    /// Time the command waited for the drive's background work: a destage in progress, or
+    /// the end of the sector a read-ahead was reading (on-drive cache only).
+    pub wait: Nanos,
 }
 
 impl ServiceTime {
     /// Total service time, ns.
     pub fn total(&self) -> Nanos {
-        self.overhead + self.seek + self.rotation + self.transfer + self.bus
+        self.overhead + self.seek + self.rotation + self.transfer + self.bus + self.wait
     }
 }
 
@@ -391,12 +398,15 @@ pub struct Drive {
     surface: u32,
     /// Kind of the last command served (selects the after-read/after-write overheads).
     last_kind: OpKind,
+    /// The on-drive cache's contents and background work (`None`: no cache).
+    cache: Option<Box<CacheState>>,
 }
 
 impl Drive {
     /// A drive with the arm at cylinder 0, surface 0, as if its last command was a read.
     pub fn new(model: Arc<DriveModel>, rotation: RotationModel, rng: RngStream) -> Self {
-        Drive { model, rotation, rng, cylinder: 0, surface: 0, last_kind: OpKind::Read }
+        let cache = model.cache.as_ref().map(|_| Box::new(CacheState::new()));
+        Drive { model, rotation, rng, cylinder: 0, surface: 0, last_kind: OpKind::Read, cache }
     }
 
     /// Serve an access starting at `now`; moves the arm and returns the time taken.
@@ -404,26 +414,49 @@ impl Drive {
     /// `lba + sectors` must not exceed the capacity. A zero-sector access only positions the
     /// arm.
     pub fn service(&mut self, now: Nanos, lba: u64, sectors: u32, kind: OpKind) -> ServiceTime {
+        let capacity = self.model.geometry.capacity_sectors();
+        assert!(
+            lba.checked_add(sectors as u64).is_some_and(|end| end <= capacity) && lba < capacity,
+            "access [{lba}, +{sectors}) beyond the drive's {capacity} sectors",
+        );
+        if self.cache.is_some() {
+            return self.service_cached(now, lba, sectors, kind);
+        }
+        let overhead = self.model.overhead_ns(kind, self.last_kind);
+        self.last_kind = kind;
+        let bus = self.model.bus_sector_ns;
+        self.media(now, lba, sectors, kind, overhead, 0, bus).0
+    }
+
+    /// The mechanical part of an access starting at `now` with `overhead` before positioning:
+    /// moves the arm; returns the service time, the time the medium is done (before the
+    /// completion overhead and a read's host transfer) and the platter phase offset used.
+    /// `prefix` sectors before `lba` come from the cache: the host gets them first. `bus` is
+    /// the host interface's time per sector (0 for a destage, whose data is in the buffer).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn media(
+        &mut self,
+        now: Nanos,
+        lba: u64,
+        sectors: u32,
+        kind: OpKind,
+        overhead: Nanos,
+        prefix: u32,
+        bus: Nanos,
+    ) -> (ServiceTime, Nanos, u64) {
         let model: &DriveModel = &self.model;
         let geometry = &model.geometry;
-        assert!(
-            lba.checked_add(sectors as u64).is_some_and(|end| end <= geometry.capacity_sectors())
-                && lba < geometry.capacity_sectors(),
-            "access [{lba}, +{sectors}) beyond the drive's {} sectors",
-            geometry.capacity_sectors()
-        );
         let write = kind == OpKind::Write;
-        let overhead = model.overhead_ns(kind, self.last_kind);
         let mut run = geometry.locate_run(lba);
         let mut seek =
             model.move_ns(self.cylinder, self.surface, run.address.cylinder, run.address.surface, kind);
         let mut result = ServiceTime { overhead, ..ServiceTime::default() };
-        self.last_kind = kind;
         if sectors == 0 {
             result.seek = seek;
             self.cylinder = run.address.cylinder;
             self.surface = run.address.surface;
-            return result;
+            return (result, now + overhead + seek, 0);
         }
         let phase_offset = match self.rotation {
             RotationModel::Exact => 0,
@@ -431,14 +464,14 @@ impl Drive {
         };
         let spindle = &model.spindle;
         let zero_latency = model.zero_latency[write as usize];
-        let bus = model.bus_sector_ns;
         let total = sectors as u64;
         let command_done = now + overhead;
         let mut t = command_done + seek;
         let mut done = 0u64;
         let mut next_lba = lba;
-        // The latest time the host has a read's last sector (pipelined behind the medium).
-        let mut host_done = 0;
+        // The latest time the host has a read's last sector (pipelined behind the medium);
+        // cached prefix sectors go first, from the end of the command processing.
+        let mut host_done = if prefix == 0 { 0 } else { command_done + (prefix as u64 + total) * bus };
         loop {
             let zone = &geometry.zones()[run.zone_index];
             let count = (total - done).min(run.sectors as u64) as u32;
@@ -508,7 +541,266 @@ impl Drive {
         result.seek = seek;
         self.cylinder = run.address.cylinder;
         self.surface = run.address.surface;
+        (result, t, phase_offset)
+    }
+
+    /// [`Drive::service`] on a drive with a cache (see [`super::cache`]). Kept out of line
+    /// so that the path without cache stays as it was.
+    #[inline(never)]
+    fn service_cached(&mut self, now: Nanos, lba: u64, sectors: u32, kind: OpKind) -> ServiceTime {
+        let model = Arc::clone(&self.model);
+        let params = model.cache.as_ref().expect("a drive with a cache state has cache parameters");
+        let mut st = self.cache.take().expect("cached service needs the cache state");
+        let n = sectors as u64;
+        let end = lba + n;
+        let after_write = (self.last_kind == OpKind::Write) as usize;
+        let bus = model.bus_sector_ns;
+        // The read-ahead up to now: it goes on through a read hit, anything else stops it.
+        if let Some(p) = st.prefetch {
+            let (read, free, cylinder, surface) = self.prefetch_progress(&p, now, params.stop_in_sector);
+            let seg = &mut st.segments[p.segment];
+            seg.end = p.lba + read;
+            seg.start = seg.start.max(seg.end.saturating_sub(params.segment_sectors));
+            let hit = kind == OpKind::Read && n > 0 && st.find(lba).is_some_and(|i| end <= st.segments[i].end);
+            if read == p.limit || !hit {
+                st.prefetch = None;
+                st.mechanism_free = free;
+                self.cylinder = cylinder;
+                self.surface = surface;
+            }
+        }
+        self.destage_until(&mut st, now);
+        let mut result;
+        if kind == OpKind::Read && n > 0 {
+            let found = st.find(lba);
+            if let Some(i) = found.filter(|&i| end <= st.segments[i].end) {
+                // Full hit: from the buffer, no mechanics.
+                st.touch(i);
+                result = ServiceTime {
+                    overhead: params.read_hit_ns[after_write] + model.completion_ns[0],
+                    bus: n * bus,
+                    ..ServiceTime::default()
+                };
+                if params.on_idle_hit && st.prefetch.is_none() && st.dirty.is_empty() {
+                    let seg = st.segments[i];
+                    let held = if params.over_requested { 0 } else { seg.end - seg.start };
+                    let limit = self.prefetch_limit(params, seg.end - 1, held, seg.start);
+                    if limit > 0 {
+                        let phase_offset = self.phase_offset();
+                        st.prefetch = Some(Prefetch {
+                            segment: i,
+                            start: now.max(st.mechanism_free),
+                            lba: seg.end,
+                            limit,
+                            phase_offset,
+                        });
+                    }
+                }
+            } else {
+                // Miss, or a partial hit whose cached prefix is sent at once.
+                let prefix = found.map_or(0, |i| st.segments[i].end - lba);
+                let start = now.max(st.mechanism_free);
+                let overhead = model.overhead_ns(OpKind::Read, self.last_kind);
+                let (r, media_end, phase_offset) =
+                    self.media(start, lba + prefix, (n - prefix) as u32, OpKind::Read, overhead, prefix as u32, bus);
+                result = r;
+                result.wait = start - now;
+                st.mechanism_free = media_end;
+                let i = match found {
+                    Some(i) => i,
+                    None => st.allocate(params.read_segments),
+                };
+                st.segments[i].start = lba.max(end.saturating_sub(params.segment_sectors));
+                st.segments[i].end = end;
+                st.touch(i);
+                if st.dirty.is_empty() {
+                    let held = if params.over_requested { 0 } else { end - st.segments[i].start };
+                    let limit = self.prefetch_limit(params, end - 1, held, st.segments[i].start);
+                    if limit > 0 {
+                        st.prefetch = Some(Prefetch { segment: i, start: media_end, lba: end, limit, phase_offset });
+                    }
+                }
+            }
+        } else if kind == OpKind::Write && n > 0 && params.write_segments > 0 && n <= params.segment_sectors {
+            // Write-back: acknowledged once its data is in a write segment.
+            st.invalidate(lba, end);
+            let overhead = params.write_hit_ns[after_write] + model.completion_ns[1];
+            let appends = params.combine
+                && st.dirty.last().is_some_and(|d| d.end == lba && d.end - d.start + n <= params.segment_sectors);
+            let mut ready = now;
+            if !appends {
+                while st.dirty.len() >= params.write_segments {
+                    let d = st.dirty.remove(0);
+                    ready = ready.max(self.destage(&mut st, d));
+                }
+            }
+            result = ServiceTime { overhead, bus: n * bus, wait: ready - now, ..ServiceTime::default() };
+            let done = now + result.total();
+            if appends {
+                let d = st.dirty.last_mut().expect("appending to a dirty segment");
+                d.end = end;
+                d.ready = done;
+            } else {
+                st.dirty.push(Dirty { start: lba, end, ready: done });
+            }
+        } else {
+            // Write-through (or a positioning): the mechanism, once it is free.
+            if kind == OpKind::Write {
+                st.invalidate(lba, end);
+            }
+            let start = now.max(st.mechanism_free);
+            let overhead = model.overhead_ns(kind, self.last_kind);
+            let (r, media_end, _) = self.media(start, lba, sectors, kind, overhead, 0, bus);
+            result = r;
+            result.wait = start - now;
+            st.mechanism_free = media_end;
+        }
+        self.last_kind = kind;
+        self.cache = Some(st);
         result
+    }
+
+    /// A platter phase offset for a new access (uniform rotation draws one).
+    fn phase_offset(&mut self) -> u64 {
+        match self.rotation {
+            RotationModel::Exact => 0,
+            RotationModel::Uniform => self.rng.below(P),
+        }
+    }
+
+    /// Destage every dirty segment whose destage can begin before `now` (each one, once
+    /// begun, runs to its end).
+    fn destage_until(&mut self, st: &mut CacheState, now: Nanos) {
+        while let Some(&d) = st.dirty.first() {
+            if st.mechanism_free.max(d.ready) >= now {
+                break;
+            }
+            st.dirty.remove(0);
+            self.destage(st, d);
+        }
+    }
+
+    /// Write dirty segment `d` to the medium as soon as the mechanism is free and its data
+    /// is in; returns when it is done.
+    #[inline(never)]
+    fn destage(&mut self, st: &mut CacheState, d: Dirty) -> Nanos {
+        let start = st.mechanism_free.max(d.ready);
+        let (_, done, _) = self.media(start, d.start, (d.end - d.start) as u32, OpKind::Write, 0, 0, 0);
+        st.mechanism_free = done;
+        done
+    }
+
+    /// Sectors a read-ahead after `last` may read: the prefetch mode's extent, the maximum
+    /// read-ahead, the room left in a segment already holding `held` sectors from
+    /// `segment_start` on, the drive's end.
+    pub(crate) fn prefetch_limit(&self, params: &CacheParams, last: u64, held: u64, segment_start: u64) -> u64 {
+        let geometry = &self.model.geometry;
+        let cap = params
+            .read_ahead_max
+            .min(params.segment_sectors.saturating_sub(held))
+            .min(geometry.capacity_sectors() - last - 1);
+        if cap == 0 {
+            return 0;
+        }
+        let (here, mut lba, mut extent, track_changes) = match params.prefetch {
+            PrefetchMode::None => return 0,
+            PrefetchMode::Segment => return cap,
+            PrefetchMode::Track | PrefetchMode::Cylinder => {
+                let run = geometry.locate_run(last);
+                (run, last, (run.sectors - 1) as u64, 0)
+            }
+            PrefetchMode::NextTrack => {
+                // DiskSim's scheme 4 (`disk_buffer_get_max_readahead`): to the end of the
+                // track holding the next sector, and one track more when the segment began
+                // before that track (a sequential stream).
+                let run = geometry.locate_run(last + 1);
+                let track_start = last + 1 - run.address.sector as u64;
+                (run, last + 1, run.sectors as u64, (segment_start < track_start) as u32)
+            }
+        };
+        let mut run = here;
+        let mut changes = 0;
+        while extent < cap {
+            lba += run.sectors as u64;
+            if lba >= geometry.capacity_sectors() {
+                break;
+            }
+            let next = geometry.next_run(&run, lba);
+            let moved = if params.prefetch == PrefetchMode::Cylinder {
+                next.address.cylinder != here.address.cylinder
+            } else {
+                (next.address.cylinder, next.address.surface) != (run.address.cylinder, run.address.surface)
+            };
+            if moved {
+                changes += 1;
+                if changes > track_changes {
+                    break;
+                }
+            }
+            extent += next.sectors as u64;
+            run = next;
+        }
+        extent.min(cap)
+    }
+
+    /// How far read-ahead `p` has got by `until`: sectors read, when the mechanism is free
+    /// (`until`, or the end of the sector in progress unless `stop_in_sector`, or earlier if
+    /// the read-ahead reached its limit) and where the arm is.
+    fn prefetch_progress(&self, p: &Prefetch, until: Nanos, stop_in_sector: bool) -> (u64, Nanos, u32, u32) {
+        let model: &DriveModel = &self.model;
+        let geometry = &model.geometry;
+        let spindle = &model.spindle;
+        let (mut cylinder, mut surface) = (self.cylinder, self.surface);
+        if until <= p.start || p.limit == 0 {
+            return (0, p.start.max(until.min(p.start)), cylinder, surface);
+        }
+        let mut run = geometry.locate_run(p.lba);
+        let mut t = p.start;
+        let mut done = 0u64;
+        let mut lba = p.lba;
+        loop {
+            let switch =
+                model.move_ns(cylinder, surface, run.address.cylinder, run.address.surface, OpKind::Read);
+            if t + switch >= until {
+                return (done, until, cylinder, surface);
+            }
+            t += switch;
+            (cylinder, surface) = (run.address.cylinder, run.address.surface);
+            let zone = &geometry.zones()[run.zone_index];
+            let count = (p.limit - done).min(run.sectors as u64) as u32;
+            let phase = (spindle.phase(t) + p.phase_offset) % P;
+            let (wait, span) = track_portion(
+                phase,
+                &zone.track_divisor,
+                run.skew,
+                run.address.sector,
+                count,
+                false,
+                spindle.units_per_ns,
+            );
+            let (wait_ns, end_ns) = (spindle.ns_for(wait), spindle.ns_for(span));
+            if t + end_ns <= until {
+                t += end_ns;
+                done += count as u64;
+                if done == p.limit {
+                    return (done, t, cylinder, surface);
+                }
+                lba += count as u64;
+                run = geometry.next_run(&run, lba);
+                continue;
+            }
+            if t + wait_ns >= until {
+                return (done, until, cylinder, surface);
+            }
+            let sector_ns = model.sector_pass_ns(&zone.track_divisor);
+            let into = until - (t + wait_ns);
+            let whole = (into / sector_ns).min(count as u64);
+            if stop_in_sector || into.is_multiple_of(sector_ns) || whole == count as u64 {
+                return (done + whole, until, cylinder, surface);
+            }
+            let free = (t + wait_ns + (whole + 1) * sector_ns).min(t + end_ns);
+            return (done + whole + 1, free, cylinder, surface);
+        }
     }
 
     /// Estimated time from `now` until the first sector of `lba` is under the head
@@ -776,7 +1068,7 @@ mod tests {
         let s = d.service(90 * SECTOR, 90, 20, OpKind::Read);
         assert_eq!(
             s,
-            ServiceTime { overhead: 0, seek: 250_000, rotation: SECTOR / 2, transfer: 20 * SECTOR, bus: 0 }
+            ServiceTime { overhead: 0, seek: 250_000, rotation: SECTOR / 2, transfer: 20 * SECTOR, bus: 0, wait: 0 }
         );
         assert_eq!((d.cylinder(), d.surface()), (0, 1));
         // From (0, 1) over the cylinder boundary to (1, 0). Sector 90 of track 1 sits at slot
@@ -789,7 +1081,7 @@ mod tests {
         let wait = 206 * SECTOR - (103 * SECTOR + one_cylinder);
         assert_eq!(
             s,
-            ServiceTime { overhead: 0, seek: one_cylinder, rotation: wait, transfer: 20 * SECTOR, bus: 0 }
+            ServiceTime { overhead: 0, seek: one_cylinder, rotation: wait, transfer: 20 * SECTOR, bus: 0, wait: 0 }
         );
         assert_eq!((d.cylinder(), d.surface()), (1, 0));
     }

@@ -5,6 +5,7 @@
 //! description of a drive type (shared by every drive of the array through an `Arc`); a
 //! [`Drive`] is one mechanism with its own arm position and random stream.
 
+pub mod cache;
 pub mod diskspec;
 pub mod geometry;
 pub mod mechanics;
@@ -17,6 +18,7 @@ use std::path::PathBuf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use cache::{DriveCacheConfig, PrefetchMode};
 pub use geometry::{Geometry, PhysicalAddress};
 pub use mechanics::{Drive, DriveModel, ServiceTime};
 pub use scheduler::{DiskQueue, Priority, QueuedOp, Scheduler};
@@ -176,6 +178,10 @@ pub struct DriveModelConfig {
     /// below the zones' total).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity_sectors: Option<u64>,
+    /// The on-drive buffer cache (read cache with read-ahead, write-back); absent: no cache,
+    /// every access goes to the medium (see `docs/drives.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<DriveCacheConfig>,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -209,6 +215,7 @@ impl DriveModelConfig {
             track_order: TrackOrder::Ascending,
             sparing: SparingConfig::None,
             capacity_sectors: None,
+            cache: None,
         }
     }
 }

@@ -18,12 +18,12 @@ use std::path::Path;
 use super::parser::{parse_seek_file, Block, Location, Node, SpecTree, TopologyNode, Value};
 use super::{DiskCacheSpec, DiskSpec};
 use crate::disk::{
-    DriveModelConfig, Geometry, RotationModel, SeekConfig, SeekSegment, SparingConfig, TrackOrder, ZoneConfig,
+    DriveCacheConfig, DriveModelConfig, PrefetchMode, Geometry, RotationModel, SeekConfig, SeekSegment, SparingConfig, TrackOrder, ZoneConfig,
 };
 use crate::error::{Error, Result};
 
 /// Note attached to the warnings of cache parameters.
-const CACHE_NOTE: &str = "kept in DiskSpec.cache: the on-drive cache is not modelled yet";
+const CACHE_NOTE: &str = "kept in DiskSpec.cache: not modelled by raidlab's drive cache";
 
 /// How a parameter was used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -161,6 +161,23 @@ impl<'a> Fields<'a> {
             None => Ok(0),
             Some(n) => u32::try_from(Self::whole(n, key)?).map_err(|_| n.location.error(format!("`{key}` is too large"))),
         }
+    }
+
+    /// A cache parameter the cache model uses when `modelled(value)` holds; otherwise it
+    /// is kept and reported.
+    fn cache_u32(&self, key: &str, modelled: impl Fn(u32) -> bool) -> Result<u32> {
+        let value = self.kept_u32(key)?;
+        if modelled(value) {
+            self.mark(key, Use::Modelled);
+        }
+        Ok(value)
+    }
+
+    /// A cache time in ms the cache model uses.
+    fn cache_ms(&self, key: &str) -> Result<f64> {
+        let value = self.kept_number(key)?;
+        self.mark(key, Use::Modelled);
+        Ok(value)
     }
 
     fn kept_flag(&self, key: &str) -> Result<bool> {
@@ -325,24 +342,28 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
         let immediate_write = flag("Immediate buffer write")?.unwrap_or(false);
         model.zero_latency = immediate_read;
         model.zero_latency_writes = (immediate_write != immediate_read).then_some(immediate_write);
-        cache = Some(DiskCacheSpec {
-            enabled: f.kept_flag("Enable caching in buffer")?,
-            segments: f.kept_u32("Number of buffer segments")?,
-            segment_sectors: f.kept_u32("Segment size (in blks)")?,
-            write_segments: f.kept_u32("Maximum number of write segments")?,
-            separate_write_segment: f.kept_flag("Use separate write segment")?,
-            fast_write_level: f.kept_u32("Fast write level")?,
-            combine_sequential_writes: f.kept_flag("Combine seq writes")?,
-            buffer_continuous_read: f.kept_u32("Buffer continuous read")?,
-            read_ahead_min_sectors: f.kept_u32("Minimum read-ahead (blks)")?,
-            read_ahead_max_sectors: f.kept_u32("Maximum read-ahead (blks)")?,
-            read_ahead_over_requested: f.kept_flag("Read-ahead over requested")?,
-            read_ahead_on_idle_hit: f.kept_flag("Read-ahead on idle hit")?,
+        let all = |_: u32| true;
+        let spec = DiskCacheSpec {
+            enabled: f.cache_u32("Enable caching in buffer", |v| v != 0)? != 0,
+            segments: f.cache_u32("Number of buffer segments", all)?,
+            segment_sectors: f.cache_u32("Segment size (in blks)", all)?,
+            write_segments: f.cache_u32("Maximum number of write segments", all)?,
+            separate_write_segment: f.cache_u32("Use separate write segment", all)? != 0,
+            fast_write_level: f.cache_u32("Fast write level", |v| v <= 2)?,
+            combine_sequential_writes: f.cache_u32("Combine seq writes", all)? != 0,
+            buffer_continuous_read: f.cache_u32("Buffer continuous read", |v| v <= 4)?,
+            // Only no minimum read-ahead is modelled (every shipped drive has 0).
+            read_ahead_min_sectors: f.cache_u32("Minimum read-ahead (blks)", |v| v == 0)?,
+            read_ahead_max_sectors: f.cache_u32("Maximum read-ahead (blks)", all)?,
+            read_ahead_over_requested: f.cache_u32("Read-ahead over requested", all)? != 0,
+            read_ahead_on_idle_hit: f.cache_u32("Read-ahead on idle hit", all)? != 0,
             read_any_free_blocks: f.kept_flag("Read any free blocks")?,
-            stop_prefetch_in_sector: f.kept_flag("Stop prefetch in sector")?,
-            write_hit_stop_prefetch: f.kept_flag("Write hit stop prefetch")?,
+            stop_prefetch_in_sector: f.cache_u32("Stop prefetch in sector", all)? != 0,
+            // raidlab's write-back always stops a read-ahead.
+            write_hit_stop_prefetch: f.cache_u32("Write hit stop prefetch", |v| v != 0)? != 0,
             read_directly_to_buffer: f.kept_flag("Read directly to buffer")?,
-            immediate_transfer_partial_hit: f.kept_flag("Immed transfer partial hit")?,
+            // raidlab always sends a partial hit's cached sectors at once.
+            immediate_transfer_partial_hit: f.cache_u32("Immed transfer partial hit", |v| v != 0)? != 0,
             low_water_mark: f.kept_number("Low (write) water mark")?,
             high_water_mark: f.kept_number("High (read) water mark")?,
             watermark_by_request_size: f.kept_flag("Set watermark by reqsize")?,
@@ -353,11 +374,13 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
             allow_sneaky_intermediate_read_hits: f.kept_flag("Allow sneaky intermediate read hits")?,
             allow_read_hits_on_write_data: f.kept_flag("Allow read hits on write data")?,
             allow_write_prebuffering: f.kept_flag("Allow write prebuffering")?,
-            read_hit_after_read_ms: f.kept_number("Read hit over. after read")? * scale,
-            read_hit_after_write_ms: f.kept_number("Read hit over. after write")? * scale,
-            write_hit_after_read_ms: f.kept_number("Write hit over. after read")? * scale,
-            write_hit_after_write_ms: f.kept_number("Write hit over. after write")? * scale,
-        });
+            read_hit_after_read_ms: f.cache_ms("Read hit over. after read")? * scale,
+            read_hit_after_write_ms: f.cache_ms("Read hit over. after write")? * scale,
+            write_hit_after_read_ms: f.cache_ms("Write hit over. after read")? * scale,
+            write_hit_after_write_ms: f.cache_ms("Write hit over. after write")? * scale,
+        };
+        model.cache = drive_cache(&spec);
+        cache = Some(spec);
         f.report(disk_note, &mut warnings);
     }
     for b in &path_blocks {
@@ -405,6 +428,37 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
     crate::disk::DriveModel::new(&model, "drive.model")
         .map_err(|e| model_block.location.error(format!("the converted drive is invalid: {e}")))?;
     Ok(DiskSpec { name, model, cache, block_count, mapped_sectors: mapped, warnings, files: tree.files.clone() })
+}
+
+/// The cache model's parameters from DiskSim's (`None` when the buffer does not cache or
+/// has no segment).
+fn drive_cache(spec: &DiskCacheSpec) -> Option<DriveCacheConfig> {
+    if !spec.enabled || spec.segments == 0 || spec.segment_sectors == 0 {
+        return None;
+    }
+    Some(DriveCacheConfig {
+        segments: spec.segments,
+        segment_sectors: spec.segment_sectors,
+        separate_write_segment: spec.separate_write_segment,
+        write_segments: spec.write_segments,
+        fast_write_level: spec.fast_write_level.min(2),
+        combine_sequential_writes: spec.combine_sequential_writes,
+        prefetch: match spec.buffer_continuous_read {
+            0 => PrefetchMode::None,
+            1 => PrefetchMode::Track,
+            2 => PrefetchMode::Cylinder,
+            3 => PrefetchMode::Segment,
+            _ => PrefetchMode::NextTrack,
+        },
+        read_ahead_max_sectors: spec.read_ahead_max_sectors,
+        read_ahead_over_requested: spec.read_ahead_over_requested,
+        read_ahead_on_idle_hit: spec.read_ahead_on_idle_hit,
+        stop_prefetch_in_sector: spec.stop_prefetch_in_sector,
+        read_hit_after_read_ms: spec.read_hit_after_read_ms,
+        read_hit_after_write_ms: spec.read_hit_after_write_ms,
+        write_hit_after_read_ms: spec.write_hit_after_read_ms,
+        write_hit_after_write_ms: spec.write_hit_after_write_ms,
+    })
 }
 
 /// The buses and controllers between the host and the drive in the topology.
@@ -1016,7 +1070,13 @@ mod tests {
             // Every parameter of the drive's blocks is either modelled or in a warning.
             let cache = spec.cache.as_ref().unwrap();
             assert!(cache.segments > 0, "{name}");
-            assert!(spec.warnings.iter().any(|w| w.contains("Number of buffer segments") && w.contains("DiskSpec.cache")));
+            // The cache parameters the cache model uses are not reported; the others are.
+            assert!(!spec.warnings.iter().any(|w| w.contains("Number of buffer segments")), "{name}");
+            assert!(!spec.warnings.iter().any(|w| w.contains("Fast write level")), "{name}");
+            assert!(!spec.warnings.iter().any(|w| w.contains("Read hit over. after read")), "{name}");
+            assert!(spec.warnings.iter().any(|w| w.contains("Read any free blocks") && w.contains("DiskSpec.cache")));
+            let model_cache = spec.model.cache.as_ref().unwrap();
+            assert_eq!(model_cache.segments, cache.segments, "{name}");
             assert!(spec.warnings.iter().any(|w| w.contains("Scheduler = disksim_ioqueue")));
             assert!(spec.warnings.iter().any(|w| w.contains("`disksim_synthio Synthio`")));
             assert!(spec.warnings.iter().any(|w| w.contains("Percent error in rpms")));

@@ -12,8 +12,9 @@
 //! ```
 //!
 //! [`load`] accepts any of the three kinds of file. Every parameter that raidlab does not
-//! model — including the on-drive cache, whose parameters are kept typed in
-//! [`DiskSpec::cache`] for the cache model to come — is listed in [`DiskSpec::warnings`] with
+//! model — including the on-drive cache parameters that raidlab's cache model
+//! (`DriveModelConfig::cache`, [`crate::disk::cache`]) does not use; all of them are kept
+//! typed in [`DiskSpec::cache`] — is listed in [`DiskSpec::warnings`] with
 //! its file and line; blocks that describe the host or the workload rather than the drive get
 //! one warning each. `docs/drives.md` gives the parameter-by-parameter mapping.
 
@@ -44,8 +45,8 @@ pub struct DiskSpec {
     pub files: Vec<PathBuf>,
 }
 
-/// The on-drive buffer cache of a `disksim_disk` block (manual §3.4.5), kept for the cache
-/// model to come: raidlab does not model it yet. Sizes in 512-byte sectors, times in ms
+/// The on-drive buffer cache of a `disksim_disk` block (manual §3.4.5), every parameter as
+/// given; the ones raidlab's cache model uses are also in `DriveModelConfig::cache`. Sizes in 512-byte sectors, times in ms
 /// (already multiplied by the block's time scale).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DiskCacheSpec {

@@ -35,7 +35,7 @@
 //! OR DOCUMENTATION.
 
 use super::disksim::{Drive, Seek, Zone};
-use crate::disk::{RotationModel, SparingConfig, TrackOrder};
+use crate::disk::{DriveCacheConfig, PrefetchMode, RotationModel, SparingConfig, TrackOrder};
 
 pub(super) const DRIVE: Drive = Drive {
     rpm: 10045.0,
@@ -54,6 +54,23 @@ pub(super) const DRIVE: Drive = Drive {
     capacity_sectors: Some(17783240),
     zones: &ZONES,
     seek: Seek::Table(&SEEK),
+    cache: Some(DriveCacheConfig {
+        segments: 3,
+        segment_sectors: 561,
+        separate_write_segment: false,
+        write_segments: 3,
+        fast_write_level: 2,
+        combine_sequential_writes: true,
+        prefetch: PrefetchMode::NextTrack,
+        read_ahead_max_sectors: 561,
+        read_ahead_over_requested: true,
+        read_ahead_on_idle_hit: false,
+        stop_prefetch_in_sector: false,
+        read_hit_after_read_ms: 0.066,
+        read_hit_after_write_ms: 0.273,
+        write_hit_after_read_ms: 0.748,
+        write_hit_after_write_ms: 0.5,
+    }),
 };
 
 /// (first cylinder, cylinders, sectors per track, first-sector offset, track-switch skew,

@@ -10,7 +10,7 @@
 use std::fmt::Write;
 
 use crate::disk::diskspec::DiskSpec;
-use crate::disk::{DriveModelConfig, RotationModel, SeekConfig, SeekSegment, SparingConfig, TrackOrder, ZoneConfig};
+use crate::disk::{DriveCacheConfig, DriveModelConfig, RotationModel, SeekConfig, SeekSegment, SparingConfig, TrackOrder, ZoneConfig};
 
 /// DiskSim 4's copyright and no-warranty notice (`DISKSIM-COPYING`), which must travel with
 /// anything derived from its files.
@@ -76,6 +76,8 @@ pub struct Drive {
     pub capacity_sectors: Option<u64>,
     pub zones: &'static [Zone],
     pub seek: Seek,
+    /// The on-drive cache.
+    pub cache: Option<DriveCacheConfig>,
 }
 
 impl Drive {
@@ -124,6 +126,7 @@ impl Drive {
             track_order: self.track_order,
             sparing: self.sparing,
             capacity_sectors: self.capacity_sectors,
+            cache: self.cache.clone(),
             ..DriveModelConfig::basic(self.rpm, self.surfaces, zones, seek)
         }
     }
@@ -171,7 +174,7 @@ pub fn preset_source(spec: &DiskSpec, name: &str, source_file: &str) -> Result<S
     }
     let _ = writeln!(s);
     let _ = writeln!(s, "use super::disksim::{{Drive, Seek, Zone}};");
-    let _ = writeln!(s, "use crate::disk::{{RotationModel, SparingConfig, TrackOrder}};");
+    let _ = writeln!(s, "use crate::disk::{{DriveCacheConfig, PrefetchMode, RotationModel, SparingConfig, TrackOrder}};");
     let _ = writeln!(s);
     let _ = writeln!(s, "pub(super) const DRIVE: Drive = Drive {{");
     let _ = writeln!(s, "    rpm: {:?},", m.rpm);
@@ -202,6 +205,30 @@ pub fn preset_source(spec: &DiskSpec, name: &str, source_file: &str) -> Result<S
         SeekConfig::Formula { .. } => return Err(format!("{name}: a seek formula")),
     };
     let _ = writeln!(s, "    seek: {seek_const},");
+    match &m.cache {
+        None => {
+            let _ = writeln!(s, "    cache: None,");
+        }
+        Some(c) => {
+            let _ = writeln!(s, "    cache: Some(DriveCacheConfig {{");
+            let _ = writeln!(s, "        segments: {},", c.segments);
+            let _ = writeln!(s, "        segment_sectors: {},", c.segment_sectors);
+            let _ = writeln!(s, "        separate_write_segment: {},", c.separate_write_segment);
+            let _ = writeln!(s, "        write_segments: {},", c.write_segments);
+            let _ = writeln!(s, "        fast_write_level: {},", c.fast_write_level);
+            let _ = writeln!(s, "        combine_sequential_writes: {},", c.combine_sequential_writes);
+            let _ = writeln!(s, "        prefetch: PrefetchMode::{:?},", c.prefetch);
+            let _ = writeln!(s, "        read_ahead_max_sectors: {},", c.read_ahead_max_sectors);
+            let _ = writeln!(s, "        read_ahead_over_requested: {},", c.read_ahead_over_requested);
+            let _ = writeln!(s, "        read_ahead_on_idle_hit: {},", c.read_ahead_on_idle_hit);
+            let _ = writeln!(s, "        stop_prefetch_in_sector: {},", c.stop_prefetch_in_sector);
+            let _ = writeln!(s, "        read_hit_after_read_ms: {:?},", c.read_hit_after_read_ms);
+            let _ = writeln!(s, "        read_hit_after_write_ms: {:?},", c.read_hit_after_write_ms);
+            let _ = writeln!(s, "        write_hit_after_read_ms: {:?},", c.write_hit_after_read_ms);
+            let _ = writeln!(s, "        write_hit_after_write_ms: {:?},", c.write_hit_after_write_ms);
+            let _ = writeln!(s, "    }}),");
+        }
+    }
     let _ = writeln!(s, "}};");
     let _ = writeln!(s);
     let _ = writeln!(

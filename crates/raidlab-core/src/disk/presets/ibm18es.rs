@@ -35,7 +35,7 @@
 //! OR DOCUMENTATION.
 
 use super::disksim::{Drive, Seek, Zone};
-use crate::disk::{RotationModel, SparingConfig, TrackOrder};
+use crate::disk::{DriveCacheConfig, PrefetchMode, RotationModel, SparingConfig, TrackOrder};
 
 pub(super) const DRIVE: Drive = Drive {
     rpm: 7200.0,
@@ -54,6 +54,23 @@ pub(super) const DRIVE: Drive = Drive {
     capacity_sectors: Some(17916240),
     zones: &ZONES,
     seek: Seek::Table(&SEEK),
+    cache: Some(DriveCacheConfig {
+        segments: 7,
+        segment_sectors: 511,
+        separate_write_segment: true,
+        write_segments: 1,
+        fast_write_level: 2,
+        combine_sequential_writes: true,
+        prefetch: PrefetchMode::Segment,
+        read_ahead_max_sectors: 511,
+        read_ahead_over_requested: false,
+        read_ahead_on_idle_hit: false,
+        stop_prefetch_in_sector: false,
+        read_hit_after_read_ms: 0.082,
+        read_hit_after_write_ms: 0.121,
+        write_hit_after_read_ms: 0.083,
+        write_hit_after_write_ms: 0.1852,
+    }),
 };
 
 /// (first cylinder, cylinders, sectors per track, first-sector offset, track-switch skew,

@@ -1,0 +1,487 @@
+//! The on-drive buffer cache: segmented read cache with read-ahead, and write-back.
+//!
+//! The engine calls [`super::Drive::service`] when the drive starts a command and knows
+//! nothing of what the drive does between commands. The cache therefore works lazily: the
+//! drive remembers its background work (a read-ahead that started when a read's last sector
+//! left the medium, dirty segments waiting to be destaged) and, when the next command
+//! arrives at `now`, first plays that work out up to `now`.
+//!
+//! * **Read-ahead.** After a read miss the mechanism keeps reading sequentially from where
+//!   the read ended (the same mechanics: runs, head switches, one-cylinder seeks, skews),
+//!   into the read's segment, until the prefetch limit ([`PrefetchMode`],
+//!   `read_ahead_max_sectors`, the segment size) or until the next command arrives. A read
+//!   hit does not stop it (the mechanism is not needed); any other command does, at the next
+//!   sector boundary (or at once with `stop_prefetch_in_sector`). The arm stays where the
+//!   read-ahead stopped.
+//! * **Read hits.** A read whose sectors all lie in a segment (read-ahead counted up to
+//!   `now`) costs the hit overhead plus the host transfer, no mechanics. A read whose first
+//!   sectors are cached (a partial hit) sends them at once (DiskSim's "Immed transfer partial
+//!   hit", set on every shipped drive) and reads the rest from the medium with the miss
+//!   overheads.
+//! * **Write-back** (`fast_write_level` ≥ 1). A write of at most one segment completes after
+//!   the write-hit overhead and its host transfer into a write segment (appended to the last
+//!   dirty segment when it continues it and `combine_sequential_writes`). Dirty segments are
+//!   destaged in order during idle time, each as one media write; a destage that has begun
+//!   finishes before the next command gets the mechanism. When no write segment is free the
+//!   write waits for the oldest destage. Level 1 allows one dirty segment (appending
+//!   writes); level 2 `write_segments`.
+//!
+//! Not modelled (reported by the importer): minimum read-ahead, "read any free blocks",
+//! read hits on dirty data, water marks, and DiskSim's rule that a read waits for *all* dirty
+//! data to be flushed (here it waits only for the destage in progress).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::sim::{ms_to_ns, Nanos};
+
+/// How far a drive prefetches after a read miss (DiskSim's "Buffer continuous read").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PrefetchMode {
+    /// No read-ahead (0).
+    None,
+    /// To the end of the track holding the read's last sector (1).
+    Track,
+    /// To the end of the cylinder holding the read's last sector (2).
+    Cylinder,
+    /// Until the segment is full (3).
+    #[default]
+    Segment,
+    /// To the end of the track holding the sector after the read, and one track further
+    /// when the read's segment began before that track, a sequential stream (4, as DiskSim's
+    /// `disk_buffer_get_max_readahead`).
+    NextTrack,
+}
+
+/// The on-drive cache (`drive.model.cache`); absent: no cache, every access is mechanical.
+/// Sizes in 512-byte sectors, times in ms.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DriveCacheConfig {
+    /// Buffer segments (DiskSim's "Number of buffer segments"), at least 1.
+    pub segments: u32,
+    /// Size of one segment, in sectors (DiskSim's "Segment size (in blks)"), at least 1.
+    #[schemars(extend("x-unit" = "sectors (512 B)"))]
+    pub segment_sectors: u32,
+    /// One segment is reserved for write data and never caches reads (DiskSim's "Use
+    /// separate write segment").
+    #[serde(default)]
+    pub separate_write_segment: bool,
+    /// Segments that may hold dirty data at once (DiskSim's "Maximum number of write
+    /// segments").
+    #[serde(default = "one")]
+    pub write_segments: u32,
+    /// Write-back (DiskSim's "Fast write level"): 0 off (write-through), 1 one dirty
+    /// segment, which sequential writes append to, 2 up to `write_segments` dirty segments.
+    #[serde(default)]
+    pub fast_write_level: u32,
+    /// A write that continues the last dirty segment is appended to it (DiskSim's "Combine
+    /// seq writes").
+    #[serde(default)]
+    pub combine_sequential_writes: bool,
+    /// How far a read miss prefetches (DiskSim's "Buffer continuous read").
+    #[serde(default)]
+    pub prefetch: PrefetchMode,
+    /// Most sectors prefetched after a read (DiskSim's "Maximum read-ahead (blks)").
+    #[schemars(extend("x-unit" = "sectors (512 B)"))]
+    pub read_ahead_max_sectors: u32,
+    /// Prefetched data may push the read's own data out of its segment (DiskSim's
+    /// "Read-ahead over requested"); otherwise the read-ahead stops when the segment is full.
+    #[serde(default)]
+    pub read_ahead_over_requested: bool,
+    /// A read hit on an idle drive starts a read-ahead from the end of its segment
+    /// (DiskSim's "Read-ahead on idle hit").
+    #[serde(default)]
+    pub read_ahead_on_idle_hit: bool,
+    /// A read-ahead is stopped at once when a command arrives; otherwise at the end of the
+    /// sector being read (DiskSim's "Stop prefetch in sector").
+    #[serde(default)]
+    pub stop_prefetch_in_sector: bool,
+    /// Processing of a read hit after a read, ms (DiskSim's "Read hit over. after read").
+    #[serde(default)]
+    pub read_hit_after_read_ms: f64,
+    /// Processing of a read hit after a write, ms.
+    #[serde(default)]
+    pub read_hit_after_write_ms: f64,
+    /// Processing of a write acknowledged from the cache after a read, ms (DiskSim's
+    /// "Write hit over. after read").
+    #[serde(default)]
+    pub write_hit_after_read_ms: f64,
+    /// Processing of a write acknowledged from the cache after a write, ms.
+    #[serde(default)]
+    pub write_hit_after_write_ms: f64,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// The cache parameters in the units the drive uses.
+#[derive(Debug, Clone)]
+pub(crate) struct CacheParams {
+    pub read_segments: usize,
+    pub segment_sectors: u64,
+    /// Dirty segments allowed at once (0: write-through).
+    pub write_segments: usize,
+    pub combine: bool,
+    pub prefetch: PrefetchMode,
+    pub read_ahead_max: u64,
+    pub over_requested: bool,
+    pub on_idle_hit: bool,
+    pub stop_in_sector: bool,
+    /// Read-hit overhead, indexed by [previous was a write].
+    pub read_hit_ns: [Nanos; 2],
+    /// Write-hit overhead, indexed by [previous was a write].
+    pub write_hit_ns: [Nanos; 2],
+}
+
+impl CacheParams {
+    pub fn new(cfg: &DriveCacheConfig, key: &str) -> Result<Self> {
+        if cfg.segments == 0 {
+            return Err(Error::config(format!("{key}.segments"), "must be at least 1"));
+        }
+        if cfg.segment_sectors == 0 {
+            return Err(Error::config(format!("{key}.segment_sectors"), "must be at least 1"));
+        }
+        if cfg.fast_write_level > 2 {
+            return Err(Error::config(
+                format!("{key}.fast_write_level"),
+                format!("must be 0, 1 or 2, got {}", cfg.fast_write_level),
+            ));
+        }
+        for (value, name) in [
+            (cfg.read_hit_after_read_ms, "read_hit_after_read_ms"),
+            (cfg.read_hit_after_write_ms, "read_hit_after_write_ms"),
+            (cfg.write_hit_after_read_ms, "write_hit_after_read_ms"),
+            (cfg.write_hit_after_write_ms, "write_hit_after_write_ms"),
+        ] {
+            if !value.is_finite() || value < 0.0 {
+                return Err(Error::config(
+                    format!("{key}.{name}"),
+                    format!("must be a finite, non-negative number of ms, got {value}"),
+                ));
+            }
+        }
+        let write_segments = match cfg.fast_write_level {
+            0 => 0,
+            1 => cfg.write_segments.min(1),
+            _ => cfg.write_segments,
+        } as usize;
+        Ok(CacheParams {
+            read_segments: (cfg.segments - (cfg.separate_write_segment && cfg.segments > 1) as u32) as usize,
+            segment_sectors: cfg.segment_sectors as u64,
+            write_segments,
+            combine: cfg.combine_sequential_writes,
+            prefetch: cfg.prefetch,
+            read_ahead_max: cfg.read_ahead_max_sectors as u64,
+            over_requested: cfg.read_ahead_over_requested,
+            on_idle_hit: cfg.read_ahead_on_idle_hit,
+            stop_in_sector: cfg.stop_prefetch_in_sector,
+            read_hit_ns: [ms_to_ns(cfg.read_hit_after_read_ms), ms_to_ns(cfg.read_hit_after_write_ms)],
+            write_hit_ns: [ms_to_ns(cfg.write_hit_after_read_ms), ms_to_ns(cfg.write_hit_after_write_ms)],
+        })
+    }
+}
+
+/// A read segment: the sectors `[start, end)` are in the buffer.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Segment {
+    pub start: u64,
+    pub end: u64,
+    /// Last use, for LRU replacement (a counter).
+    pub used: u64,
+}
+
+/// A read-ahead in progress into segment `segment`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Prefetch {
+    pub segment: usize,
+    /// When the mechanism started it (the end of the read that triggered it).
+    pub start: Nanos,
+    /// First sector it reads.
+    pub lba: u64,
+    /// Most sectors it may read.
+    pub limit: u64,
+    /// Platter phase offset (uniform rotation), that of the read it continues.
+    pub phase_offset: u64,
+}
+
+/// Dirty data waiting for the medium: `[start, end)`, in the buffer from `ready`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Dirty {
+    pub start: u64,
+    pub end: u64,
+    pub ready: Nanos,
+}
+
+/// One drive's cache contents and background work.
+#[derive(Debug, Clone)]
+pub(crate) struct CacheState {
+    pub segments: Vec<Segment>,
+    pub clock: u64,
+    pub prefetch: Option<Prefetch>,
+    /// Dirty segments in arrival order (none has begun its destage).
+    pub dirty: Vec<Dirty>,
+    /// When the mechanism is free of its last media work (command, destage or read-ahead).
+    pub mechanism_free: Nanos,
+}
+
+impl CacheState {
+    pub fn new() -> Self {
+        CacheState { segments: Vec::new(), clock: 0, prefetch: None, dirty: Vec::new(), mechanism_free: 0 }
+    }
+
+    /// Index of the segment holding `lba`, if any.
+    pub fn find(&self, lba: u64) -> Option<usize> {
+        self.segments.iter().position(|s| s.start <= lba && lba < s.end)
+    }
+
+    /// Mark segment `i` used now.
+    pub fn touch(&mut self, i: usize) {
+        self.clock += 1;
+        self.segments[i].used = self.clock;
+    }
+
+    /// A segment for new data: a free one, or the least recently used.
+    pub fn allocate(&mut self, capacity: usize) -> usize {
+        if self.segments.len() < capacity {
+            self.segments.push(Segment { start: 0, end: 0, used: 0 });
+            return self.segments.len() - 1;
+        }
+        let (i, _) = self.segments.iter().enumerate().min_by_key(|(_, s)| s.used).expect("at least one segment");
+        i
+    }
+
+    /// Drop the cached copies of `[start, end)` (a write makes them stale): a segment that
+    /// overlaps keeps only its part before `start`, or is emptied.
+    pub fn invalidate(&mut self, start: u64, end: u64) {
+        for s in &mut self.segments {
+            if s.start < end && start < s.end {
+                if s.start < start {
+                    s.end = start;
+                } else {
+                    s.end = s.start;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::disk::{presets, Drive, DriveModel, OpKind, RotationModel};
+    use crate::sim::{RngStream, StreamId};
+
+    /// The IBM Ultrastar 18ES with the cache of its DiskSim specification.
+    fn ibm18es_cache() -> DriveCacheConfig {
+        DriveCacheConfig {
+            segments: 7,
+            segment_sectors: 511,
+            separate_write_segment: true,
+            write_segments: 1,
+            fast_write_level: 2,
+            combine_sequential_writes: true,
+            prefetch: PrefetchMode::Segment,
+            read_ahead_max_sectors: 511,
+            read_ahead_over_requested: false,
+            read_ahead_on_idle_hit: false,
+            stop_prefetch_in_sector: false,
+            read_hit_after_read_ms: 0.082,
+            read_hit_after_write_ms: 0.121,
+            write_hit_after_read_ms: 0.083,
+            write_hit_after_write_ms: 0.1852,
+        }
+    }
+
+    fn drive(cache: Option<DriveCacheConfig>, bus_sector_ms: Option<f64>) -> Drive {
+        let mut cfg = presets::preset("ibm18es").unwrap();
+        cfg.cache = cache;
+        if let Some(bus) = bus_sector_ms {
+            cfg.bus_sector_ms = bus;
+        }
+        let model = Arc::new(DriveModel::new(&cfg, "drive.model").unwrap());
+        Drive::new(model, RotationModel::Exact, RngStream::new(1, StreamId::Drive(0)))
+    }
+
+    fn is_hit(s: &crate::disk::ServiceTime) -> bool {
+        s.seek == 0 && s.rotation == 0 && s.transfer == 0
+    }
+
+    #[test]
+    fn sequential_read_after_idle_time_is_a_hit() {
+        let mut d = drive(Some(ibm18es_cache()), None);
+        let bus = d.model.config.bus_sector_ms;
+        let first = d.service(0, 100_000, 16, OpKind::Read);
+        assert!(!is_hit(&first) && first.total() > 1_000_000, "{first:?}");
+        // 20 ms of idle time: several revolutions of read-ahead.
+        let now = first.total() + 20_000_000;
+        let s = d.service(now, 100_016, 16, OpKind::Read);
+        assert!(is_hit(&s), "{s:?}");
+        assert_eq!(s.total(), ms_to_ns(0.082) + 16 * ms_to_ns(bus));
+        // Further on, still within the 511-sector segment the read-ahead filled.
+        let s = d.service(now + s.total(), 100_200, 64, OpKind::Read);
+        assert!(is_hit(&s), "{s:?}");
+        // Beyond the read-ahead limit (16 requested + 495 prefetched): a miss.
+        let s = d.service(now + 10_000_000, 100_000 + 511, 8, OpKind::Read);
+        assert!(!is_hit(&s), "{s:?}");
+    }
+
+    #[test]
+    fn sequential_read_without_idle_time_is_not_a_hit() {
+        // No host-interface time: the read completes when its last sector is read, so a
+        // command issued at its completion leaves the read-ahead no time at all.
+        let mut d = drive(Some(ibm18es_cache()), Some(0.0));
+        let first = d.service(0, 100_000, 16, OpKind::Read);
+        let s = d.service(first.total(), 100_016, 16, OpKind::Read);
+        assert!(!is_hit(&s), "{s:?}");
+        // The arm is where the previous read ended; the next sector passed during the miss
+        // overhead, so the read waits most of a revolution.
+        assert_eq!(s.seek, 0);
+        assert!(s.rotation > s.overhead, "{s:?}");
+    }
+
+    #[test]
+    fn random_reads_over_a_large_space_do_not_hit() {
+        let mut d = drive(Some(ibm18es_cache()), None);
+        let mut rng = RngStream::new(11, StreamId::Requests);
+        let space = d.model.capacity_sectors() - 64;
+        let (mut now, mut hits) = (0, 0);
+        for _ in 0..3000 {
+            let s = d.service(now, rng.below(space), 8, OpKind::Read);
+            hits += is_hit(&s) as u32;
+            now += s.total() + rng.below(10_000_000);
+        }
+        assert!(hits <= 3, "{hits} hits out of 3000");
+    }
+
+    #[test]
+    fn write_back_acknowledges_from_the_buffer_and_destages_in_idle_time() {
+        let bus = ms_to_ns(0.101);
+        let mut d = drive(Some(ibm18es_cache()), None);
+        let w = d.service(0, 2_000_000, 16, OpKind::Write);
+        assert_eq!(w.total(), ms_to_ns(0.083) + 16 * bus, "{w:?}");
+        // A read 0.1 ms after the write's completion finds the destage under way.
+        let soon = d.service(w.total() + 100_000, 9_000_000, 8, OpKind::Read);
+        assert!(soon.wait > 1_000_000, "{soon:?}");
+
+        let mut d = drive(Some(ibm18es_cache()), None);
+        let w = d.service(0, 2_000_000, 16, OpKind::Write);
+        let late = d.service(w.total() + 50_000_000, 9_000_000, 8, OpKind::Read);
+        assert_eq!(late.wait, 0, "{late:?}");
+        // The same read on a drive without cache after the same write costs the same,
+        // but for the destage having moved the arm.
+        assert!(late.overhead > 0 && !is_hit(&late));
+    }
+
+    #[test]
+    fn a_burst_of_writes_beyond_the_write_segments_runs_at_media_speed() {
+        let mut rng = RngStream::new(5, StreamId::Requests);
+        let lbas: Vec<u64> = (0..200).map(|_| rng.below(17_000_000)).collect();
+        let mean = |cache: Option<DriveCacheConfig>| {
+            let mut d = drive(cache, None);
+            let mut now = 0;
+            let mut sum = 0;
+            for (i, &lba) in lbas.iter().enumerate() {
+                let s = d.service(now, lba, 8, OpKind::Write);
+                if i > 0 {
+                    sum += s.total();
+                }
+                now += s.total();
+            }
+            sum as f64 / (lbas.len() - 1) as f64
+        };
+        let back = mean(Some(ibm18es_cache()));
+        let through = mean(None);
+        assert!(back > 0.7 * through && back < 1.3 * through, "write-back {back} ns, write-through {through} ns");
+        // Spaced out, the same writes are all acknowledged from the buffer.
+        let mut d = drive(Some(ibm18es_cache()), None);
+        for (i, &lba) in lbas.iter().enumerate() {
+            let s = d.service(i as u64 * 50_000_000, lba, 8, OpKind::Write);
+            assert_eq!(s.wait, 0);
+            assert!(s.total() < 2_000_000, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn sequential_writes_combine_into_one_segment() {
+        let mut d = drive(Some(ibm18es_cache()), None);
+        let mut now = 0;
+        for k in 0..8 {
+            let s = d.service(now, 500_000 + 16 * k, 16, OpKind::Write);
+            assert!(s.total() < 2_000_000, "write {k}: {s:?}");
+            now += s.total();
+        }
+    }
+
+    #[test]
+    fn next_track_prefetch_goes_one_track_further_for_a_sequential_stream() {
+        let cache = DriveCacheConfig {
+            prefetch: PrefetchMode::NextTrack,
+            segment_sectors: 4000,
+            read_ahead_max_sectors: 4000,
+            ..ibm18es_cache()
+        };
+        let d = drive(Some(cache), None);
+        let params = d.model.cache.clone().unwrap();
+        let geometry = &d.model.geometry;
+        // A track without slips: its first run is the whole track.
+        let whole = |l: u64| {
+            let r = geometry.locate_run(l);
+            r.address.sector == 0 && r.sectors == geometry.zones()[r.zone_index].sectors_per_track
+        };
+        // A slip-free track after another one (and no slip on the track after it).
+        let track = (1..).map(|t| t * 1000).find(|&l| whole(l) && whole(l + geometry.locate_run(l).sectors as u64));
+        let start = track.unwrap();
+        let spt = geometry.locate_run(start).sectors as u64;
+        // A read of 8 sectors at the track's start, its segment starting there: to the end
+        // of the track.
+        assert_eq!(d.prefetch_limit(&params, start + 7, 8, start), spt - 8);
+        // The same read with a segment that began on the track before: one track more.
+        let next = geometry.locate_run(start + spt).sectors as u64;
+        assert_eq!(d.prefetch_limit(&params, start + 7, 8, start - 1), spt - 8 + next);
+    }
+
+    #[test]
+    fn a_write_invalidates_cached_reads() {
+        let mut d = drive(Some(ibm18es_cache()), None);
+        let first = d.service(0, 100_000, 16, OpKind::Read);
+        let now = first.total() + 20_000_000;
+        let w = d.service(now, 100_020, 4, OpKind::Write);
+        let s = d.service(now + w.total() + 50_000_000, 100_016, 16, OpKind::Read);
+        // The 4 cached sectors before the write are sent at once; the rest is a miss.
+        assert!(!is_hit(&s), "{s:?}");
+    }
+}
+
+#[cfg(test)]
+mod cache_off {
+    use std::path::Path;
+
+    /// Without `cache` the drives behave exactly as before the cache existed: the figures
+    /// were recorded from the commit before it (54e0736).
+    #[test]
+    fn presets_without_cache_give_the_results_from_before_the_cache() {
+        let expected = [
+            ("ibm0661", "92a28c708356850b", 7091, 5916, 1041.6835691123404, 4412.4078075, 0.9798305094427613),
+            ("hc550", "9ae5de9a172e8b4f", 7137, 5962, 38.290987317446806, 151.5192315, 0.5916570053689915),
+        ];
+        for (preset, hash, events, ops, mean, write_p99, utilization) in expected {
+            let text = format!(
+                "seed = 7\n[array]\nlayout = \"raid5\"\ndrives = 5\nstripe_unit_kib = 16\n[drive]\npreset = \"{preset}\"\nscheduler = \"sstf\"\n[workload]\nduration_s = 20\nread_fraction = 0.6\nsize = {{ distribution = \"uniform\", min_kib = 4, max_kib = 64, step_kib = 4 }}\n[workload.arrival]\nprocess = \"poisson\"\nrate_per_s = 60\n"
+            );
+            let out = crate::api::run_toml(&text, Path::new("."), None).unwrap();
+            let s = &out.summary;
+            assert_eq!(s["config_hash"], hash, "{preset}");
+            assert_eq!(s["events"], events, "{preset}");
+            assert_eq!(s["drives"]["disk_operations"], ops, "{preset}");
+            assert_eq!(s["response_ms"]["all"]["mean"].as_f64(), Some(mean), "{preset}");
+            assert_eq!(s["response_ms"]["write"]["p99"].as_f64(), Some(write_p99), "{preset}");
+            assert_eq!(s["drives"]["mean_utilization"].as_f64(), Some(utilization), "{preset}");
+        }
+    }
+}
