@@ -506,12 +506,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the ``raidlab`` command; returns the exit status."""
     arguments = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(arguments)
-    args.argv = arguments
-    # Rich wraps at 80 columns when not writing to a terminal; tables read better wider.
-    out = Console(width=None if sys.stdout.isatty() else 160)
-    err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
     try:
+        # Inside the try: a Ctrl-C that lands while the command line is parsed is an interrupt
+        # like any other, not a traceback.
+        args = build_parser().parse_args(arguments)
+        args.argv = arguments
+        # Rich wraps at 80 columns when not writing to a terminal; tables read better wider.
+        out = Console(width=None if sys.stdout.isatty() else 160)
+        err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
         return args.handler(args, out, err)
     except RaidlabError as error:
         print(f"error: {error}", file=sys.stderr)
