@@ -271,54 +271,37 @@ pub struct BenchResult {
     pub disk_ops_per_second: f64,
 }
 
-/// Names of the built-in benchmark cases: `single_drive` (one drive, random 4 KiB reads) and
-/// `raid5` (8-drive RAID-5, 70 % reads, 4–64 KiB).
+/// Names of the built-in benchmark cases: `single_drive` (one IBM 0661, random 4 KiB reads),
+/// `raid5` (8 IBM 0661 as RAID-5, 70 % reads, 4–64 KiB) and `ibm18es_cached` (one IBM 18ES
+/// with its DiskSim-validated on-drive cache, random 4 KiB requests, 70 % reads: the drive
+/// DiskSim's own speed is quoted for).
 pub fn bench_cases() -> &'static [&'static str] {
-    &["single_drive", "raid5"]
+    &["single_drive", "raid5", "ibm18es_cached"]
+}
+
+/// The configuration of a bench case: Poisson arrivals at `utilization` of the drives.
+fn bench_config(layout: &str, drives: u32, preset: &str, workload: &str, utilization: f64, requests: u64) -> String {
+    format!(
+        "seed = 1\n[array]\nlayout = \"{layout}\"\ndrives = {drives}\nstripe_unit_kib = 64\n\
+         [drive]\npreset = \"{preset}\"\n\
+         [workload]\nrequests = {requests}\n{workload}\n\
+         [workload.arrival]\nprocess = \"poisson\"\ntarget_utilization = {utilization}\n"
+    )
 }
 
 /// Run benchmark case `case` with `requests` user requests.
 pub fn bench(case: &str, requests: u64) -> Result<BenchResult> {
     let text = match case {
-        "single_drive" => format!(
-            "seed = 1
-[array]
-layout = \"raid0\"
-drives = 1
-stripe_unit_kib = 64
-\
-             [drive]
-preset = \"ibm0661\"
-[workload]
-requests = {requests}
-read_fraction = 1.0
-size_kib = 4
-\
-             [workload.arrival]
-process = \"poisson\"
-target_utilization = 0.7
-"
+        "single_drive" => bench_config("raid0", 1, "ibm0661", "read_fraction = 1.0\nsize_kib = 4", 0.7, requests),
+        "raid5" => bench_config(
+            "raid5",
+            8,
+            "ibm0661",
+            "read_fraction = 0.7\nsize = { distribution = \"uniform\", min_kib = 4, max_kib = 64 }",
+            0.6,
+            requests,
         ),
-        "raid5" => format!(
-            "seed = 1
-[array]
-layout = \"raid5\"
-drives = 8
-stripe_unit_kib = 64
-\
-             [drive]
-preset = \"ibm0661\"
-[workload]
-requests = {requests}
-read_fraction = 0.7
-\
-             size = {{ distribution = \"uniform\", min_kib = 4, max_kib = 64 }}
-\
-             [workload.arrival]
-process = \"poisson\"
-target_utilization = 0.6
-"
-        ),
+        "ibm18es_cached" => bench_config("raid0", 1, "ibm18es", "read_fraction = 0.7\nsize_kib = 4", 0.7, requests),
         other => {
             return Err(Error::config("case", format!("unknown bench case {other:?}; known: {}", bench_cases().join(", "))))
         }
