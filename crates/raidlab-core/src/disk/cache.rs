@@ -277,25 +277,10 @@ mod tests {
     use crate::disk::{presets, Drive, DriveModel, OpKind, RotationModel};
     use crate::sim::{RngStream, StreamId};
 
-    /// The IBM Ultrastar 18ES with the cache of its DiskSim specification.
+    /// The IBM Ultrastar 18ES with the cache of its DiskSim specification (the built-in
+    /// preset's, so the tests follow the imported parameters).
     fn ibm18es_cache() -> DriveCacheConfig {
-        DriveCacheConfig {
-            segments: 7,
-            segment_sectors: 511,
-            separate_write_segment: true,
-            write_segments: 1,
-            fast_write_level: 2,
-            combine_sequential_writes: true,
-            prefetch: PrefetchMode::Segment,
-            read_ahead_max_sectors: 511,
-            read_ahead_over_requested: false,
-            read_ahead_on_idle_hit: false,
-            stop_prefetch_in_sector: false,
-            read_hit_after_read_ms: 0.082,
-            read_hit_after_write_ms: 0.121,
-            write_hit_after_read_ms: 0.083,
-            write_hit_after_write_ms: 0.1852,
-        }
+        crate::disk::presets::preset("ibm18es").and_then(|m| m.cache).expect("ibm18es preset has a cache")
     }
 
     fn drive(cache: Option<DriveCacheConfig>, bus_sector_ms: Option<f64>) -> Drive {

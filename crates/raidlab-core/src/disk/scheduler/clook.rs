@@ -1,43 +1,30 @@
 //! C-LOOK: sweep inward (increasing cylinder) from the arm, then wrap to the lowest.
 
-use super::{QueuedOp, Scheduler};
+use super::keyed::{KeyedQueue, ServiceOrder};
+use super::QueuedOp;
 use crate::disk::Drive;
 use crate::sim::Nanos;
 
+/// Order: cylinders at or beyond the arm first, then those behind it; by cylinder within each.
+#[derive(Debug, Default)]
+pub struct CircularLook;
+
+impl ServiceOrder for CircularLook {
+    type Key = (bool, u32);
+    fn key(op: &QueuedOp, drive: &Drive, _now: Nanos) -> (bool, u32) {
+        (op.cylinder < drive.cylinder(), op.cylinder)
+    }
+}
+
 /// Serves the lowest cylinder at or beyond the arm; when none is left, the lowest cylinder
 /// waiting. Ties at one cylinder go to the earlier arrival.
-#[derive(Debug, Default)]
-pub struct ClookQueue {
-    ops: Vec<QueuedOp>,
-}
-
-impl Scheduler for ClookQueue {
-    fn push(&mut self, op: QueuedOp) {
-        self.ops.push(op);
-    }
-
-    fn pop(&mut self, drive: &Drive, _now: Nanos) -> Option<QueuedOp> {
-        let arm = drive.cylinder();
-        // Ahead of the arm sorts before behind it; then by cylinder; min_by_key keeps the
-        // earliest arrival among equals.
-        let (index, _) =
-            self.ops.iter().enumerate().min_by_key(|(_, op)| (op.cylinder < arm, op.cylinder))?;
-        Some(self.ops.remove(index))
-    }
-
-    fn len(&self) -> usize {
-        self.ops.len()
-    }
-
-    fn drain_into(&mut self, out: &mut Vec<QueuedOp>) {
-        out.append(&mut self.ops);
-    }
-}
+pub type ClookQueue = KeyedQueue<CircularLook>;
 
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{drive, op_at, park, serve_all};
     use super::*;
+    use crate::disk::scheduler::Scheduler;
 
     #[test]
     fn sweeps_upward_from_the_arm_then_wraps_to_the_lowest() {

@@ -13,6 +13,7 @@
 pub mod classes;
 pub mod clook;
 pub mod fcfs;
+pub mod keyed;
 pub mod sptf;
 pub mod sstf;
 

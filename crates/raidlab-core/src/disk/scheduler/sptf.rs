@@ -1,45 +1,32 @@
 //! Shortest positioning time first.
 
-use super::{QueuedOp, Scheduler};
+use super::keyed::{KeyedQueue, ServiceOrder};
+use super::QueuedOp;
 use crate::disk::Drive;
 use crate::sim::Nanos;
+
+/// Order: [`Drive::positioning_estimate`] at `now`.
+#[derive(Debug, Default)]
+pub struct ShortestPositioning;
+
+impl ServiceOrder for ShortestPositioning {
+    type Key = Nanos;
+    fn key(op: &QueuedOp, drive: &Drive, now: Nanos) -> Nanos {
+        drive.positioning_estimate(now, op.lba)
+    }
+}
 
 /// Serves the operation the head can reach soonest: the smallest
 /// [`Drive::positioning_estimate`] (overhead + seek + rotational wait) at `now`; ties go to
 /// the earlier arrival. With uniform rotation the wait is a constant half revolution, so SPTF
 /// orders by seek (and head switch) time.
-#[derive(Debug, Default)]
-pub struct SptfQueue {
-    ops: Vec<QueuedOp>,
-}
-
-impl Scheduler for SptfQueue {
-    fn push(&mut self, op: QueuedOp) {
-        self.ops.push(op);
-    }
-
-    fn pop(&mut self, drive: &Drive, now: Nanos) -> Option<QueuedOp> {
-        let (index, _) = self
-            .ops
-            .iter()
-            .enumerate()
-            .min_by_key(|(_, op)| drive.positioning_estimate(now, op.lba))?;
-        Some(self.ops.remove(index))
-    }
-
-    fn len(&self) -> usize {
-        self.ops.len()
-    }
-
-    fn drain_into(&mut self, out: &mut Vec<QueuedOp>) {
-        out.append(&mut self.ops);
-    }
-}
+pub type SptfQueue = KeyedQueue<ShortestPositioning>;
 
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{drive, park};
     use super::*;
+    use crate::disk::scheduler::Scheduler;
     use crate::disk::OpKind;
     use crate::sim::{RngStream, StreamId};
 

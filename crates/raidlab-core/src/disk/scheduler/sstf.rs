@@ -1,44 +1,29 @@
 //! Shortest seek time first, by cylinder distance from the arm.
 
-use super::{QueuedOp, Scheduler};
+use super::keyed::{KeyedQueue, ServiceOrder};
+use super::QueuedOp;
 use crate::disk::Drive;
 use crate::sim::Nanos;
 
-/// Serves the operation whose cylinder is nearest the arm; ties go to the earlier arrival.
-///
-/// Operations are kept in arrival order in a vector (queues are short; a linear scan is
-/// cheaper than a tree and allocates nothing once the vector has grown).
+/// Order: cylinder distance from the arm.
 #[derive(Debug, Default)]
-pub struct SstfQueue {
-    ops: Vec<QueuedOp>,
-}
+pub struct ShortestSeek;
 
-impl Scheduler for SstfQueue {
-    fn push(&mut self, op: QueuedOp) {
-        self.ops.push(op);
-    }
-
-    fn pop(&mut self, drive: &Drive, _now: Nanos) -> Option<QueuedOp> {
-        let arm = drive.cylinder();
-        // min_by_key keeps the first of equal keys: the earliest arrival.
-        let (index, _) =
-            self.ops.iter().enumerate().min_by_key(|(_, op)| op.cylinder.abs_diff(arm))?;
-        Some(self.ops.remove(index))
-    }
-
-    fn len(&self) -> usize {
-        self.ops.len()
-    }
-
-    fn drain_into(&mut self, out: &mut Vec<QueuedOp>) {
-        out.append(&mut self.ops);
+impl ServiceOrder for ShortestSeek {
+    type Key = u32;
+    fn key(op: &QueuedOp, drive: &Drive, _now: Nanos) -> u32 {
+        op.cylinder.abs_diff(drive.cylinder())
     }
 }
+
+/// Serves the operation whose cylinder is nearest the arm; ties go to the earlier arrival.
+pub type SstfQueue = KeyedQueue<ShortestSeek>;
 
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{drive, op_at, park, serve_all};
     use super::*;
+    use crate::disk::scheduler::Scheduler;
 
     #[test]
     fn picks_the_nearest_cylinder_and_breaks_ties_by_arrival() {
