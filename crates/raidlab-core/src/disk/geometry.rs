@@ -147,6 +147,27 @@ enum SkewSlips {
     BeforeTrack,
 }
 
+/// The LBA → zone lookup of [`Geometry::zone_index_of_lba`]: a table of about
+/// `ZONE_BUCKETS_PER_ZONE` buckets per zone, each the zone holding its first LBA, and the
+/// shift from an LBA to its bucket.
+fn zone_lookup(zones: &[Zone], capacity: u64) -> (Box<[u16]>, u32) {
+    let end = zones.last().map_or(capacity, |z| z.first_lba + z.lbas).max(capacity).max(1);
+    let buckets = (zones.len() as u64 * ZONE_BUCKETS_PER_ZONE).next_power_of_two();
+    // Smallest shift with (end - 1) >> shift < buckets.
+    let mut shift = 0;
+    while (end - 1) >> shift >= buckets {
+        shift += 1;
+    }
+    let count = ((end - 1) >> shift) + 1;
+    let table = (0..count)
+        .map(|b| {
+            let first = b << shift;
+            (zones.partition_point(|z| z.first_lba <= first).max(1) - 1) as u16
+        })
+        .collect();
+    (table, shift)
+}
+
 /// One zone with its position precomputed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Zone {
@@ -342,7 +363,18 @@ pub struct Geometry {
     capacity: u64,
     track_order: TrackOrder,
     zones: Vec<Zone>,
+    /// Zone lookup by LBA: entry `i` is the zone holding LBA `i << lba_shift`, so the zone
+    /// of any LBA is that entry or a few after it. Drives have tens of zones and the search
+    /// runs on every access.
+    zone_of_bucket: Box<[u16]>,
+    lba_shift: u32,
 }
+
+/// Most zones a drive may have (zone indices are held in 16 bits).
+pub const MAX_ZONES: usize = u16::MAX as usize;
+
+/// Buckets of the LBA → zone lookup per zone (a power of two is taken at or above).
+const ZONE_BUCKETS_PER_ZONE: u64 = 4;
 
 fn check_sorted_unique(values: &[u64], key: &str) -> Result<()> {
     for (i, pair) in values.windows(2).enumerate() {
@@ -365,6 +397,12 @@ impl Geometry {
         }
         if cfg.zones.is_empty() {
             return Err(Error::config(format!("{key}.zones"), "at least one zone is required"));
+        }
+        if cfg.zones.len() > MAX_ZONES {
+            return Err(Error::config(
+                format!("{key}.zones"),
+                format!("{} zones; at most {MAX_ZONES} are supported", cfg.zones.len()),
+            ));
         }
         if let SparingConfig::SectorsPerRange { range_cylinders: 0 } = cfg.sparing {
             return Err(Error::config(format!("{key}.sparing.range_cylinders"), "must be at least 1"));
@@ -401,7 +439,16 @@ impl Geometry {
             }
             Some(c) => c,
         };
-        Ok(Geometry { surfaces, cylinders: next_cylinder, capacity, track_order: cfg.track_order, zones: built })
+        let (zone_of_bucket, lba_shift) = zone_lookup(&built, capacity);
+        Ok(Geometry {
+            surfaces,
+            cylinders: next_cylinder,
+            capacity,
+            track_order: cfg.track_order,
+            zones: built,
+            zone_of_bucket,
+            lba_shift,
+        })
     }
 
     /// One zone, validated and precomputed.
@@ -652,9 +699,13 @@ impl Geometry {
     /// Index of the zone holding sector `lba` (`lba` below the capacity).
     #[inline]
     pub fn zone_index_of_lba(&self, lba: u64) -> usize {
-        // Zones are few and sorted by first LBA; the first zone starts at 0, so the
-        // partition point is at least 1.
-        self.zones.partition_point(|z| z.first_lba <= lba) - 1
+        // The bucket's first LBA lies in zone `i`; zones are sorted by first LBA, so the
+        // LBA's zone is `i` or one of the next few.
+        let mut i = self.zone_of_bucket[(lba >> self.lba_shift) as usize] as usize;
+        while i + 1 < self.zones.len() && self.zones[i + 1].first_lba <= lba {
+            i += 1;
+        }
+        i
     }
 
     /// Index of the zone holding `cylinder`, or of the zone before it when `cylinder` lies
@@ -909,6 +960,28 @@ mod tests {
         assert_eq!(g.zone_index_of_cylinder(8), 2);
         assert_eq!(g.first_lba_of_cylinder(8), Some(g.zones()[2].first_lba));
         assert_eq!(g.locate_run(z1 - 2).sectors, 2);
+    }
+
+    #[test]
+    fn the_zone_lookup_table_agrees_with_a_search_at_every_zone_edge() {
+        // ibm18es: 55 zones of unequal size, so buckets straddle zone edges.
+        let cfg = crate::disk::presets::preset("ibm18es").expect("preset");
+        let g = Geometry::new(&cfg, "drive.model").expect("valid");
+        let search = |lba: u64| g.zones().partition_point(|z| z.first_lba <= lba) - 1;
+        let last = g.capacity_sectors() - 1;
+        let mut probes = vec![0, 1, last];
+        for z in g.zones() {
+            probes.extend([z.first_lba.saturating_sub(1), z.first_lba, z.first_lba + 1]);
+        }
+        // Every bucket edge too.
+        probes.extend((0..=last >> g.lba_shift).flat_map(|b| {
+            let first = b << g.lba_shift;
+            [first.saturating_sub(1), first]
+        }));
+        for lba in probes.into_iter().filter(|&l| l <= last) {
+            assert_eq!(g.zone_index_of_lba(lba), search(lba), "lba {lba}");
+        }
+        assert!(g.zone_of_bucket.len() <= 4 * ZONE_BUCKETS_PER_ZONE as usize * g.zones().len());
     }
 
     /// A small DiskSim-style drive: gaps between zones, per-zone skews and offsets, a

@@ -41,7 +41,7 @@
 use std::sync::Arc;
 
 use super::cache::{CacheParams, CacheState, Dirty, Prefetch, PrefetchMode};
-use super::geometry::Divisor;
+use super::geometry::{Divisor, Run};
 use super::{DriveModelConfig, Geometry, OpKind, RotationModel, SeekCurve};
 use crate::error::{Error, Result};
 use crate::sim::{ms_to_ns, Nanos, RngStream};
@@ -108,8 +108,35 @@ impl Spindle {
 /// Phase of the start of physical slot `slot` (may be up to 2·spt) on a track of `spt` slots.
 #[inline]
 fn slot_phase(slot: u64, spt: &Divisor) -> u64 {
-    // slot < 2·spt ≤ 2·MAX_SECTORS_PER_TRACK, so slot · P < 1.2·10¹⁹ fits in a u64.
+    // slot ≤ 2·spt ≤ 2·MAX_SECTORS_PER_TRACK, so slot · P < 1.2·10¹⁹ fits in a u64.
     spt.div(slot * P)
+}
+
+/// The rotational timing of the tracks of one zone, precomputed: where every slot starts.
+/// A transfer needs the start phases of three slots per track; a table lookup replaces
+/// three 128-bit reciprocal divisions on the busiest path of the simulator.
+#[derive(Debug, Clone)]
+struct TrackTiming {
+    /// Sectors per track as a divisor.
+    spt: Divisor,
+    /// `slot_phase(k)` for k in 0..=2·spt (a slot index past the track's end wraps round).
+    slot_phases: Box<[u64]>,
+    /// Time one sector takes to pass, ns (rounded up).
+    sector_pass_ns: Nanos,
+}
+
+impl TrackTiming {
+    fn new(spt: Divisor, spindle: &Spindle) -> Self {
+        let slot_phases: Box<[u64]> = (0..=2 * spt.get()).map(|k| slot_phase(k, &spt)).collect();
+        let sector_pass_ns = spindle.ns_for(slot_phases[1]);
+        TrackTiming { spt, slot_phases, sector_pass_ns }
+    }
+
+    /// Phase of the start of slot `slot` (at most 2·spt).
+    #[inline(always)]
+    fn phase_of(&self, slot: u64) -> u64 {
+        self.slot_phases[slot as usize]
+    }
 }
 
 /// Rotational wait and end of transfer, in phase units from the head's arrival, to pass
@@ -121,21 +148,22 @@ fn slot_phase(slot: u64, spt: &Divisor) -> u64 {
 /// command ended there) arrives up to one ns late. Arriving less than one ns
 /// (`units_per_ns` phase units) past a boundary therefore counts as arriving at it: a
 /// back-to-back sequential stream does not lose a revolution to rounding.
-#[inline]
+#[inline(always)]
 fn track_portion(
     phase: u64,
-    spt_divisor: &Divisor,
+    timing: &TrackTiming,
     skew: u32,
     first: u32,
     count: u32,
     zero_latency: bool,
     units_per_ns: u64,
 ) -> (u64, u64) {
+    let spt_divisor = &timing.spt;
     let spt = spt_divisor.get() as u32;
     debug_assert!(count >= 1 && first + count <= spt && skew < spt);
     let spt64 = spt as u64;
     let previous = phase * spt64 / P;
-    let lateness = phase - slot_phase(previous, spt_divisor);
+    let lateness = phase - timing.phase_of(previous);
     let (phase, late) =
         if lateness < units_per_ns { (phase - lateness, lateness) } else { (phase, 0) };
     // first < spt and skew < spt: one conditional subtraction reduces mod spt.
@@ -149,12 +177,12 @@ fn track_portion(
                 // The head lands inside the wanted arc: read to its end, come round, and
                 // finish when the sectors before `next` have passed again — one revolution
                 // after `next`.
-                break 'portion (slot_phase(next, spt_divisor) - phase, P);
+                break 'portion (timing.phase_of(next) - phase, P);
             }
         }
-        let start = slot_phase(first_slot, spt_divisor);
+        let start = timing.phase_of(first_slot);
         let wait = if start >= phase { start - phase } else { start + P - phase };
-        (wait, slot_phase(first_slot + count as u64, spt_divisor) - start)
+        (wait, timing.phase_of(first_slot + count as u64) - start)
     };
     // A non-zero wait is at least one sector, longer than `late` (checked at model build).
     (wait.saturating_sub(late), wait + media - late)
@@ -167,6 +195,8 @@ pub struct DriveModel {
     pub seek: SeekCurve,
     pub config: DriveModelConfig,
     spindle: Spindle,
+    /// Rotational timing of each zone's tracks, indexed like `geometry.zones()`.
+    track_timing: Box<[TrackTiming]>,
     head_switch_ns: Nanos,
     command_overhead_ns: Nanos,
     /// Overhead before positioning, indexed by [this command is a write][previous was a write].
@@ -254,11 +284,14 @@ impl DriveModel {
             ],
         ];
         let settle = (cfg.write_settle_ms * 1e6).round() as i64;
+        let spindle = Spindle::new(rpm_milli);
+        let track_timing = geometry.zones().iter().map(|z| TrackTiming::new(z.track_divisor, &spindle)).collect();
         Ok(DriveModel {
             geometry,
             seek,
             config: cfg.clone(),
-            spindle: Spindle::new(rpm_milli),
+            spindle,
+            track_timing,
             head_switch_ns: ms_to_ns(cfg.head_switch_ms),
             command_overhead_ns: command,
             overhead_ns,
@@ -354,11 +387,36 @@ impl DriveModel {
         self.geometry.skew(cylinder, surface)
     }
 
-    /// Time one sector takes to pass on a track of the zone with `track_divisor`, ns
-    /// (rounded up).
-    #[inline]
-    fn sector_pass_ns(&self, track_divisor: &Divisor) -> Nanos {
-        self.spindle.ns_for(slot_phase(1, track_divisor))
+    /// Rotational timing of the tracks of zone `zone_index`.
+    #[inline(always)]
+    fn track_timing(&self, zone_index: usize) -> &TrackTiming {
+        &self.track_timing[zone_index]
+    }
+
+    /// Rotational wait and end of transfer, in ns from `t`, for `count` sectors of `run`
+    /// (whose zone has `timing`) when the head arrives at `t`.
+    #[inline(always)]
+    fn portion_ns(
+        &self,
+        t: Nanos,
+        phase_offset: u64,
+        timing: &TrackTiming,
+        run: &Run,
+        count: u32,
+        zero_latency: bool,
+    ) -> (Nanos, Nanos) {
+        let spindle = &self.spindle;
+        let phase = (spindle.phase(t) + phase_offset) % P;
+        let (wait, end) = track_portion(
+            phase,
+            timing,
+            run.skew,
+            run.address.sector,
+            count,
+            zero_latency,
+            spindle.units_per_ns,
+        );
+        (spindle.ns_for(wait), spindle.ns_for(end))
     }
 }
 
@@ -462,7 +520,6 @@ impl Drive {
             RotationModel::Exact => 0,
             RotationModel::Uniform => self.rng.below(P),
         };
-        let spindle = &model.spindle;
         let zero_latency = model.zero_latency[write as usize];
         let total = sectors as u64;
         let command_done = now + overhead;
@@ -473,26 +530,14 @@ impl Drive {
         // cached prefix sectors go first, from the end of the command processing.
         let mut host_done = if prefix == 0 { 0 } else { command_done + (prefix as u64 + total) * bus };
         loop {
-            let zone = &geometry.zones()[run.zone_index];
+            let timing = model.track_timing(run.zone_index);
             let count = (total - done).min(run.sectors as u64) as u32;
-            let portion = |t: Nanos| {
-                let phase = (spindle.phase(t) + phase_offset) % P;
-                let (wait, end) = track_portion(
-                    phase,
-                    &zone.track_divisor,
-                    run.skew,
-                    run.address.sector,
-                    count,
-                    zero_latency,
-                    spindle.units_per_ns,
-                );
-                (spindle.ns_for(wait), spindle.ns_for(end))
-            };
+            let portion = |t: Nanos| model.portion_ns(t, phase_offset, timing, &run, count, zero_latency);
             let (mut wait_ns, mut end_ns) = portion(t);
             if bus != 0 && write {
                 // Sector j arrives (j + 1) bus times after the command; the medium may not
                 // reach a sector before its data: wait a pass if it would.
-                let sector_ns = model.sector_pass_ns(&zone.track_divisor);
+                let sector_ns = timing.sector_pass_ns;
                 let ready = command_done
                     + (done + 1) * bus
                     + (count as u64 - 1) * bus.saturating_sub(sector_ns);
@@ -508,7 +553,7 @@ impl Drive {
             if bus != 0 && !write {
                 // Sector j leaves at max over i ≤ j of (read end of i + (j − i + 1)·bus); over
                 // one track's run the maximum is at its first or last sector.
-                let sector_ns = model.sector_pass_ns(&zone.track_divisor);
+                let sector_ns = timing.sector_pass_ns;
                 let first_read = t.saturating_sub((count as u64 - 1) * sector_ns);
                 let last = done + count as u64 - 1;
                 host_done = host_done
@@ -749,7 +794,6 @@ impl Drive {
     fn prefetch_progress(&self, p: &Prefetch, until: Nanos, stop_in_sector: bool) -> (u64, Nanos, u32, u32) {
         let model: &DriveModel = &self.model;
         let geometry = &model.geometry;
-        let spindle = &model.spindle;
         let (mut cylinder, mut surface) = (self.cylinder, self.surface);
         if until <= p.start || p.limit == 0 {
             return (0, p.start.max(until.min(p.start)), cylinder, surface);
@@ -766,19 +810,9 @@ impl Drive {
             }
             t += switch;
             (cylinder, surface) = (run.address.cylinder, run.address.surface);
-            let zone = &geometry.zones()[run.zone_index];
+            let timing = model.track_timing(run.zone_index);
             let count = (p.limit - done).min(run.sectors as u64) as u32;
-            let phase = (spindle.phase(t) + p.phase_offset) % P;
-            let (wait, span) = track_portion(
-                phase,
-                &zone.track_divisor,
-                run.skew,
-                run.address.sector,
-                count,
-                false,
-                spindle.units_per_ns,
-            );
-            let (wait_ns, end_ns) = (spindle.ns_for(wait), spindle.ns_for(span));
+            let (wait_ns, end_ns) = model.portion_ns(t, p.phase_offset, timing, &run, count, false);
             if t + end_ns <= until {
                 t += end_ns;
                 done += count as u64;
@@ -792,7 +826,7 @@ impl Drive {
             if t + wait_ns >= until {
                 return (done, until, cylinder, surface);
             }
-            let sector_ns = model.sector_pass_ns(&zone.track_divisor);
+            let sector_ns = timing.sector_pass_ns;
             let into = until - (t + wait_ns);
             let whole = (into / sector_ns).min(count as u64);
             if stop_in_sector || into.is_multiple_of(sector_ns) || whole == count as u64 {
@@ -819,7 +853,7 @@ impl Drive {
                 let phase = model.spindle.phase(now + positioned);
                 let (wait, _) = track_portion(
                     phase,
-                    &model.geometry.zones()[run.zone_index].track_divisor,
+                    model.track_timing(run.zone_index),
                     run.skew,
                     address.sector,
                     1,

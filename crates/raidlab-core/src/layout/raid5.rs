@@ -48,7 +48,14 @@ impl Raid5Layout {
     fn data_drive(&self, parity: u32, index: u32) -> u32 {
         match self.rotation {
             ParityRotation::LeftSymmetric | ParityRotation::RightSymmetric => {
-                (parity + 1 + index) % self.drives
+                // parity < drives and index < drives − 1: below 2·drives, so one conditional
+                // subtraction reduces it (a hardware division per unit costs more).
+                let d = parity + 1 + index;
+                if d >= self.drives {
+                    d - self.drives
+                } else {
+                    d
+                }
             }
             ParityRotation::LeftAsymmetric | ParityRotation::RightAsymmetric => {
                 if index < parity {
@@ -64,7 +71,12 @@ impl Raid5Layout {
     fn data_index(&self, parity: u32, drive: u32) -> u32 {
         match self.rotation {
             ParityRotation::LeftSymmetric | ParityRotation::RightSymmetric => {
-                (drive + self.drives - parity - 1) % self.drives
+                let d = drive + self.drives - parity - 1;
+                if d >= self.drives {
+                    d - self.drives
+                } else {
+                    d
+                }
             }
             ParityRotation::LeftAsymmetric | ParityRotation::RightAsymmetric => {
                 if drive < parity {
