@@ -112,6 +112,10 @@ fn slot_phase(slot: u64, spt: &Divisor) -> u64 {
     spt.div(slot * P)
 }
 
+/// Longest track whose slot phases are tabulated (a 32 KiB table per zone); longer tracks,
+/// which no drive has yet, compute them.
+const MAX_TABULATED_SECTORS_PER_TRACK: u64 = 2048;
+
 /// The rotational timing of the tracks of one zone, precomputed: where every slot starts.
 /// A transfer needs the start phases of three slots per track; a table lookup replaces
 /// three 128-bit reciprocal divisions on the busiest path of the simulator.
@@ -127,15 +131,22 @@ struct TrackTiming {
 
 impl TrackTiming {
     fn new(spt: Divisor, spindle: &Spindle) -> Self {
-        let slot_phases: Box<[u64]> = (0..=2 * spt.get()).map(|k| slot_phase(k, &spt)).collect();
-        let sector_pass_ns = spindle.ns_for(slot_phases[1]);
+        let slot_phases: Box<[u64]> = if spt.get() <= MAX_TABULATED_SECTORS_PER_TRACK {
+            (0..=2 * spt.get()).map(|k| slot_phase(k, &spt)).collect()
+        } else {
+            Box::default()
+        };
+        let sector_pass_ns = spindle.ns_for(slot_phase(1, &spt));
         TrackTiming { spt, slot_phases, sector_pass_ns }
     }
 
     /// Phase of the start of slot `slot` (at most 2·spt).
     #[inline(always)]
     fn phase_of(&self, slot: u64) -> u64 {
-        self.slot_phases[slot as usize]
+        match self.slot_phases.get(slot as usize) {
+            Some(&phase) => phase,
+            None => slot_phase(slot, &self.spt),
+        }
     }
 }
 
@@ -911,6 +922,23 @@ mod tests {
 
     const REV: u64 = 10_000_000;
     const SECTOR: u64 = 100_000;
+
+    #[test]
+    fn slot_phases_split_the_revolution_evenly_tabulated_or_not() {
+        let spindle = Spindle::new(7_200_000);
+        for spt in [1, 7, 600, MAX_TABULATED_SECTORS_PER_TRACK, MAX_TABULATED_SECTORS_PER_TRACK + 1, 3001] {
+            let timing = TrackTiming::new(Divisor::new(spt), &spindle);
+            assert_eq!(timing.slot_phases.is_empty(), spt > MAX_TABULATED_SECTORS_PER_TRACK);
+            for k in 0..=2 * spt {
+                // floor(k · P / spt): one revolution per spt slots, a second one after it.
+                let exact = (k as u128 * P as u128 / spt as u128) as u64;
+                assert_eq!(timing.phase_of(k), exact, "spt {spt} slot {k}");
+            }
+            assert_eq!(timing.phase_of(spt), P);
+            // One sector's arc, P / spt phase units, at 7,200,000 units per ns, rounded up.
+            assert_eq!(timing.sector_pass_ns, (P / spt).div_ceil(7_200_000));
+        }
+    }
 
     #[test]
     fn exact_latency_is_always_within_one_revolution() {
