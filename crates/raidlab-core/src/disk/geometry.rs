@@ -781,7 +781,7 @@ impl Geometry {
     /// to the next track). Equal to `locate_run(lba)`; when the zone maps LBAs directly (no
     /// spares, slips or remaps) it steps to the next track in LBA order without a search or a
     /// division, which matters for drives with short tracks where transfers cross many.
-    #[inline]
+    #[inline(always)]
     pub fn next_run(&self, previous: &Run, lba: u64) -> Run {
         let zone = &self.zones[previous.zone_index];
         let direct = matches!(zone.map, ZoneMap::Direct) && zone.remaps.is_empty();
