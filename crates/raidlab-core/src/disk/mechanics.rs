@@ -578,17 +578,13 @@ impl Drive {
             // Continue with the next LBA: on the same track past a slipped sector, the next
             // surface, or the next cylinder inward.
             next_lba += count as u64;
-            let next = geometry.next_run(&run, next_lba);
-            let switch = model.move_ns(
-                run.address.cylinder,
-                run.address.surface,
-                next.address.cylinder,
-                next.address.surface,
-                kind,
-            );
+            // Overwrite `run` in place (copying a fresh struct over it costs a store-forwarding
+            // stall per track on this, the busiest loop).
+            let (from_cylinder, from_surface) = (run.address.cylinder, run.address.surface);
+            run = geometry.next_run(&run, next_lba);
+            let switch = model.move_ns(from_cylinder, from_surface, run.address.cylinder, run.address.surface, kind);
             seek += switch;
             t += switch;
-            run = next;
         }
         if host_done > t {
             result.bus += host_done - t;
