@@ -777,6 +777,23 @@ impl Geometry {
         }
     }
 
+    /// The run at `lba` when `lba` lies inside `known`, the run [`Geometry::locate_run`]
+    /// returned for `known_lba`: the same track, `lba − known_lba` sectors further on.
+    /// Equal to `locate_run(lba)`, because everything that ends a run (the track's end, a
+    /// slipped or spare sector, a remapped LBA, the zone's or the drive's end) is a fixed
+    /// place that both runs end at. `None` when `lba` is outside `known`.
+    #[inline]
+    pub fn run_within(known_lba: u64, known: &Run, lba: u64) -> Option<Run> {
+        let offset = lba.checked_sub(known_lba)?;
+        if offset >= known.sectors as u64 {
+            return None;
+        }
+        let mut run = *known;
+        run.address.sector += offset as u32;
+        run.sectors -= offset as u32;
+        Some(run)
+    }
+
     /// The run that starts at `lba`, the LBA right after run `previous` (a transfer going on
     /// to the next track). Equal to `locate_run(lba)`; when the zone maps LBAs directly (no
     /// spares, slips or remaps) it steps to the next track in LBA order without a search or a
@@ -960,6 +977,36 @@ mod tests {
         assert_eq!(g.zone_index_of_cylinder(8), 2);
         assert_eq!(g.first_lba_of_cylinder(8), Some(g.zones()[2].first_lba));
         assert_eq!(g.locate_run(z1 - 2).sectors, 2);
+    }
+
+    #[test]
+    fn a_run_found_inside_a_known_run_is_the_run_located_afresh() {
+        // Slips, spares, a remapped LBA and a remapped track end runs inside tracks.
+        let mut slipped = disksim_like(SparingConfig::SectorsPerCylinder, TrackOrder::Serpentine, [&[2, 50, 51, 52], &[0], &[100]]);
+        slipped.zones[2].remaps = vec![(30, 30)];
+        let mut remapped = disksim_like(SparingConfig::SectorsPerZone, TrackOrder::Ascending, [&[], &[], &[]]);
+        remapped.zones[0].remaps = vec![(50, 304), (60, 60)];
+        let mut tracks = disksim_like(SparingConfig::TracksPerZone, TrackOrder::Ascending, [&[1, 2], &[11], &[]]);
+        tracks.zones[1].remaps = vec![(1, 10)];
+        let mut geometries = vec![zoned(), Geometry::new(&crate::disk::presets::preset("ibm18es").unwrap(), "m").unwrap()];
+        for cfg in [slipped, remapped, tracks] {
+            geometries.push(Geometry::new(&cfg, "m").unwrap());
+        }
+        for g in &geometries {
+            let capacity = g.capacity_sectors();
+            let step = (capacity / 5000).max(1);
+            for known_lba in (0..capacity).step_by(step as usize) {
+                let known = g.locate_run(known_lba);
+                for lba in known_lba..known_lba + known.sectors as u64 {
+                    assert_eq!(Geometry::run_within(known_lba, &known, lba), Some(g.locate_run(lba)), "lba {lba}");
+                }
+                let past = known_lba + known.sectors as u64;
+                assert_eq!(Geometry::run_within(known_lba, &known, past), None);
+                if known_lba > 0 {
+                    assert_eq!(Geometry::run_within(known_lba, &known, known_lba - 1), None);
+                }
+            }
+        }
     }
 
     #[test]

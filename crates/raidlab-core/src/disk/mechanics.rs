@@ -38,6 +38,7 @@
 //! (after a slipped sector: wait for the next sector to come round), on another track of the
 //! cylinder (head switch), or elsewhere (seek).
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use super::cache::{CacheParams, CacheState, Dirty, Prefetch, PrefetchMode};
@@ -469,13 +470,28 @@ pub struct Drive {
     last_kind: OpKind,
     /// The on-drive cache's contents and background work (`None`: no cache).
     cache: Option<Box<CacheState>>,
+    /// The last run an access ended in, with the LBA it was located at: the next access
+    /// that starts inside it (a read-ahead, the next sequential command) needs no search.
+    last_run: Cell<Option<(u64, Run)>>,
 }
 
 impl Drive {
     /// A drive with the arm at cylinder 0, surface 0, as if its last command was a read.
     pub fn new(model: Arc<DriveModel>, rotation: RotationModel, rng: RngStream) -> Self {
         let cache = model.cache.as_ref().map(|_| Box::new(CacheState::new()));
-        Drive { model, rotation, rng, cylinder: 0, surface: 0, last_kind: OpKind::Read, cache }
+        Drive { model, rotation, rng, cylinder: 0, surface: 0, last_kind: OpKind::Read, cache, last_run: Cell::new(None) }
+    }
+
+    /// The run at `lba`: from the last run an access ended in when `lba` lies inside it,
+    /// else located afresh.
+    #[inline]
+    fn locate(&self, lba: u64) -> Run {
+        if let Some((known_lba, known)) = self.last_run.get() {
+            if let Some(run) = Geometry::run_within(known_lba, &known, lba) {
+                return run;
+            }
+        }
+        self.model.geometry.locate_run(lba)
     }
 
     /// Serve an access starting at `now`; moves the arm and returns the time taken.
@@ -494,7 +510,7 @@ impl Drive {
         let overhead = self.model.overhead_ns(kind, self.last_kind);
         self.last_kind = kind;
         let bus = self.model.bus_sector_ns;
-        self.media(now, lba, sectors, kind, overhead, 0, bus).0
+        self.media::<false>(now, lba, sectors, kind, overhead, 0, bus).0
     }
 
     /// The mechanical part of an access starting at `now` with `overhead` before positioning:
@@ -502,9 +518,12 @@ impl Drive {
     /// completion overhead and a read's host transfer) and the platter phase offset used.
     /// `prefix` sectors before `lba` come from the cache: the host gets them first. `bus` is
     /// the host interface's time per sector (0 for a destage, whose data is in the buffer).
+    /// `REMEMBER_RUN`: start from, and leave behind, the run the access ends in (worth it on a
+    /// drive with a cache, whose read-ahead goes on where the read ended; not on one
+    /// without, whose random accesses rarely start inside the last run).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn media(
+    fn media<const REMEMBER_RUN: bool>(
         &mut self,
         now: Nanos,
         lba: u64,
@@ -517,7 +536,8 @@ impl Drive {
         let model: &DriveModel = &self.model;
         let geometry = &model.geometry;
         let write = kind == OpKind::Write;
-        let mut run = geometry.locate_run(lba);
+        let mut run = if REMEMBER_RUN { self.locate(lba) } else { geometry.locate_run(lba) };
+        let mut run_lba = lba;
         let mut seek =
             model.move_ns(self.cylinder, self.surface, run.address.cylinder, run.address.surface, kind);
         let mut result = ServiceTime { overhead, ..ServiceTime::default() };
@@ -582,6 +602,7 @@ impl Drive {
             // stall per track on this, the busiest loop).
             let (from_cylinder, from_surface) = (run.address.cylinder, run.address.surface);
             run = geometry.next_run(&run, next_lba);
+            run_lba = next_lba;
             let switch = model.move_ns(from_cylinder, from_surface, run.address.cylinder, run.address.surface, kind);
             seek += switch;
             t += switch;
@@ -591,6 +612,9 @@ impl Drive {
         }
         result.overhead += model.completion_ns[write as usize];
         result.seek = seek;
+        if REMEMBER_RUN {
+            self.last_run.set(Some((run_lba, run)));
+        }
         self.cylinder = run.address.cylinder;
         self.surface = run.address.surface;
         (result, t, phase_offset)
@@ -654,7 +678,7 @@ impl Drive {
                 let start = now.max(st.mechanism_free);
                 let overhead = model.overhead_ns(OpKind::Read, self.last_kind);
                 let (r, media_end, phase_offset) =
-                    self.media(start, lba + prefix, (n - prefix) as u32, OpKind::Read, overhead, prefix as u32, bus);
+                    self.media::<true>(start, lba + prefix, (n - prefix) as u32, OpKind::Read, overhead, prefix as u32, bus);
                 result = r;
                 result.wait = start - now;
                 st.mechanism_free = media_end;
@@ -702,7 +726,7 @@ impl Drive {
             }
             let start = now.max(st.mechanism_free);
             let overhead = model.overhead_ns(kind, self.last_kind);
-            let (r, media_end, _) = self.media(start, lba, sectors, kind, overhead, 0, bus);
+            let (r, media_end, _) = self.media::<true>(start, lba, sectors, kind, overhead, 0, bus);
             result = r;
             result.wait = start - now;
             st.mechanism_free = media_end;
@@ -737,7 +761,7 @@ impl Drive {
     #[inline(never)]
     fn destage(&mut self, st: &mut CacheState, d: Dirty) -> Nanos {
         let start = st.mechanism_free.max(d.ready);
-        let (_, done, _) = self.media(start, d.start, (d.end - d.start) as u32, OpKind::Write, 0, 0, 0);
+        let (_, done, _) = self.media::<true>(start, d.start, (d.end - d.start) as u32, OpKind::Write, 0, 0, 0);
         st.mechanism_free = done;
         done
     }
@@ -758,14 +782,14 @@ impl Drive {
             PrefetchMode::None => return 0,
             PrefetchMode::Segment => return cap,
             PrefetchMode::Track | PrefetchMode::Cylinder => {
-                let run = geometry.locate_run(last);
+                let run = self.locate(last);
                 (run, last, (run.sectors - 1) as u64, 0)
             }
             PrefetchMode::NextTrack => {
                 // DiskSim's scheme 4 (`disk_buffer_get_max_readahead`): to the end of the
                 // track holding the next sector, and one track more when the segment began
                 // before that track (a sequential stream).
-                let run = geometry.locate_run(last + 1);
+                let run = self.locate(last + 1);
                 let track_start = last + 1 - run.address.sector as u64;
                 (run, last + 1, run.sectors as u64, (segment_start < track_start) as u32)
             }
@@ -805,7 +829,7 @@ impl Drive {
         if until <= p.start || p.limit == 0 {
             return (0, p.start.max(until.min(p.start)), cylinder, surface);
         }
-        let mut run = geometry.locate_run(p.lba);
+        let mut run = self.locate(p.lba);
         let mut t = p.start;
         let mut done = 0u64;
         let mut lba = p.lba;
@@ -851,7 +875,7 @@ impl Drive {
     /// depend on where the arm is.
     pub fn positioning_estimate(&self, now: Nanos, lba: u64) -> Nanos {
         let model: &DriveModel = &self.model;
-        let run = model.geometry.locate_run(lba);
+        let run = self.locate(lba);
         let address = run.address;
         let positioned = model.command_overhead_ns
             + model.positioning_ns(self.cylinder, self.surface, address.cylinder, address.surface);
