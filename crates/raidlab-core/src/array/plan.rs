@@ -146,7 +146,16 @@ pub fn plan_parity(map: &StripeMap, unit: u64, spec: PieceSpec, failed: &[bool],
 /// sort and merge. Returns false when the general path is needed.
 #[inline]
 fn plan_parity_normal_read(map: &StripeMap, spec: PieceSpec, failed: &[bool], plan: &mut Plan) -> bool {
-    if spec.is_write {
+    !spec.is_write && plan_units_directly(map, OpKind::Read, failed, plan)
+}
+
+/// One `kind` op per touched data unit, when none of them is on a failed drive and every
+/// unit is on its own drive (`copies` = 1): the plan the general planners build for such a
+/// piece, without their ranges, sort and merge (they order ops by drive and lay the values
+/// out in that order). Returns false, with the plan untouched, otherwise.
+#[inline]
+fn plan_units_directly(map: &StripeMap, kind: OpKind, failed: &[bool], plan: &mut Plan) -> bool {
+    if map.copies > 1 {
         return false;
     }
     for (i, &(a, b)) in plan.touched.iter().enumerate() {
@@ -158,11 +167,10 @@ fn plan_parity_normal_read(map: &StripeMap, spec: PieceSpec, failed: &[bool], pl
             plan.ops.clear();
             return false;
         }
-        plan.ops.push(PlanOp { drive: u.drive, pba: u.pba + a, sectors: (b - a) as u32, kind: OpKind::Read, phase: 0, value_offset: 0 });
+        plan.ops.push(PlanOp { drive: u.drive, pba: u.pba + a, sectors: (b - a) as u32, kind, phase: 0, value_offset: 0 });
     }
-    // The general path orders ops by drive (units are on distinct drives) and lays their
-    // values out in that order.
     plan.ops.sort_unstable_by_key(|o| o.drive);
+    debug_assert!(plan.ops.windows(2).all(|w| w[0].drive < w[1].drive), "two units of a stripe on one drive");
     let mut offset = 0;
     for op in plan.ops.iter_mut() {
         op.value_offset = offset;
@@ -413,6 +421,12 @@ pub fn plan_striped(map: &StripeMap, unit: u64, spec: PieceSpec, failed: &[bool]
     plan.reset();
     plan.compute_touched(map, unit, spec);
     let kind = if spec.is_write { OpKind::Write } else { OpKind::Read };
+    if !plan_units_directly(map, kind, failed, plan) {
+        plan_striped_general(map, kind, failed, plan);
+    }
+}
+
+fn plan_striped_general(map: &StripeMap, kind: OpKind, failed: &[bool], plan: &mut Plan) {
     for i in 0..map.data_units() {
         let (a, b) = plan.touched[i];
         if a == b {
@@ -538,6 +552,40 @@ mod tests {
                 assert_eq!(fast.lost_sectors, general.lost_sectors, "{what}");
                 assert_eq!(fast.pre_read_sectors, general.pre_read_sectors, "{what}");
                 assert_eq!((fast.rmw_segments, fast.rcw_segments), (general.rmw_segments, general.rcw_segments), "{what}");
+            }
+        }
+    }
+
+    #[test]
+    fn striped_fast_path_builds_the_general_plan() {
+        use crate::sim::{RngStream, StreamId};
+        let mut rng = RngStream::new(4, StreamId::Policy(0));
+        for drives in [1u32, 2, 5] {
+            let p = LayoutParams {
+                drives,
+                stripe_unit_sectors: 8,
+                drive_capacity_sectors: 800,
+                copies: 1,
+                parity_rotation: ParityRotation::LeftSymmetric,
+            };
+            let l = layout::build("raid0", &p, "array").unwrap();
+            let mut m = StripeMap::default();
+            let (mut fast, mut general) = (Plan::default(), Plan::default());
+            for _ in 0..4000 {
+                l.map_stripe(rng.below(l.stripes()), &mut m);
+                let per_stripe = l.stripe_data_sectors();
+                let first = rng.below(per_stripe);
+                let sectors = 1 + rng.below(per_stripe - first);
+                let spec = PieceSpec { first, sectors, is_write: rng.below(2) == 0 };
+                let failed: Vec<bool> = (0..drives).map(|_| rng.below(4) == 0).collect();
+                plan_striped(&m, 8, spec, &failed, &mut fast);
+                general.reset();
+                general.compute_touched(&m, 8, spec);
+                let kind = if spec.is_write { OpKind::Write } else { OpKind::Read };
+                plan_striped_general(&m, kind, &failed, &mut general);
+                let what = format!("{spec:?} failed {failed:?}");
+                assert_eq!(fast.ops, general.ops, "{what}");
+                assert_eq!((fast.phases, fast.degraded, fast.lost_sectors), (general.phases, general.degraded, general.lost_sectors), "{what}");
             }
         }
     }
