@@ -49,6 +49,12 @@ fn main() {
             m.zero_latency,
             m.zero_latency_writes
         );
+        if let Some(write) = m.bus_sector_write_ms {
+            println!("  bus towards the drive (writes) {write} ms/sector");
+        }
+        if let Some(interface) = &m.interface {
+            println!("  bus protocol: {interface:?}");
+        }
         println!("  {} warnings:", spec.warnings.len());
         for w in &spec.warnings {
             println!("    {w}");

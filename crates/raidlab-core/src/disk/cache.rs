@@ -27,7 +27,8 @@
 //!   writes); level 2 `write_segments`.
 //!
 //! Not modelled (reported by the importer): minimum read-ahead, "read any free blocks",
-//! read hits on dirty data, water marks, and DiskSim's rule that a read waits for *all* dirty
+//! read hits on dirty data, the write water mark (the read water mark is the bus protocol's,
+//! `super::interface`), and DiskSim's rule that a read waits for *all* dirty
 //! data to be flushed (here it waits only for the destage in progress).
 
 use schemars::JsonSchema;

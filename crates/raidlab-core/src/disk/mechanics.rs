@@ -43,6 +43,7 @@ use std::sync::Arc;
 
 use super::cache::{CacheParams, CacheState, Dirty, Prefetch, PrefetchMode};
 use super::geometry::{Divisor, Run};
+use super::interface::Interface;
 use super::{DriveModelConfig, Geometry, OpKind, RotationModel, SeekCurve};
 use crate::error::{Error, Result};
 use crate::sim::{ms_to_ns, Nanos, RngStream};
@@ -217,8 +218,11 @@ pub struct DriveModel {
     completion_ns: [Nanos; 2],
     /// Added to every non-zero positioning of a write (may be negative).
     write_settle_ns: i64,
-    /// Host-interface time per sector (0: not modelled).
-    bus_sector_ns: Nanos,
+    /// Host-interface time per sector, indexed by [this command is a write] (0: not
+    /// modelled).
+    bus_sector_ns: [Nanos; 2],
+    /// Disconnection and reselection on the bus (`None`: the drive keeps the bus).
+    interface: Option<Interface>,
     /// Zero-latency access, indexed by [this command is a write].
     zero_latency: [bool; 2],
     /// The on-drive cache, when the drive has one.
@@ -264,6 +268,7 @@ impl DriveModel {
             (cfg.read_completion_overhead_ms, "read_completion_overhead_ms"),
             (cfg.write_completion_overhead_ms, "write_completion_overhead_ms"),
             (cfg.bus_sector_ms, "bus_sector_ms"),
+            (cfg.bus_sector_write_ms.unwrap_or(0.0), "bus_sector_write_ms"),
         ] {
             check_duration_ms(value, format!("{key}.{name}"))?;
         }
@@ -285,7 +290,12 @@ impl DriveModel {
         }
         let seek = SeekCurve::new(&cfg.seek, geometry.cylinders(), &format!("{key}.seek"))?;
         let command = ms_to_ns(cfg.command_overhead_ms);
-        let overhead_ns = [
+        let interface = cfg
+            .interface
+            .as_ref()
+            .map(|i| Interface::new(i, cfg.cache.as_ref().map(|c| c.segment_sectors), &format!("{key}.interface")))
+            .transpose()?;
+        let mut overhead_ns = [
             [
                 command + ms_to_ns(cfg.read_after_read_overhead_ms),
                 command + ms_to_ns(cfg.read_after_write_overhead_ms),
@@ -295,6 +305,10 @@ impl DriveModel {
                 command + ms_to_ns(cfg.write_after_write_overhead_ms),
             ],
         ];
+        if let Some(write) = interface.as_ref().and_then(|i| i.write_overhead_ns) {
+            // An extra write disconnect's command processing replaces the write overheads.
+            overhead_ns[1] = [command + write; 2];
+        }
         let settle = (cfg.write_settle_ms * 1e6).round() as i64;
         let spindle = Spindle::new(rpm_milli);
         let track_timing = geometry.zones().iter().map(|z| TrackTiming::new(z.track_divisor, &spindle)).collect();
@@ -312,7 +326,8 @@ impl DriveModel {
                 ms_to_ns(cfg.write_completion_overhead_ms),
             ],
             write_settle_ns: settle,
-            bus_sector_ns: ms_to_ns(cfg.bus_sector_ms),
+            bus_sector_ns: [ms_to_ns(cfg.bus_sector_ms), ms_to_ns(cfg.bus_sector_write_ms.unwrap_or(cfg.bus_sector_ms))],
+            interface,
             zero_latency: [cfg.zero_latency, cfg.zero_latency_writes.unwrap_or(cfg.zero_latency)],
             cache: cfg.cache.as_ref().map(|c| CacheParams::new(c, &format!("{key}.cache"))).transpose()?,
         })
@@ -455,6 +470,16 @@ impl ServiceTime {
     }
 }
 
+/// Whom a media access works for: a command (the bus protocol applies) or a destage.
+#[derive(Debug, Clone, Copy)]
+enum Host {
+    Command {
+        /// The drive's previous command was a write.
+        after_write: bool,
+    },
+    Destage,
+}
+
 /// One drive mechanism: its arm position and its own random stream.
 ///
 /// `seek` in the returned [`ServiceTime`] includes the head switches and one-cylinder seeks of
@@ -508,19 +533,21 @@ impl Drive {
             return self.service_cached(now, lba, sectors, kind);
         }
         let overhead = self.model.overhead_ns(kind, self.last_kind);
+        let after_write = self.last_kind == OpKind::Write;
         self.last_kind = kind;
-        let bus = self.model.bus_sector_ns;
-        self.media::<false>(now, lba, sectors, kind, overhead, 0, bus).0
+        let bus = self.model.bus_sector_ns[(kind == OpKind::Write) as usize];
+        self.media::<false>(now, lba, sectors, kind, overhead, 0, bus, Host::Command { after_write }).0
     }
 
     /// The mechanical part of an access starting at `now` with `overhead` before positioning:
     /// moves the arm; returns the service time, the time the medium is done (before the
     /// completion overhead and a read's host transfer) and the platter phase offset used.
     /// `prefix` sectors before `lba` come from the cache: the host gets them first. `bus` is
-    /// the host interface's time per sector (0 for a destage, whose data is in the buffer).
-    /// `REMEMBER_RUN`: start from, and leave behind, the run the access ends in (worth it on a
-    /// drive with a cache, whose read-ahead goes on where the read ended; not on one
-    /// without, whose random accesses rarely start inside the last run).
+    /// the host interface's time per sector (0 for a destage, whose data is in the buffer);
+    /// `host` says whether a command waits for it (the drive's bus protocol applies) or a
+    /// destage. `REMEMBER_RUN`: start from, and leave behind, the run the access ends in
+    /// (worth it on a drive with a cache, whose read-ahead goes on where the read ended; not
+    /// on one without, whose random accesses rarely start inside the last run).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn media<const REMEMBER_RUN: bool>(
@@ -532,6 +559,7 @@ impl Drive {
         overhead: Nanos,
         prefix: u32,
         bus: Nanos,
+        host: Host,
     ) -> (ServiceTime, Nanos, u64) {
         let model: &DriveModel = &self.model;
         let geometry = &model.geometry;
@@ -560,16 +588,28 @@ impl Drive {
         // The latest time the host has a read's last sector (pipelined behind the medium);
         // cached prefix sectors go first, from the end of the command processing.
         let mut host_done = if prefix == 0 { 0 } else { command_done + (prefix as u64 + total) * bus };
+        // The bus protocol (interface.rs): a read miss reconnects once `reconnect_after`
+        // sectors are in (at `watermark_at`); a write's data may start after positioning does.
+        let (interface, after_write) = match host {
+            Host::Command { after_write } => (model.interface.as_ref(), after_write),
+            Host::Destage => (None, false),
+        };
+        let reconnect_after = match interface {
+            Some(i) if !write && prefix == 0 => i.read_reconnect_sectors(total),
+            _ => 0,
+        };
+        let mut watermark_at = command_done;
+        let data_start = interface.map_or(command_done, |i| i.write_data_start(command_done));
         loop {
             let timing = model.track_timing(run.zone_index);
             let count = (total - done).min(run.sectors as u64) as u32;
             let portion = |t: Nanos| model.portion_ns(t, phase_offset, timing, &run, count, zero_latency);
             let (mut wait_ns, mut end_ns) = portion(t);
-            if bus != 0 && write {
-                // Sector j arrives (j + 1) bus times after the command; the medium may not
+            if write && (bus != 0 || data_start != command_done) {
+                // Sector j arrives (j + 1) bus times after the data starts; the medium may not
                 // reach a sector before its data: wait a pass if it would.
                 let sector_ns = timing.sector_pass_ns;
-                let ready = command_done
+                let ready = data_start
                     + (done + 1) * bus
                     + (count as u64 - 1) * bus.saturating_sub(sector_ns);
                 if t + wait_ns < ready {
@@ -581,6 +621,11 @@ impl Drive {
             result.rotation += wait_ns;
             result.transfer += end_ns - wait_ns;
             t += end_ns;
+            if reconnect_after > done && reconnect_after <= done + count as u64 {
+                // The water mark's sector is read (in LBA order; zero latency: at the run's end).
+                let behind = if zero_latency { 0 } else { done + count as u64 - reconnect_after };
+                watermark_at = t - behind * timing.sector_pass_ns;
+            }
             if bus != 0 && !write {
                 // Sector j leaves at max over i ≤ j of (read end of i + (j − i + 1)·bus); over
                 // one track's run the maximum is at its first or last sector.
@@ -607,6 +652,13 @@ impl Drive {
             seek += switch;
             t += switch;
         }
+        if let Some(i) = interface {
+            if write {
+                host_done = i.write_reconnect(data_start + total * bus, t);
+            } else if prefix == 0 {
+                host_done = host_done.max(i.read_transfer_start(command_done, watermark_at, after_write) + total * bus);
+            }
+        }
         if host_done > t {
             result.bus += host_done - t;
         }
@@ -630,7 +682,8 @@ impl Drive {
         let n = sectors as u64;
         let end = lba + n;
         let after_write = (self.last_kind == OpKind::Write) as usize;
-        let bus = model.bus_sector_ns;
+        let host = Host::Command { after_write: after_write == 1 };
+        let [bus, write_bus] = model.bus_sector_ns;
         // The read-ahead up to now: it goes on through a read hit, anything else stops it.
         if let Some(p) = st.prefetch {
             let (read, free, cylinder, surface) = self.prefetch_progress(&p, now, params.stop_in_sector);
@@ -678,7 +731,7 @@ impl Drive {
                 let start = now.max(st.mechanism_free);
                 let overhead = model.overhead_ns(OpKind::Read, self.last_kind);
                 let (r, media_end, phase_offset) =
-                    self.media::<true>(start, lba + prefix, (n - prefix) as u32, OpKind::Read, overhead, prefix as u32, bus);
+                    self.media::<true>(start, lba + prefix, (n - prefix) as u32, OpKind::Read, overhead, prefix as u32, bus, host);
                 result = r;
                 result.wait = start - now;
                 st.mechanism_free = media_end;
@@ -710,7 +763,7 @@ impl Drive {
                     ready = ready.max(self.destage(&mut st, d));
                 }
             }
-            result = ServiceTime { overhead, bus: n * bus, wait: ready - now, ..ServiceTime::default() };
+            result = ServiceTime { overhead, bus: n * write_bus, wait: ready - now, ..ServiceTime::default() };
             let done = now + result.total();
             if appends {
                 let d = st.dirty.last_mut().expect("appending to a dirty segment");
@@ -726,7 +779,8 @@ impl Drive {
             }
             let start = now.max(st.mechanism_free);
             let overhead = model.overhead_ns(kind, self.last_kind);
-            let (r, media_end, _) = self.media::<true>(start, lba, sectors, kind, overhead, 0, bus);
+            let kind_bus = if kind == OpKind::Write { write_bus } else { bus };
+            let (r, media_end, _) = self.media::<true>(start, lba, sectors, kind, overhead, 0, kind_bus, host);
             result = r;
             result.wait = start - now;
             st.mechanism_free = media_end;
@@ -761,7 +815,7 @@ impl Drive {
     #[inline(never)]
     fn destage(&mut self, st: &mut CacheState, d: Dirty) -> Nanos {
         let start = st.mechanism_free.max(d.ready);
-        let (_, done, _) = self.media::<true>(start, d.start, (d.end - d.start) as u32, OpKind::Write, 0, 0, 0);
+        let (_, done, _) = self.media::<true>(start, d.start, (d.end - d.start) as u32, OpKind::Write, 0, 0, 0, Host::Destage);
         st.mechanism_free = done;
         done
     }

@@ -8,6 +8,7 @@
 pub mod cache;
 pub mod diskspec;
 pub mod geometry;
+pub mod interface;
 pub mod mechanics;
 pub mod presets;
 pub mod scheduler;
@@ -20,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 pub use cache::{DriveCacheConfig, PrefetchMode};
 pub use geometry::{Geometry, PhysicalAddress};
+pub use interface::{ExtraWriteDisconnectConfig, HostInterfaceConfig, WatermarkBase};
 pub use mechanics::{Drive, DriveModel, ServiceTime};
 pub use scheduler::{DiskQueue, Priority, QueuedOp, Scheduler};
 pub use seek::SeekCurve;
@@ -164,6 +166,16 @@ pub struct DriveModelConfig {
     /// interface is never the bottleneck.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub bus_sector_ms: f64,
+    /// Time to move one sector towards the drive (a write's data), in ms, when it differs
+    /// from `bus_sector_ms` (DiskSim's bus "Write block transfer time" against its "Read
+    /// block transfer time"); absent: `bus_sector_ms` both ways.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bus_sector_write_ms: Option<f64>,
+    /// How the drive disconnects from the bus while the medium works and what reconnecting
+    /// costs (DiskSim's water marks, reselect and disconnect overheads; see `docs/drives.md`);
+    /// absent: the drive keeps the bus from command to completion.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interface: Option<HostInterfaceConfig>,
     /// Order of the tracks of a cylinder in LBA order: `ascending` surfaces (the
     /// traditional mapping), or `serpentine` (odd cylinders descending, so a cylinder switch
     /// keeps the head).
@@ -212,6 +224,8 @@ impl DriveModelConfig {
             read_completion_overhead_ms: 0.0,
             write_completion_overhead_ms: 0.0,
             bus_sector_ms: 0.0,
+            bus_sector_write_ms: None,
+            interface: None,
             track_order: TrackOrder::Ascending,
             sparing: SparingConfig::None,
             capacity_sectors: None,

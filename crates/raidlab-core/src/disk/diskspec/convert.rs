@@ -18,7 +18,7 @@ use std::path::Path;
 use super::parser::{parse_seek_file, Block, Location, Node, SpecTree, TopologyNode, Value};
 use super::{DiskCacheSpec, DiskSpec};
 use crate::disk::{
-    DriveCacheConfig, DriveModelConfig, PrefetchMode, Geometry, RotationModel, SeekConfig, SeekSegment, SparingConfig, TrackOrder, ZoneConfig,
+    DriveCacheConfig, DriveModelConfig, ExtraWriteDisconnectConfig, HostInterfaceConfig, PrefetchMode, WatermarkBase, Geometry, RotationModel, SeekConfig, SeekSegment, SparingConfig, TrackOrder, ZoneConfig,
 };
 use crate::error::{Error, Result};
 
@@ -201,16 +201,17 @@ impl<'a> Fields<'a> {
     }
 }
 
-/// Why a `disksim_disk` parameter raidlab does not read is not modelled.
-fn disk_note(key: &str) -> &'static str {
+/// Why a `disksim_disk` parameter raidlab does not read is not modelled (`never_disconnect`:
+/// the drive's "Never disconnect" is 1, so its bus protocol parameters do not apply).
+fn disk_note(key: &str, never_disconnect: bool) -> &'static str {
+    const NEVER: &str = "not used: the drive never disconnects (`Never disconnect` = 1)";
     match key {
         "Scheduler" => "not modelled: raidlab's `drive.scheduler` orders the drive's queue",
         "Max queue length" => "not modelled: raidlab's drive queues are unbounded",
         "Print stats" => "not modelled: statistics output",
         "Avg sectors per cylinder" => "not modelled: a hint for DiskSim's external schedulers",
+        "Hold bus entire write xfer" => "not modelled: a write's data never waits for buffer space",
         "Hold bus entire read xfer"
-        | "Hold bus entire write xfer"
-        | "Never disconnect"
         | "Disconnect write if seek"
         | "Data preparation overhead"
         | "First reselect overhead"
@@ -219,11 +220,25 @@ fn disk_note(key: &str) -> &'static str {
         | "Read disconnect afterwrite"
         | "Write disconnect overhead"
         | "Extra write disconnect"
-        | "Extradisc command overhead"
+            if never_disconnect =>
+        {
+            NEVER
+        }
+        "Hold bus entire read xfer" => {
+            "not modelled: once reconnected for a read, raidlab's drive keeps the bus to the end of the transfer"
+        }
+        "Disconnect write if seek" => "not modelled: a write disconnects once its data is in, seeking or not",
+        "Extradisc command overhead"
         | "Extradisc disconnect overhead"
         | "Extradisc inter-disconnect delay"
         | "Extradisc 2nd disconnect overhead"
-        | "Extradisc seek delta" => "not modelled: bus disconnect and reselection",
+        | "Extradisc seek delta" => {
+            if never_disconnect {
+                NEVER
+            } else {
+                "not used: `Extra write disconnect` = 0"
+            }
+        }
         "Preseeking level" => "not modelled: the arm does not move before a command completes",
         "Minimum seek delay" => "not modelled: no minimum media delay for writes",
         _ => "not modelled by raidlab",
@@ -319,8 +334,9 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
     let (mut model, block_count, block_count_at) = convert_model(model_block, &mut warnings)?;
     let name = disk.unwrap_or(model_block).name.clone().unwrap_or_default();
 
-    // Host interface: the slowest of the drive, controllers and buses on the path.
+    // Host interface: the slowest of the drive, controllers and buses on the path, each way.
     let mut bus_ms = 0.0f64;
+    let mut bus_write_ms = 0.0f64;
     let mut cache = None;
     if let Some(f) = &disk_fields {
         let scale = match f.get("Time scale for overheads") {
@@ -335,6 +351,7 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
         model.read_completion_overhead_ms = f.ms("Read completion overhead")? * scale;
         model.write_completion_overhead_ms = f.ms("Write completion overhead")? * scale;
         bus_ms = bus_ms.max(f.ms("Bulk sector transfer time")?);
+        bus_write_ms = bus_ms;
         let flag = |key: &str| -> Result<Option<bool>> {
             f.get(key).map(|n| Fields::whole(n, key).map(|v| v != 0)).transpose()
         };
@@ -380,25 +397,23 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
             write_hit_after_write_ms: f.cache_ms("Write hit over. after write")? * scale,
         };
         model.cache = drive_cache(&spec);
+        model.interface = host_interface(f, &spec, scale)?;
         cache = Some(spec);
-        f.report(disk_note, &mut warnings);
+        let never_disconnect = f.get("Never disconnect").is_some_and(|n| n.as_f64().is_some_and(|v| v != 0.0));
+        f.report(|key| disk_note(key, never_disconnect), &mut warnings);
     }
     for b in &path_blocks {
         let f = Fields::new(b)?;
         match b.type_name.as_str() {
             "disksim_bus" => {
-                let read = f.ms("Read block transfer time")?;
-                let write = f.ms("Write block transfer time")?;
-                if read != write {
-                    warnings.push(format!(
-                        "{}: {}: read ({read} ms) and write ({write} ms) block transfer times differ; raidlab uses the larger for both",
-                        b.location,
-                        b.title()
-                    ));
-                }
-                bus_ms = bus_ms.max(read).max(write);
+                bus_ms = bus_ms.max(f.ms("Read block transfer time")?);
+                bus_write_ms = bus_write_ms.max(f.ms("Write block transfer time")?);
             }
-            _ => bus_ms = bus_ms.max(f.ms("Bulk sector transfer time")?),
+            _ => {
+                let both = f.ms("Bulk sector transfer time")?;
+                bus_ms = bus_ms.max(both);
+                bus_write_ms = bus_write_ms.max(both);
+            }
         }
         f.report(
             |key| match key {
@@ -411,6 +426,7 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
         );
     }
     model.bus_sector_ms = bus_ms;
+    model.bus_sector_write_ms = (bus_write_ms != bus_ms).then_some(bus_write_ms);
     let mapped = Geometry::new(&model, "drive.model")
         .map_err(|e| model_block.location.error(format!("the converted drive is invalid: {e}")))?
         .capacity_sectors();
@@ -428,6 +444,61 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
     crate::disk::DriveModel::new(&model, "drive.model")
         .map_err(|e| model_block.location.error(format!("the converted drive is invalid: {e}")))?;
     Ok(DiskSpec { name, model, cache, block_count, mapped_sectors: mapped, warnings, files: tree.files.clone() })
+}
+
+/// The drive's bus protocol from DiskSim's disconnect, reselect and water-mark parameters
+/// (`None` when the drive never disconnects, or when disconnecting changes no timing: a read
+/// water mark of 0 and no overheads). Processing times are multiplied by `scale` ("Time scale
+/// for overheads").
+fn host_interface(f: &Fields, spec: &DiskCacheSpec, scale: f64) -> Result<Option<HostInterfaceConfig>> {
+    let flag = |key: &str| -> Result<bool> { Ok(f.get(key).map(|n| Fields::whole(n, key)).transpose()?.unwrap_or(0) != 0) };
+    if flag("Never disconnect")? {
+        return Ok(None);
+    }
+    let ms = |key: &str| -> Result<f64> { Ok(f.ms(key)? * scale) };
+    let extra_write_disconnect = if flag("Extra write disconnect")? {
+        Some(ExtraWriteDisconnectConfig {
+            command_overhead_ms: ms("Extradisc command overhead")?,
+            disconnect_ms: ms("Extradisc disconnect overhead")?,
+            inter_disconnect_delay_ms: ms("Extradisc inter-disconnect delay")?,
+            second_disconnect_ms: ms("Extradisc 2nd disconnect overhead")?,
+            seek_delta_ms: ms("Extradisc seek delta")?,
+        })
+    } else {
+        None
+    };
+    let interface = HostInterfaceConfig {
+        read_watermark: spec.high_water_mark,
+        read_watermark_of: if spec.watermark_by_request_size { WatermarkBase::Request } else { WatermarkBase::Segment },
+        read_disconnect_after_read_ms: ms("Read disconnect afterread")?,
+        read_disconnect_after_write_ms: ms("Read disconnect afterwrite")?,
+        write_disconnect_ms: ms("Write disconnect overhead")?,
+        first_reselect_ms: ms("First reselect overhead")?,
+        other_reselect_ms: ms("Other reselect overhead")?,
+        data_preparation_ms: ms("Data preparation overhead")?,
+        extra_write_disconnect,
+    };
+    if !(0.0..=1.0).contains(&interface.read_watermark) {
+        let node = f.keep("High (read) water mark", CACHE_NOTE).expect("a water mark other than 0 was given");
+        return Err(node.location.error(format!("`High (read) water mark` must be a fraction in [0, 1], got {}", interface.read_watermark)));
+    }
+    f.mark("High (read) water mark", Use::Modelled);
+    f.mark("Set watermark by reqsize", Use::Modelled);
+    let reconnecting_costs = interface.read_watermark > 0.0
+        || interface.first_reselect_ms > 0.0
+        || interface.other_reselect_ms > 0.0
+        || interface.data_preparation_ms > 0.0;
+    // Keeping the bus once reconnected is DiskSim's behaviour with "Hold bus entire read
+    // xfer" = 1, and the same timing without it when reconnecting costs nothing.
+    if flag("Hold bus entire read xfer")? || !reconnecting_costs {
+        f.mark("Hold bus entire read xfer", Use::Modelled);
+    }
+    let changes_timing = reconnecting_costs
+        || interface.read_disconnect_after_read_ms > 0.0
+        || interface.read_disconnect_after_write_ms > 0.0
+        || interface.write_disconnect_ms > 0.0
+        || interface.extra_write_disconnect.is_some();
+    Ok(changes_timing.then_some(interface))
 }
 
 /// The cache model's parameters from DiskSim's (`None` when the buffer does not cache or
@@ -1132,6 +1203,44 @@ mod tests {
         assert!((ms(300) - (7.75 + 0.0059 * 300.0)).abs() < 1e-6);
         assert!((ms(2000) - (7.75 + 0.0059 * 2000.0)).abs() < 1e-6);
         assert_eq!(spec.model.sparing, SparingConfig::TracksPerZone);
+    }
+
+    #[test]
+    fn the_hp_drives_carry_their_bus_protocol_and_the_others_keep_the_bus() {
+        // HP C2247A: bus 1 moves a block towards the host in 0.1701 ms, towards the drive in
+        // 0.18686; reconnection at 3/4 of a read; the extra write disconnect.
+        let spec = load(&shared("hp_c2247a.parv")).unwrap();
+        assert_eq!((spec.model.bus_sector_ms, spec.model.bus_sector_write_ms), (0.1701, Some(0.18686)));
+        let expected = HostInterfaceConfig {
+            read_watermark: 0.75,
+            read_watermark_of: WatermarkBase::Request,
+            read_disconnect_after_read_ms: 0.02266,
+            read_disconnect_after_write_ms: 0.04551,
+            write_disconnect_ms: 0.16565,
+            first_reselect_ms: 0.16249,
+            other_reselect_ms: 0.12883,
+            data_preparation_ms: 0.02519,
+            extra_write_disconnect: Some(ExtraWriteDisconnectConfig {
+                command_overhead_ms: 0.64244,
+                disconnect_ms: 0.04551,
+                inter_disconnect_delay_ms: 0.42885,
+                second_disconnect_ms: 0.13437,
+                seek_delta_ms: 0.25,
+            }),
+        };
+        assert_eq!(spec.model.interface, Some(expected));
+        assert!(!spec.warnings.iter().any(|w| w.contains("First reselect overhead") || w.contains("High (read) water mark")));
+        // HP C3323A: the whole read must be in the buffer first, nothing else costs.
+        let spec = load(&shared("hp_c3323a.parv")).unwrap();
+        let interface = spec.model.interface.expect("hp_c3323a reconnects at a water mark");
+        assert_eq!((interface.read_watermark, interface.first_reselect_ms, interface.extra_write_disconnect), (1.0, 0.0, None));
+        // The DEC RZ26 never disconnects; the others reconnect at once for free: no protocol.
+        for name in ["dec_rz26", "hp_c2490a", "atlas_III", "atlas10k", "barracuda", "cheetah4LP", "cheetah9LP", "ibm18es"] {
+            let spec = load(&shared(&format!("{name}.parv"))).unwrap();
+            assert_eq!((spec.model.interface.as_ref(), spec.model.bus_sector_write_ms), (None, None), "{name}");
+        }
+        let dec = load(&shared("dec_rz26.parv")).unwrap();
+        assert!(dec.warnings.iter().any(|w| w.contains("First reselect overhead") && w.contains("never disconnects")));
     }
 
     #[test]

@@ -152,11 +152,13 @@ fn wrapped(items: impl IntoIterator<Item = String>, indent: &str) -> String {
 
 /// The Rust source of a preset module for `spec`, converted from `source_file` (a file name
 /// for the header). Fails if the drive uses a form the constant tables cannot hold (a seek
-/// formula, zones without DiskSim's per-zone fields).
+/// formula, zones without DiskSim's per-zone fields, a write bus time or a bus protocol).
 pub fn preset_source(spec: &DiskSpec, name: &str, source_file: &str) -> Result<String, String> {
     let m = &spec.model;
     let check = |ok: bool, what: &str| if ok { Ok(()) } else { Err(format!("{name}: {what}")) };
     check(m.track_skew_sectors == 0 && m.cylinder_skew_sectors == 0, "drive-wide skews")?;
+    check(m.bus_sector_write_ms.is_none(), "a write bus time of its own")?;
+    check(m.interface.is_none(), "a bus protocol (`interface`)")?;
     let mut s = String::new();
     let _ = writeln!(s, "//! `{name}`: DiskSim 4's validated model `{}` as parameters.", spec.name);
     let _ = writeln!(s, "//!");
