@@ -316,7 +316,7 @@ impl Simulation {
             }
             Loop::Poisson { .. } | Loop::Trace => {
                 if let Some(req) = self.workload.next(0)? {
-                    self.events.push(req.arrival, Event::Arrival);
+                    self.events.push_aside(req.arrival, Event::Arrival);
                     self.pending = Some(req);
                 }
             }
@@ -334,7 +334,7 @@ impl Simulation {
             _ => {
                 let req = self.pending.take().ok_or_else(|| Error::Invariant("arrival without a request".into()))?;
                 if let Some(next) = self.workload.next(now)? {
-                    self.events.push(next.arrival.max(now), Event::Arrival);
+                    self.events.push_aside(next.arrival.max(now), Event::Arrival);
                     self.pending = Some(next);
                 }
                 req
