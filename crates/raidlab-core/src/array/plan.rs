@@ -448,7 +448,8 @@ mod tests {
     use super::*;
     use crate::layout::{self, LayoutParams, ParityRotation};
 
-    fn raid5(drives: u32) -> (Box<dyn layout::Layout>, StripeMap) {
+    /// Layout `name` over `drives` drives of 800 sectors, 8-sector units.
+    fn small_layout(name: &str, drives: u32) -> Box<dyn layout::Layout> {
         let p = LayoutParams {
             drives,
             stripe_unit_sectors: 8,
@@ -456,7 +457,11 @@ mod tests {
             copies: 1,
             parity_rotation: ParityRotation::LeftSymmetric,
         };
-        let l = layout::build("raid5", &p, "array").unwrap();
+        layout::build(name, &p, "array").unwrap()
+    }
+
+    fn raid5(drives: u32) -> (Box<dyn layout::Layout>, StripeMap) {
+        let l = small_layout("raid5", drives);
         let mut m = StripeMap::default();
         l.map_stripe(0, &mut m); // parity on the last drive, data on 0..n-1
         (l, m)
@@ -561,14 +566,7 @@ mod tests {
         use crate::sim::{RngStream, StreamId};
         let mut rng = RngStream::new(4, StreamId::Policy(0));
         for drives in [1u32, 2, 5] {
-            let p = LayoutParams {
-                drives,
-                stripe_unit_sectors: 8,
-                drive_capacity_sectors: 800,
-                copies: 1,
-                parity_rotation: ParityRotation::LeftSymmetric,
-            };
-            let l = layout::build("raid0", &p, "array").unwrap();
+            let l = small_layout("raid0", drives);
             let mut m = StripeMap::default();
             let (mut fast, mut general) = (Plan::default(), Plan::default());
             for _ in 0..4000 {

@@ -283,15 +283,20 @@ mod tests {
         assert_eq!(i.write_data_start(3_000_000), 3_000_000);
     }
 
-    #[test]
-    fn an_extra_write_disconnect_delays_the_data_and_reselects_twice() {
-        let extra = ExtraWriteDisconnectConfig {
+    /// An extra write disconnect with distinct, round timings.
+    fn extra_write_disconnect() -> ExtraWriteDisconnectConfig {
+        ExtraWriteDisconnectConfig {
             command_overhead_ms: 0.6,
             disconnect_ms: 0.05,
             inter_disconnect_delay_ms: 0.4,
             second_disconnect_ms: 0.13,
             seek_delta_ms: 0.25,
-        };
+        }
+    }
+
+    #[test]
+    fn an_extra_write_disconnect_delays_the_data_and_reselects_twice() {
+        let extra = extra_write_disconnect();
         let i = Interface::new(&HostInterfaceConfig { extra_write_disconnect: Some(extra), ..config() }, None, "i").unwrap();
         // Positioning starts 0.6 + 0.25 after the command arrives …
         assert_eq!(i.write_overhead_ns, Some(850_000));
@@ -377,13 +382,7 @@ mod tests {
 
     #[test]
     fn an_extra_write_disconnect_moves_positioning_and_data() {
-        let extra = ExtraWriteDisconnectConfig {
-            command_overhead_ms: 0.6,
-            disconnect_ms: 0.05,
-            inter_disconnect_delay_ms: 0.4,
-            second_disconnect_ms: 0.13,
-            seek_delta_ms: 0.25,
-        };
+        let extra = extra_write_disconnect();
         let cfg = HostInterfaceConfig { extra_write_disconnect: Some(extra), ..config() };
         let mut d = drive(Some(cfg));
         // Sector 20 on the first track: positioning starts at 0.85 ms (no movement), the
