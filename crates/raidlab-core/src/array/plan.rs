@@ -526,6 +526,24 @@ mod tests {
         assert_eq!((parity_writes[0].pba, parity_writes[0].sectors), (0, 8));
     }
 
+    /// A random piece of a random stripe of `l` (mapped into `m`), mostly small (one or two
+    /// units), some up to the stripe's end; each drive failed with probability 1/`fail_one_in`.
+    fn random_piece(
+        rng: &mut crate::sim::RngStream,
+        l: &dyn layout::Layout,
+        m: &mut StripeMap,
+        fail_one_in: u64,
+    ) -> (PieceSpec, Vec<bool>) {
+        l.map_stripe(rng.below(l.stripes()), m);
+        let per_stripe = l.stripe_data_sectors();
+        let first = rng.below(per_stripe);
+        let longest = if rng.below(4) == 0 { per_stripe } else { 12 };
+        let sectors = 1 + rng.below((per_stripe - first).min(longest));
+        let spec = PieceSpec { first, sectors, is_write: rng.below(2) == 0 };
+        let failed = (0..l.drives()).map(|_| rng.below(fail_one_in) == 0).collect();
+        (spec, failed)
+    }
+
     #[test]
     fn fast_paths_build_the_general_plan() {
         use crate::sim::{RngStream, StreamId};
@@ -535,17 +553,7 @@ mod tests {
             let mut m = StripeMap::default();
             let (mut fast, mut general) = (Plan::default(), Plan::default());
             for _ in 0..4000 {
-                l.map_stripe(rng.below(l.stripes()), &mut m);
-                let per_stripe = l.stripe_data_sectors();
-                let first = rng.below(per_stripe);
-                // Mostly small pieces (one or two units), some up to the stripe's end.
-                let longest = if rng.below(4) == 0 { per_stripe } else { 12 };
-                let sectors = 1 + rng.below((per_stripe - first).min(longest));
-                let spec = PieceSpec { first, sectors, is_write: rng.below(2) == 0 };
-                let mut failed = vec![false; drives as usize];
-                for f in failed.iter_mut() {
-                    *f = rng.below(6) == 0;
-                }
+                let (spec, failed) = random_piece(&mut rng, l.as_ref(), &mut m, 6);
                 plan_parity(&m, 8, spec, &failed, &mut fast);
                 general.reset();
                 general.compute_touched(&m, 8, spec);
@@ -570,12 +578,7 @@ mod tests {
             let mut m = StripeMap::default();
             let (mut fast, mut general) = (Plan::default(), Plan::default());
             for _ in 0..4000 {
-                l.map_stripe(rng.below(l.stripes()), &mut m);
-                let per_stripe = l.stripe_data_sectors();
-                let first = rng.below(per_stripe);
-                let sectors = 1 + rng.below(per_stripe - first);
-                let spec = PieceSpec { first, sectors, is_write: rng.below(2) == 0 };
-                let failed: Vec<bool> = (0..drives).map(|_| rng.below(4) == 0).collect();
+                let (spec, failed) = random_piece(&mut rng, l.as_ref(), &mut m, 4);
                 plan_striped(&m, 8, spec, &failed, &mut fast);
                 general.reset();
                 general.compute_touched(&m, 8, spec);
