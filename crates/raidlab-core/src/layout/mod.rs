@@ -78,14 +78,10 @@ pub enum ParityRotation {
 pub trait Layout: Send + Sync + std::fmt::Debug {
     /// Registry name (`raid5`).
     fn name(&self) -> &'static str;
-    /// Drives in the array.
-    fn drives(&self) -> u32;
-    /// Sectors per stripe unit.
-    fn stripe_unit_sectors(&self) -> u64;
+    /// Drives, stripe unit and stripe count.
+    fn shape(&self) -> &LayoutShape;
     /// Data units per stripe.
     fn data_units_per_stripe(&self) -> u32;
-    /// Number of stripes.
-    fn stripes(&self) -> u64;
     /// Fill `out` with the placement of `stripe` (reusing its storage).
     fn map_stripe(&self, stripe: u64, out: &mut StripeMap);
     /// What the unit containing physical sector `pba` of `drive` holds, and its stripe;
@@ -95,6 +91,18 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     /// the failed set defeats the layout's redundancy somewhere.
     fn data_lost(&self, failed: &[u32]) -> bool;
 
+    /// Drives in the array.
+    fn drives(&self) -> u32 {
+        self.shape().drives
+    }
+    /// Sectors per stripe unit.
+    fn stripe_unit_sectors(&self) -> u64 {
+        self.shape().stripe_unit_sectors
+    }
+    /// Number of stripes.
+    fn stripes(&self) -> u64 {
+        self.shape().stripes
+    }
     /// Data sectors per stripe.
     fn stripe_data_sectors(&self) -> u64 {
         self.stripe_unit_sectors() * self.data_units_per_stripe() as u64
@@ -140,18 +148,31 @@ pub fn build(name: &str, params: &LayoutParams, key: &str) -> Result<Box<dyn Lay
 }
 
 /// Stripes that fit when every drive holds `units_per_drive_per_stripe` units of each stripe.
-pub(crate) fn stripes_that_fit(params: &LayoutParams, key: &str) -> Result<u64> {
-    let units = params.drive_capacity_sectors / params.stripe_unit_sectors;
-    if units == 0 {
-        return Err(Error::config(
-            format!("{key}.stripe_unit_kib"),
-            format!(
-                "stripe unit ({} sectors) is larger than a drive ({} sectors)",
-                params.stripe_unit_sectors, params.drive_capacity_sectors
-            ),
-        ));
+/// What every layout has: its drives, its stripe unit, and how many stripes fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LayoutShape {
+    pub drives: u32,
+    pub stripe_unit_sectors: u64,
+    /// Stripes: one unit per drive each, as many as a drive holds.
+    pub stripes: u64,
+}
+
+impl LayoutShape {
+    /// The shape for `params`: as many stripes as whole units fit on a drive; an error
+    /// naming `{key}.stripe_unit_kib` when not even one does.
+    pub(crate) fn fit(params: &LayoutParams, key: &str) -> Result<LayoutShape> {
+        let stripes = params.drive_capacity_sectors / params.stripe_unit_sectors;
+        if stripes == 0 {
+            return Err(Error::config(
+                format!("{key}.stripe_unit_kib"),
+                format!(
+                    "stripe unit ({} sectors) is larger than a drive ({} sectors)",
+                    params.stripe_unit_sectors, params.drive_capacity_sectors
+                ),
+            ));
+        }
+        Ok(LayoutShape { drives: params.drives, stripe_unit_sectors: params.stripe_unit_sectors, stripes })
     }
-    Ok(units)
 }
 
 #[cfg(test)]

@@ -1,14 +1,12 @@
 //! RAID-0: units striped round-robin over all drives, no redundancy.
 
-use super::{stripes_that_fit, Layout, LayoutParams, StripeMap, UnitLocation, UnitRole};
+use super::{LayoutShape, Layout, LayoutParams, StripeMap, UnitLocation, UnitRole};
 use crate::error::{Error, Result};
 
 /// Striping without redundancy: stripe `s`, unit `i` is on drive `i` at unit offset `s`.
 #[derive(Debug, Clone)]
 pub struct Raid0Layout {
-    drives: u32,
-    unit: u64,
-    stripes: u64,
+    shape: LayoutShape,
 }
 
 impl Raid0Layout {
@@ -16,8 +14,7 @@ impl Raid0Layout {
         if params.drives == 0 {
             return Err(Error::config(format!("{key}.drives"), "RAID-0 needs at least 1 drive"));
         }
-        let stripes = stripes_that_fit(params, key)?;
-        Ok(Box::new(Raid0Layout { drives: params.drives, unit: params.stripe_unit_sectors, stripes }))
+        Ok(Box::new(Raid0Layout { shape: LayoutShape::fit(params, key)? }))
     }
 }
 
@@ -25,29 +22,23 @@ impl Layout for Raid0Layout {
     fn name(&self) -> &'static str {
         "raid0"
     }
-    fn drives(&self) -> u32 {
-        self.drives
-    }
-    fn stripe_unit_sectors(&self) -> u64 {
-        self.unit
+    fn shape(&self) -> &LayoutShape {
+        &self.shape
     }
     fn data_units_per_stripe(&self) -> u32 {
-        self.drives
-    }
-    fn stripes(&self) -> u64 {
-        self.stripes
+        self.shape.drives
     }
     fn map_stripe(&self, stripe: u64, out: &mut StripeMap) {
         out.stripe = stripe;
         out.copies = 1;
         out.data.clear();
         out.parity.clear();
-        let pba = stripe * self.unit;
-        out.data.extend((0..self.drives).map(|drive| UnitLocation { drive, pba }));
+        let pba = stripe * self.shape.stripe_unit_sectors;
+        out.data.extend((0..self.shape.drives).map(|drive| UnitLocation { drive, pba }));
     }
     fn locate(&self, drive: u32, pba: u64) -> Option<(u64, UnitRole)> {
-        let stripe = pba / self.unit;
-        (drive < self.drives && stripe < self.stripes)
+        let stripe = pba / self.shape.stripe_unit_sectors;
+        (drive < self.shape.drives && stripe < self.shape.stripes)
             .then_some((stripe, UnitRole::Data { index: drive, copy: 0 }))
     }
     fn data_lost(&self, failed: &[u32]) -> bool {

@@ -1,17 +1,15 @@
 //! RAID-1: mirror sets of `copies` drives; data striped across the sets (RAID-10 when there is
 //! more than one set). The thesis's traditional mirroring is 8 sets of 2 (seed 004 §2.1).
 
-use super::{stripes_that_fit, Layout, LayoutParams, StripeMap, UnitLocation, UnitRole};
+use super::{LayoutShape, Layout, LayoutParams, StripeMap, UnitLocation, UnitRole};
 use crate::error::{Error, Result};
 
 /// Mirror sets: set `k` is drives `k·copies .. (k+1)·copies`; stripe `s`, unit `k` is on every
 /// drive of set `k` at unit offset `s`.
 #[derive(Debug, Clone)]
 pub struct Raid1Layout {
-    drives: u32,
+    shape: LayoutShape,
     copies: u32,
-    unit: u64,
-    stripes: u64,
 }
 
 impl Raid1Layout {
@@ -28,17 +26,11 @@ impl Raid1Layout {
                 ),
             ));
         }
-        let stripes = stripes_that_fit(params, key)?;
-        Ok(Box::new(Raid1Layout {
-            drives: params.drives,
-            copies: params.copies,
-            unit: params.stripe_unit_sectors,
-            stripes,
-        }))
+        Ok(Box::new(Raid1Layout { shape: LayoutShape::fit(params, key)?, copies: params.copies }))
     }
 
     fn sets(&self) -> u32 {
-        self.drives / self.copies
+        self.shape.drives / self.copies
     }
 }
 
@@ -46,29 +38,23 @@ impl Layout for Raid1Layout {
     fn name(&self) -> &'static str {
         "raid1"
     }
-    fn drives(&self) -> u32 {
-        self.drives
-    }
-    fn stripe_unit_sectors(&self) -> u64 {
-        self.unit
+    fn shape(&self) -> &LayoutShape {
+        &self.shape
     }
     fn data_units_per_stripe(&self) -> u32 {
         self.sets()
-    }
-    fn stripes(&self) -> u64 {
-        self.stripes
     }
     fn map_stripe(&self, stripe: u64, out: &mut StripeMap) {
         out.stripe = stripe;
         out.copies = self.copies;
         out.data.clear();
         out.parity.clear();
-        let pba = stripe * self.unit;
-        out.data.extend((0..self.drives).map(|drive| UnitLocation { drive, pba }));
+        let pba = stripe * self.shape.stripe_unit_sectors;
+        out.data.extend((0..self.shape.drives).map(|drive| UnitLocation { drive, pba }));
     }
     fn locate(&self, drive: u32, pba: u64) -> Option<(u64, UnitRole)> {
-        let stripe = pba / self.unit;
-        (drive < self.drives && stripe < self.stripes).then_some((
+        let stripe = pba / self.shape.stripe_unit_sectors;
+        (drive < self.shape.drives && stripe < self.shape.stripes).then_some((
             stripe,
             UnitRole::Data { index: drive / self.copies, copy: drive % self.copies },
         ))

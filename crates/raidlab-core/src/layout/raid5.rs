@@ -1,8 +1,7 @@
 //! RAID-5: one parity unit per stripe, rotated over the drives (four rotations, Linux md
 //! naming; left-symmetric by default).
 
-use super::{
-    stripes_that_fit, Layout, LayoutParams, ParityRotation, StripeMap, UnitLocation, UnitRole,
+use super::{LayoutShape, Layout, LayoutParams, ParityRotation, StripeMap, UnitLocation, UnitRole,
 };
 use crate::error::{Error, Result};
 
@@ -10,9 +9,7 @@ use crate::error::{Error, Result};
 /// drive.
 #[derive(Debug, Clone)]
 pub struct Raid5Layout {
-    drives: u32,
-    unit: u64,
-    stripes: u64,
+    shape: LayoutShape,
     rotation: ParityRotation,
 }
 
@@ -24,18 +21,12 @@ impl Raid5Layout {
                 format!("RAID-5 needs at least 3 drives, not {}", params.drives),
             ));
         }
-        let stripes = stripes_that_fit(params, key)?;
-        Ok(Box::new(Raid5Layout {
-            drives: params.drives,
-            unit: params.stripe_unit_sectors,
-            stripes,
-            rotation: params.parity_rotation,
-        }))
+        Ok(Box::new(Raid5Layout { shape: LayoutShape::fit(params, key)?, rotation: params.parity_rotation }))
     }
 
     /// Drive holding the parity of `stripe`.
     pub fn parity_drive(&self, stripe: u64) -> u32 {
-        let n = self.drives as u64;
+        let n = self.shape.drives as u64;
         match self.rotation {
             ParityRotation::LeftSymmetric | ParityRotation::LeftAsymmetric => {
                 (n - 1 - stripe % n) as u32
@@ -51,8 +42,8 @@ impl Raid5Layout {
                 // parity < drives and index < drives − 1: below 2·drives, so one conditional
                 // subtraction reduces it (a hardware division per unit costs more).
                 let d = parity + 1 + index;
-                if d >= self.drives {
-                    d - self.drives
+                if d >= self.shape.drives {
+                    d - self.shape.drives
                 } else {
                     d
                 }
@@ -71,9 +62,9 @@ impl Raid5Layout {
     fn data_index(&self, parity: u32, drive: u32) -> u32 {
         match self.rotation {
             ParityRotation::LeftSymmetric | ParityRotation::RightSymmetric => {
-                let d = drive + self.drives - parity - 1;
-                if d >= self.drives {
-                    d - self.drives
+                let d = drive + self.shape.drives - parity - 1;
+                if d >= self.shape.drives {
+                    d - self.shape.drives
                 } else {
                     d
                 }
@@ -93,33 +84,27 @@ impl Layout for Raid5Layout {
     fn name(&self) -> &'static str {
         "raid5"
     }
-    fn drives(&self) -> u32 {
-        self.drives
-    }
-    fn stripe_unit_sectors(&self) -> u64 {
-        self.unit
+    fn shape(&self) -> &LayoutShape {
+        &self.shape
     }
     fn data_units_per_stripe(&self) -> u32 {
-        self.drives - 1
-    }
-    fn stripes(&self) -> u64 {
-        self.stripes
+        self.shape.drives - 1
     }
     fn map_stripe(&self, stripe: u64, out: &mut StripeMap) {
         out.stripe = stripe;
         out.copies = 1;
         out.data.clear();
         out.parity.clear();
-        let pba = stripe * self.unit;
+        let pba = stripe * self.shape.stripe_unit_sectors;
         let parity = self.parity_drive(stripe);
         out.data.extend(
-            (0..self.drives - 1).map(|i| UnitLocation { drive: self.data_drive(parity, i), pba }),
+            (0..self.shape.drives - 1).map(|i| UnitLocation { drive: self.data_drive(parity, i), pba }),
         );
         out.parity.push(UnitLocation { drive: parity, pba });
     }
     fn locate(&self, drive: u32, pba: u64) -> Option<(u64, UnitRole)> {
-        let stripe = pba / self.unit;
-        if drive >= self.drives || stripe >= self.stripes {
+        let stripe = pba / self.shape.stripe_unit_sectors;
+        if drive >= self.shape.drives || stripe >= self.shape.stripes {
             return None;
         }
         let parity = self.parity_drive(stripe);
