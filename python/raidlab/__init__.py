@@ -17,6 +17,7 @@ from typing import Callable, Optional, Sequence, Union
 
 from raidlab import _core
 from raidlab.config import ConfigSource, load_config
+from raidlab import exceptions
 from raidlab.exceptions import (
     ConfigError,
     RaidlabError,
@@ -35,12 +36,7 @@ __all__ = [
     "resolve_config",
     "load_result",
     "Result",
-    "RaidlabError",
-    "ConfigError",
-    "TraceError",
-    "SpecError",
-    "RaidlabIOError",
-    "SimulationError",
+    *exceptions.__all__,
 ]
 
 #: ``progress(fraction_done, completed_requests) -> bool``; return ``False`` to cancel the run.

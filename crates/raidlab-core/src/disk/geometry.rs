@@ -1034,17 +1034,10 @@ mod tests {
     /// A small DiskSim-style drive: gaps between zones, per-zone skews and offsets, a
     /// reserved area, serpentine tracks, and slips in every zone.
     fn disksim_like(sparing: SparingConfig, track_order: TrackOrder, slips: [&[u64]; 3]) -> DriveModelConfig {
-        let zone = |first, cylinders, spt, offset, track, cylinder, reserved, spares, slips: &[u64]| ZoneConfig {
-            cylinders,
-            sectors_per_track: spt,
-            first_cylinder: Some(first),
-            first_sector_offset: Some(offset),
-            track_switch_skew_sectors: Some(track),
-            cylinder_switch_skew_sectors: Some(cylinder),
-            reserved_sectors: reserved,
-            spares,
-            slips: slips.to_vec(),
-            remaps: vec![],
+        let zone = |first, cylinders, spt, offset, track, cylinder, reserved, spares, slips: &[u64]| {
+            crate::disk::presets::disksim::zone_config(&(
+                first, cylinders, spt, offset, track, cylinder, reserved, spares, slips, &[],
+            ))
         };
         let spares = match sparing {
             SparingConfig::SectorsAtEnd | SparingConfig::None => 0,

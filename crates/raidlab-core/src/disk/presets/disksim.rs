@@ -48,6 +48,36 @@ OR DOCUMENTATION.
 /// skew, cylinder-switch skew (sectors), reserved sectors, spares, slips, remaps.
 pub type Zone = (u32, u32, u32, u32, u32, u32, u64, u32, &'static [u64], &'static [(u64, u64)]);
 
+/// The zone configuration of a [`Zone`] tuple (of any lifetime, so that tests can build
+/// DiskSim-style zones the same way).
+pub fn zone_config(
+    &(first, cylinders, spt, offset, track, cylinder, reserved, spares, slips, remaps): &(
+        u32,
+        u32,
+        u32,
+        u32,
+        u32,
+        u32,
+        u64,
+        u32,
+        &[u64],
+        &[(u64, u64)],
+    ),
+) -> ZoneConfig {
+    ZoneConfig {
+        cylinders,
+        sectors_per_track: spt,
+        first_cylinder: Some(first),
+        first_sector_offset: Some(offset),
+        track_switch_skew_sectors: Some(track),
+        cylinder_switch_skew_sectors: Some(cylinder),
+        reserved_sectors: reserved,
+        spares,
+        slips: slips.to_vec(),
+        remaps: remaps.to_vec(),
+    }
+}
+
 /// A seek curve in constant form.
 pub enum Seek {
     /// Measured `(distance, ms)` points.
@@ -83,22 +113,7 @@ pub struct Drive {
 impl Drive {
     /// The drive model these constants describe.
     pub fn build(&self) -> DriveModelConfig {
-        let zones = self
-            .zones
-            .iter()
-            .map(|&(first, cylinders, spt, offset, track, cylinder, reserved, spares, slips, remaps)| ZoneConfig {
-                cylinders,
-                sectors_per_track: spt,
-                first_cylinder: Some(first),
-                first_sector_offset: Some(offset),
-                track_switch_skew_sectors: Some(track),
-                cylinder_switch_skew_sectors: Some(cylinder),
-                reserved_sectors: reserved,
-                spares,
-                slips: slips.to_vec(),
-                remaps: remaps.to_vec(),
-            })
-            .collect();
+        let zones = self.zones.iter().map(zone_config).collect();
         let seek = match self.seek {
             Seek::Table(points) => SeekConfig::Table { points: points.to_vec() },
             Seek::Piecewise(segments) => SeekConfig::Piecewise {

@@ -146,19 +146,7 @@ mod tests {
     use super::*;
 
     fn columns() -> CsvColumns {
-        CsvColumns {
-            time_column: 0,
-            offset_column: 1,
-            size_column: 2,
-            op_column: 3,
-            time_unit_s: 1.0,
-            offset_unit_bytes: 1,
-            size_unit_bytes: 1,
-            write_values: vec!["w".into(), "write".into(), "1".into()],
-            read_values: vec!["r".into(), "read".into(), "0".into()],
-            skip_lines: 0,
-            delimiter: ',',
-        }
+        CsvColumns::new(0, 1, 2, 3)
     }
 
     fn config(columns: Option<CsvColumns>) -> TraceConfig {

@@ -144,6 +144,27 @@ pub struct CsvColumns {
     pub delimiter: char,
 }
 
+impl CsvColumns {
+    /// Columns `time`, `offset`, `size` and `op` (0-based), every other key at its default
+    /// (times in seconds, offsets and sizes in bytes, `w`/`write`/`1` and `r`/`read`/`0`, no
+    /// header, commas).
+    pub fn new(time_column: usize, offset_column: usize, size_column: usize, op_column: usize) -> Self {
+        CsvColumns {
+            time_column,
+            offset_column,
+            size_column,
+            op_column,
+            time_unit_s: one(),
+            offset_unit_bytes: one_u64(),
+            size_unit_bytes: one_u64(),
+            write_values: default_write_values(),
+            read_values: default_read_values(),
+            skip_lines: 0,
+            delimiter: comma(),
+        }
+    }
+}
+
 fn one_u64() -> u64 {
     1
 }
@@ -621,19 +642,7 @@ pub(crate) mod tests {
         let file =
             TempFile::new("trace.csv", b"time_us,op,lba,bytes\n\n10,R,8,4096\n30,W,16,512\n");
         let mut cfg = config(&file.0, "csv");
-        cfg.csv = Some(CsvColumns {
-            time_column: 0,
-            offset_column: 2,
-            size_column: 3,
-            op_column: 1,
-            time_unit_s: 1e-6,
-            offset_unit_bytes: 512,
-            size_unit_bytes: 1,
-            write_values: default_write_values(),
-            read_values: default_read_values(),
-            skip_lines: 1,
-            delimiter: ',',
-        });
+        cfg.csv = Some(CsvColumns { time_unit_s: 1e-6, offset_unit_bytes: 512, skip_lines: 1, ..CsvColumns::new(0, 2, 3, 1) });
         let (records, _) = read_all(&cfg, HUGE_ARRAY).unwrap();
         assert_eq!(
             records,
@@ -761,19 +770,7 @@ pub(crate) mod tests {
         assert_eq!(config_error_key(err), "workload.trace.csv");
 
         let mut cfg = config(MSR_SAMPLE, "msr");
-        cfg.csv = Some(CsvColumns {
-            time_column: 0,
-            offset_column: 1,
-            size_column: 2,
-            op_column: 3,
-            time_unit_s: 1.0,
-            offset_unit_bytes: 1,
-            size_unit_bytes: 1,
-            write_values: default_write_values(),
-            read_values: default_read_values(),
-            skip_lines: 0,
-            delimiter: ',',
-        });
+        cfg.csv = Some(CsvColumns::new(0, 1, 2, 3));
         let err = TraceSource::open(&cfg, HUGE_ARRAY, KEY).err().unwrap();
         assert_eq!(config_error_key(err), "workload.trace.csv");
     }
