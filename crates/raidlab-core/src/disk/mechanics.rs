@@ -38,7 +38,6 @@
 //! (after a slipped sector: wait for the next sector to come round), on another track of the
 //! cylinder (head switch), or elsewhere (seek).
 
-use std::cell::Cell;
 use std::sync::Arc;
 
 use super::cache::{CacheParams, CacheState, Dirty, Prefetch, PrefetchMode};
@@ -497,22 +496,22 @@ pub struct Drive {
     cache: Option<Box<CacheState>>,
     /// The last run an access ended in, with the LBA it was located at: the next access
     /// that starts inside it (a read-ahead, the next sequential command) needs no search.
-    last_run: Cell<Option<(u64, Run)>>,
+    last_run: Option<(u64, Run)>,
 }
 
 impl Drive {
     /// A drive with the arm at cylinder 0, surface 0, as if its last command was a read.
     pub fn new(model: Arc<DriveModel>, rotation: RotationModel, rng: RngStream) -> Self {
         let cache = model.cache.as_ref().map(|_| Box::new(CacheState::new()));
-        Drive { model, rotation, rng, cylinder: 0, surface: 0, last_kind: OpKind::Read, cache, last_run: Cell::new(None) }
+        Drive { model, rotation, rng, cylinder: 0, surface: 0, last_kind: OpKind::Read, cache, last_run: None }
     }
 
     /// The run at `lba`: from the last run an access ended in when `lba` lies inside it,
     /// else located afresh.
     #[inline]
     fn locate(&self, lba: u64) -> Run {
-        if let Some((known_lba, known)) = self.last_run.get() {
-            if let Some(run) = Geometry::run_within(known_lba, &known, lba) {
+        if let Some((known_lba, known)) = &self.last_run {
+            if let Some(run) = Geometry::run_within(*known_lba, known, lba) {
                 return run;
             }
         }
@@ -665,7 +664,7 @@ impl Drive {
         result.overhead += model.completion_ns[write as usize];
         result.seek = seek;
         if REMEMBER_RUN {
-            self.last_run.set(Some((run_lba, run)));
+            self.last_run = Some((run_lba, run));
         }
         self.cylinder = run.address.cylinder;
         self.surface = run.address.surface;
@@ -779,7 +778,7 @@ impl Drive {
             }
             let start = now.max(st.mechanism_free);
             let overhead = model.overhead_ns(kind, self.last_kind);
-            let kind_bus = if kind == OpKind::Write { write_bus } else { bus };
+            let kind_bus = model.bus_sector_ns[(kind == OpKind::Write) as usize];
             let (r, media_end, _) = self.media::<true>(start, lba, sectors, kind, overhead, 0, kind_bus, host);
             result = r;
             result.wait = start - now;
