@@ -52,6 +52,9 @@ pub struct Plan {
     ranges: Vec<(u32, OpKind, u64, u64)>,
     /// Scratch: touched row range [start, end) of every data unit (empty when start == end).
     pub touched: Vec<(u64, u64)>,
+    /// Scratch: the first and last data unit the piece touches (every one between them whole).
+    first_unit: usize,
+    last_unit: usize,
     boundaries: Vec<u64>,
 }
 
@@ -121,14 +124,19 @@ impl Plan {
         self.ops.iter().map(|o| o.sectors as usize).sum()
     }
 
+    /// Fill `touched` for a piece of `spec.sectors` > 0 sectors: the piece covers data units
+    /// `first_unit..=last_unit`, the first from its offset in the unit and the last up to
+    /// its end; every unit between them whole.
     fn compute_touched(&mut self, map: &StripeMap, unit: u64, spec: PieceSpec) {
-        self.touched.clear();
         let (lo, hi) = (spec.first, spec.first + spec.sectors);
-        for i in 0..map.data_units() as u64 {
-            let (us, ue) = (i * unit, (i + 1) * unit);
-            let (s, e) = (lo.max(us), hi.min(ue));
-            self.touched.push(if s < e { (s - us, e - us) } else { (0, 0) });
-        }
+        let (first, last) = ((lo / unit) as usize, ((hi - 1) / unit) as usize);
+        self.touched.clear();
+        self.touched.resize(map.data_units(), (0, 0));
+        self.touched[first..=last].fill((0, unit));
+        self.touched[first].0 = lo - first as u64 * unit;
+        self.touched[last].1 = hi - last as u64 * unit;
+        self.first_unit = first;
+        self.last_unit = last;
     }
 }
 
@@ -158,10 +166,8 @@ fn plan_units_directly(map: &StripeMap, kind: OpKind, failed: &[bool], plan: &mu
     if map.copies > 1 {
         return false;
     }
-    for (i, &(a, b)) in plan.touched.iter().enumerate() {
-        if a == b {
-            continue;
-        }
+    for i in plan.first_unit..=plan.last_unit {
+        let (a, b) = plan.touched[i];
         let u = map.data[i];
         if failed[u.drive as usize] {
             plan.ops.clear();

@@ -93,14 +93,31 @@ impl Layout for Raid5Layout {
     fn map_stripe(&self, stripe: u64, out: &mut StripeMap) {
         out.stripe = stripe;
         out.copies = 1;
-        out.data.clear();
-        out.parity.clear();
         let pba = stripe * self.shape.stripe_unit_sectors;
         let parity = self.parity_drive(stripe);
-        out.data.extend(
-            (0..self.shape.drives - 1).map(|i| UnitLocation { drive: self.data_drive(parity, i), pba }),
-        );
-        out.parity.push(UnitLocation { drive: parity, pba });
+        let drives = self.shape.drives;
+        // One walk around the drives (what `data_drive` computes unit by unit): symmetric
+        // rotations start after the parity drive and wrap, asymmetric ones start at drive 0;
+        // both step over the parity drive. The vectors keep their length from stripe to
+        // stripe, so the units are overwritten in place.
+        let mut drive = match self.rotation {
+            ParityRotation::LeftSymmetric | ParityRotation::RightSymmetric => parity + 1,
+            ParityRotation::LeftAsymmetric | ParityRotation::RightAsymmetric => 0,
+        };
+        out.data.resize(drives as usize - 1, UnitLocation { drive: 0, pba: 0 });
+        for unit in out.data.iter_mut() {
+            if drive == drives {
+                drive = 0;
+            }
+            if drive == parity {
+                drive += 1;
+            }
+            *unit = UnitLocation { drive, pba };
+            drive += 1;
+        }
+        debug_assert!(out.data.iter().enumerate().all(|(i, u)| u.drive == self.data_drive(parity, i as u32)));
+        out.parity.resize(1, UnitLocation { drive: 0, pba: 0 });
+        out.parity[0] = UnitLocation { drive: parity, pba };
     }
     fn locate(&self, drive: u32, pba: u64) -> Option<(u64, UnitRole)> {
         let stripe = pba / self.shape.stripe_unit_sectors;
