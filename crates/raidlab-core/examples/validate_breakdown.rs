@@ -22,7 +22,7 @@ fn main() {
     let capacity = model.capacity_sectors();
     let mut drive = Drive::new(model, RotationModel::Exact, RngStream::new(1, StreamId::Drive(0)));
     let requests = raidlab_core::workload::trace::read_validate_trace(Path::new(trace)).unwrap_or_else(|e| panic!("{e}"));
-    println!("line,is_write,lbn,blocks,measured_ms,simulated_ms,overhead_ms,seek_ms,rotation_ms,transfer_ms,bus_ms,wait_ms,track_left");
+    println!("line,is_write,lbn,blocks,measured_ms,simulated_ms,overhead_ms,seek_ms,rotation_ms,transfer_ms,bus_ms,wait_ms,track_left,cylinder");
     let mut now = 0u64;
     let ms = |ns: u64| ns as f64 / 1e6;
     for r in &requests {
@@ -31,7 +31,7 @@ fn main() {
         let kind = if r.is_write { OpKind::Write } else { OpKind::Read };
         let s = drive.service(now, lba, sectors, kind);
         println!(
-            "{},{},{},{},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{}",
+            "{},{},{},{},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{:.4},{},{}",
             r.line,
             r.is_write as u8,
             r.lbn,
@@ -44,7 +44,8 @@ fn main() {
             ms(s.transfer),
             ms(s.bus),
             ms(s.wait),
-            drive.model.geometry.locate_run(lba + r.blocks - 1).sectors - 1
+            drive.model.geometry.locate_run(lba + r.blocks - 1).sectors - 1,
+            drive.model.geometry.locate_run(lba).address.cylinder
         );
         now += s.total() + r.next_interarrival_ns;
     }
