@@ -8,8 +8,9 @@
 //!
 //! * **Read-ahead.** After a read miss the mechanism keeps reading sequentially from where
 //!   the read ended (the same mechanics: runs, head switches, one-cylinder seeks, skews),
-//!   into the read's segment, until the prefetch limit ([`PrefetchMode`],
-//!   `read_ahead_max_sectors`, the segment size) or until the next command arrives. A read
+//!   into the read's segment, up to DiskSim's target ([`PrefetchMode`],
+//!   `read_ahead_max_sectors`; see `Drive::prefetch_target`) or until the next command
+//!   arrives; the segment keeps only its last `segment_sectors` sectors. A read
 //!   hit does not stop it (the mechanism is not needed); any other command does, at the next
 //!   sector boundary (or at once with `stop_prefetch_in_sector`). The arm stays where the
 //!   read-ahead stopped.
@@ -312,9 +313,21 @@ mod tests {
         // Further on, still within the 511-sector segment the read-ahead filled.
         let s = d.service(now + s.total(), 100_200, 64, OpKind::Read);
         assert!(is_hit(&s), "{s:?}");
-        // Beyond the read-ahead limit (16 requested + 495 prefetched): a miss.
-        let s = d.service(now + 10_000_000, 100_000 + 511, 8, OpKind::Read);
+        // Beyond the read-ahead target (the read's end + the 511-sector maximum read-ahead):
+        // a miss.
+        let s = d.service(now + 10_000_000, 100_016 + 511, 8, OpKind::Read);
         assert!(!is_hit(&s), "{s:?}");
+    }
+
+    /// The segment keeps its last `segment_sectors` sectors: a read-ahead of a full segment
+    /// pushes the read's own data out (DiskSim's sliding segment), so reading it again misses.
+    #[test]
+    fn a_full_segment_of_read_ahead_pushes_the_read_out() {
+        let mut d = drive(Some(ibm18es_cache()), None);
+        let first = d.service(0, 100_000, 16, OpKind::Read);
+        let now = first.total() + 20_000_000;
+        assert!(is_hit(&d.service(now, 100_016 + 500, 11, OpKind::Read)));
+        assert!(!is_hit(&d.service(now + 5_000_000, 100_000, 16, OpKind::Read)));
     }
 
     #[test]
@@ -425,11 +438,42 @@ mod tests {
         let start = track.unwrap();
         let spt = geometry.locate_run(start).sectors as u64;
         // A read of 8 sectors at the track's start, its segment starting there: to the end
-        // of the track.
-        assert_eq!(d.prefetch_limit(&params, start + 7, 8, start), spt - 8);
-        // The same read with a segment that began on the track before: one track more.
-        let next = geometry.locate_run(start + spt).sectors as u64;
-        assert_eq!(d.prefetch_limit(&params, start + 7, 8, start - 1), spt - 8 + next);
+        // of the track, whatever the maximum read-ahead and the segment size.
+        for max in [0, 16, 4000] {
+            let params = CacheParams { read_ahead_max: max, segment_sectors: 8, ..params.clone() };
+            assert_eq!(d.prefetch_target(&params, start, start + 8, start), start + spt);
+            // The same read with a segment that began on the track before: one track (of the
+            // read's first sector's zone) more.
+            assert_eq!(d.prefetch_target(&params, start, start + 8, start - 1), start + 2 * spt);
+        }
+    }
+
+    /// DiskSim's target for "Buffer continuous read" 3 (to segment full) and 1 (track):
+    /// `end` + the maximum read-ahead when there is one, whatever "Read-ahead over
+    /// requested" says; without one, a segment past the end, or a segment from the start
+    /// when the read's own data must stay. Track prefetch stops at the end of the track
+    /// holding the read's last sector.
+    #[test]
+    fn read_ahead_targets_follow_disksim() {
+        let d = drive(Some(ibm18es_cache()), None);
+        let base = d.model.cache.clone().unwrap();
+        let geometry = &d.model.geometry;
+        let (start, end) = (1_000_000u64, 1_000_016u64);
+        for over_requested in [false, true] {
+            let p = CacheParams { prefetch: PrefetchMode::Segment, read_ahead_max: 100, segment_sectors: 64, over_requested, ..base.clone() };
+            assert_eq!(d.prefetch_target(&p, start, end, start), end + 100);
+        }
+        let p = CacheParams { prefetch: PrefetchMode::Segment, read_ahead_max: 0, segment_sectors: 64, over_requested: true, ..base.clone() };
+        assert_eq!(d.prefetch_target(&p, start, end, start), end + 64);
+        let p = CacheParams { over_requested: false, ..p };
+        assert_eq!(d.prefetch_target(&p, start, end, start), start + 64);
+        // Track prefetch: to the end of the track (or of the maximum read-ahead, if sooner).
+        let run = geometry.locate_run(end - 1);
+        let track_end = end - 1 + run.sectors as u64;
+        let p = CacheParams { prefetch: PrefetchMode::Track, read_ahead_max: 100_000, segment_sectors: 64, ..base.clone() };
+        assert_eq!(d.prefetch_target(&p, start, end, start), track_end);
+        let p = CacheParams { read_ahead_max: 1, ..p };
+        assert_eq!(d.prefetch_target(&p, start, end, start), (end + 1).min(track_end));
     }
 
     #[test]

@@ -407,11 +407,11 @@ mod tests {
         // A write-back write: the write-hit overhead and 8 sectors at 0.2 ms.
         let w = d.service(0, 1000, 8, OpKind::Write);
         assert_eq!((w.bus, w.overhead), (1_600_000, crate::sim::ms_to_ns(cache.write_hit_after_read_ms)));
-        // A read, then the same sectors again after it and its read-ahead are done: a hit,
-        // 8 sectors at 0.1 ms.
+        // A read, then the next sectors after it and its read-ahead are done: a hit, 8
+        // sectors at 0.1 ms.
         let miss = d.service(100_000_000, 500_000, 8, OpKind::Read);
         assert!(miss.seek + miss.rotation > 0);
-        let hit = d.service(200_000_000, 500_000, 8, OpKind::Read);
+        let hit = d.service(200_000_000, 500_008, 8, OpKind::Read);
         assert_eq!((hit.seek, hit.rotation, hit.transfer, hit.bus), (0, 0, 0, 800_000));
     }
 

@@ -710,9 +710,10 @@ impl Drive {
                     ..ServiceTime::default()
                 };
                 if params.on_idle_hit && st.prefetch.is_none() && st.dirty.is_empty() {
+                    // DiskSim computes the target for the hit's end and prefetches from the
+                    // segment's end up to it.
                     let seg = st.segments[i];
-                    let held = if params.over_requested { 0 } else { seg.end - seg.start };
-                    let limit = self.prefetch_limit(params, seg.end - 1, held, seg.start);
+                    let limit = self.prefetch_target(params, lba, end, seg.start).saturating_sub(seg.end);
                     if limit > 0 {
                         let phase_offset = self.phase_offset();
                         st.prefetch = Some(Prefetch {
@@ -742,8 +743,7 @@ impl Drive {
                 st.segments[i].end = end;
                 st.touch(i);
                 if st.dirty.is_empty() {
-                    let held = if params.over_requested { 0 } else { end - st.segments[i].start };
-                    let limit = self.prefetch_limit(params, end - 1, held, st.segments[i].start);
+                    let limit = self.prefetch_target(params, lba, end, st.segments[i].start) - end;
                     if limit > 0 {
                         st.prefetch = Some(Prefetch { segment: i, start: media_end, lba: end, limit, phase_offset });
                     }
@@ -819,57 +819,69 @@ impl Drive {
         done
     }
 
-    /// Sectors a read-ahead after `last` may read: the prefetch mode's extent, the maximum
-    /// read-ahead, the room left in a segment already holding `held` sectors from
-    /// `segment_start` on, the drive's end.
-    pub(crate) fn prefetch_limit(&self, params: &CacheParams, last: u64, held: u64, segment_start: u64) -> u64 {
+    /// Where a read-ahead after a read of `[start, end)` stops (one past its last sector):
+    /// DiskSim's target (`disk_buffer_get_max_readahead` and, for track and cylinder
+    /// prefetch, the seek it refuses). With a maximum read-ahead M > 0, `end + M`; with
+    /// M = 0, a segment's worth past `end`, or — when the read's own data must stay
+    /// ("Read-ahead over requested" off) — up to a segment's worth from `start`. Track and
+    /// cylinder prefetch also stop at the end of the track or cylinder holding the read's
+    /// last sector. Scheme 4 (`next_track`) ignores M and goes to the end of the track
+    /// holding `end`, plus one track of the read's zone when the read's segment began
+    /// before that track (a sequential stream). The segment keeps only its last
+    /// `segment_sectors` sectors, so a target beyond a segment's worth pushes older data out.
+    pub(crate) fn prefetch_target(&self, params: &CacheParams, start: u64, end: u64, segment_start: u64) -> u64 {
         let geometry = &self.model.geometry;
-        let cap = params
-            .read_ahead_max
-            .min(params.segment_sectors.saturating_sub(held))
-            .min(geometry.capacity_sectors() - last - 1);
-        if cap == 0 {
-            return 0;
+        let capacity = geometry.capacity_sectors();
+        if end >= capacity {
+            return capacity;
         }
-        let (here, mut lba, mut extent, track_changes) = match params.prefetch {
-            PrefetchMode::None => return 0,
-            PrefetchMode::Segment => return cap,
+        let by_size = if params.read_ahead_max > 0 {
+            end + params.read_ahead_max
+        } else if params.over_requested {
+            end + params.segment_sectors
+        } else {
+            end.max(start + params.segment_sectors)
+        };
+        let target = match params.prefetch {
+            PrefetchMode::None => end,
+            PrefetchMode::Segment => by_size,
             PrefetchMode::Track | PrefetchMode::Cylinder => {
-                let run = self.locate(last);
-                (run, last, (run.sectors - 1) as u64, 0)
+                // Walk the runs from the read's last sector to the end of its track or
+                // cylinder (slipped sectors make a track hold fewer LBAs).
+                let here = self.locate(end - 1);
+                let mut run = here;
+                let mut lba = end - 1;
+                loop {
+                    let next_lba = lba + run.sectors as u64;
+                    if next_lba >= capacity || next_lba >= by_size {
+                        break next_lba;
+                    }
+                    let next = geometry.next_run(&run, next_lba);
+                    let moved = if params.prefetch == PrefetchMode::Cylinder {
+                        next.address.cylinder != here.address.cylinder
+                    } else {
+                        (next.address.cylinder, next.address.surface) != (run.address.cylinder, run.address.surface)
+                    };
+                    if moved {
+                        break next_lba;
+                    }
+                    (lba, run) = (next_lba, next);
+                }
+                .min(by_size)
             }
             PrefetchMode::NextTrack => {
-                // DiskSim's scheme 4 (`disk_buffer_get_max_readahead`): to the end of the
-                // track holding the next sector, and one track more when the segment began
-                // before that track (a sequential stream).
-                let run = self.locate(last + 1);
-                let track_start = last + 1 - run.address.sector as u64;
-                (run, last + 1, run.sectors as u64, (segment_start < track_start) as u32)
-            }
-        };
-        let mut run = here;
-        let mut changes = 0;
-        while extent < cap {
-            lba += run.sectors as u64;
-            if lba >= geometry.capacity_sectors() {
-                break;
-            }
-            let next = geometry.next_run(&run, lba);
-            let moved = if params.prefetch == PrefetchMode::Cylinder {
-                next.address.cylinder != here.address.cylinder
-            } else {
-                (next.address.cylinder, next.address.surface) != (run.address.cylinder, run.address.surface)
-            };
-            if moved {
-                changes += 1;
-                if changes > track_changes {
-                    break;
+                let run = self.locate(end);
+                let track_start = end - run.address.sector as u64;
+                let track_end = track_start + run.address.sectors_per_track as u64;
+                if segment_start < track_start {
+                    let first = self.locate(start);
+                    track_end + first.address.sectors_per_track as u64
+                } else {
+                    track_end
                 }
             }
-            extent += next.sectors as u64;
-            run = next;
-        }
-        extent.min(cap)
+        };
+        target.min(capacity)
     }
 
     /// How far read-ahead `p` has got by `until`: sectors read, when the mechanism is free
