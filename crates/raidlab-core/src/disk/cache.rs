@@ -83,6 +83,10 @@ pub struct DriveCacheConfig {
     /// seq writes").
     #[serde(default)]
     pub combine_sequential_writes: bool,
+    /// Written data stays in its segment, where later reads hit it (DiskSim's "Allow read
+    /// hits on write data"); otherwise a write leaves its segment empty.
+    #[serde(default)]
+    pub read_hits_on_write_data: bool,
     /// How far a read miss prefetches (DiskSim's "Buffer continuous read").
     #[serde(default)]
     pub prefetch: PrefetchMode,
@@ -128,6 +132,9 @@ pub(crate) struct CacheParams {
     /// Dirty segments allowed at once (0: write-through).
     pub write_segments: usize,
     pub combine: bool,
+    /// Writes take a segment of the shared pool (no segment reserved for them).
+    pub writes_share_segments: bool,
+    pub read_hits_on_write_data: bool,
     pub prefetch: PrefetchMode,
     pub read_ahead_max: u64,
     pub over_requested: bool,
@@ -176,6 +183,8 @@ impl CacheParams {
             segment_sectors: cfg.segment_sectors as u64,
             write_segments,
             combine: cfg.combine_sequential_writes,
+            writes_share_segments: !(cfg.separate_write_segment && cfg.segments > 1),
+            read_hits_on_write_data: cfg.read_hits_on_write_data,
             prefetch: cfg.prefetch,
             read_ahead_max: cfg.read_ahead_max_sectors as u64,
             over_requested: cfg.read_ahead_over_requested,
@@ -246,28 +255,54 @@ impl CacheState {
         self.segments[i].used = self.clock;
     }
 
-    /// A segment for new data: a free one, or the least recently used.
+    /// A segment for new data: a free or empty one, or the least recently used.
     pub fn allocate(&mut self, capacity: usize) -> usize {
         if self.segments.len() < capacity {
             self.segments.push(Segment { start: 0, end: 0, used: 0 });
             return self.segments.len() - 1;
         }
+        if let Some(i) = self.segments.iter().position(|s| s.start == s.end) {
+            return i;
+        }
         let (i, _) = self.segments.iter().enumerate().min_by_key(|(_, s)| s.used).expect("at least one segment");
         i
     }
 
-    /// Drop the cached copies of `[start, end)` (a write makes them stale): a segment that
-    /// overlaps keeps only its part before `start`, or is emptied.
-    pub fn invalidate(&mut self, start: u64, end: u64) {
-        for s in &mut self.segments {
+    /// Put a write of `[start, end)` in the buffer, as DiskSim's `disk_buffer_select_write_segment`
+    /// and `disk_buffer_set_segment` do: every segment holding any of its sectors is stale and
+    /// dropped whole. Unless a segment is reserved for writes, the write takes a segment of
+    /// the shared pool — one that held its sectors, else an empty one, else the least
+    /// recently used — and that segment then holds the written sectors for later reads
+    /// (`read_hits_on_write_data`) or nothing. An `append` continues the segment holding the
+    /// previous write instead.
+    pub fn place_write(&mut self, params: &CacheParams, start: u64, end: u64, append: bool) {
+        let mut chosen = None;
+        for (i, s) in self.segments.iter_mut().enumerate() {
             if s.start < end && start < s.end {
-                if s.start < start {
-                    s.end = start;
-                } else {
-                    s.end = s.start;
+                if chosen.is_none() && !append {
+                    chosen = Some(i);
                 }
+                s.end = s.start;
             }
         }
+        if append {
+            if params.read_hits_on_write_data {
+                if let Some(i) = self.segments.iter().position(|s| s.end == start && s.start < s.end) {
+                    self.segments[i].end = end;
+                    self.segments[i].start = self.segments[i].start.max(end.saturating_sub(params.segment_sectors));
+                    self.touch(i);
+                }
+            }
+            return;
+        }
+        if !params.writes_share_segments {
+            return;
+        }
+        let i = chosen.unwrap_or_else(|| self.allocate(params.read_segments));
+        let kept = if params.read_hits_on_write_data { start } else { end };
+        self.segments[i].start = kept;
+        self.segments[i].end = end;
+        self.touch(i);
     }
 }
 
@@ -483,8 +518,45 @@ mod tests {
         let now = first.total() + 20_000_000;
         let w = d.service(now, 100_020, 4, OpKind::Write);
         let s = d.service(now + w.total() + 50_000_000, 100_016, 16, OpKind::Read);
-        // The 4 cached sectors before the write are sent at once; the rest is a miss.
+        // The segment held the written sectors, so it is dropped whole: even the sectors
+        // before the write miss.
         assert!(!is_hit(&s), "{s:?}");
+        let s = d.service(now + 100_000_000, 100_016, 4, OpKind::Read);
+        assert!(!is_hit(&s), "{s:?}");
+    }
+
+    /// Writes take segments from the shared pool (no segment reserved for writes): the
+    /// written data can be read back from the buffer when the drive allows read hits on
+    /// write data, and the write displaces the least recently used read segment.
+    #[test]
+    fn writes_share_the_segments_with_reads() {
+        let shared = |hits: bool| DriveCacheConfig {
+            segments: 2,
+            separate_write_segment: false,
+            read_hits_on_write_data: hits,
+            ..ibm18es_cache()
+        };
+        for hits in [true, false] {
+            let mut d = drive(Some(shared(hits)), None);
+            let mut now = 0;
+            let mut step = |d: &mut Drive, lba: u64, kind: OpKind| {
+                let s = d.service(now, lba, 8, kind);
+                now += s.total() + 50_000_000;
+                s
+            };
+            // Two read segments, the one at 100 000 the least recently used.
+            step(&mut d, 100_000, OpKind::Read);
+            step(&mut d, 3_000_000, OpKind::Read);
+            // A write elsewhere takes the least recently used segment.
+            step(&mut d, 7_000_000, OpKind::Write);
+            assert_eq!(is_hit(&step(&mut d, 7_000_000, OpKind::Read)), hits, "read hits on write data: {hits}");
+            assert!(!is_hit(&step(&mut d, 100_008, OpKind::Read)), "the write displaced this segment");
+        }
+        // With a segment reserved for writes, the read segments stay.
+        let mut d = drive(Some(DriveCacheConfig { separate_write_segment: true, segments: 3, ..shared(true) }), None);
+        let first = d.service(0, 100_000, 8, OpKind::Read);
+        let w = d.service(first.total() + 50_000_000, 7_000_000, 8, OpKind::Write);
+        assert!(is_hit(&d.service(first.total() + w.total() + 100_000_000, 100_008, 8, OpKind::Read)));
     }
 }
 

@@ -751,10 +751,10 @@ impl Drive {
             }
         } else if kind == OpKind::Write && n > 0 && params.write_segments > 0 && n <= params.segment_sectors {
             // Write-back: acknowledged once its data is in a write segment.
-            st.invalidate(lba, end);
             let overhead = params.write_hit_ns[after_write] + model.completion_ns[1];
             let appends = params.combine
                 && st.dirty.last().is_some_and(|d| d.end == lba && d.end - d.start + n <= params.segment_sectors);
+            st.place_write(params, lba, end, appends);
             let mut ready = now;
             if !appends {
                 while st.dirty.len() >= params.write_segments {
@@ -774,7 +774,7 @@ impl Drive {
         } else {
             // Write-through (or a positioning): the mechanism, once it is free.
             if kind == OpKind::Write {
-                st.invalidate(lba, end);
+                st.place_write(params, lba, end, false);
             }
             let start = now.max(st.mechanism_free);
             let overhead = model.overhead_ns(kind, self.last_kind);

@@ -389,7 +389,7 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
             allow_sneaky_full_read_hits: f.kept_flag("Allow sneaky full read hits")?,
             allow_sneaky_partial_read_hits: f.kept_flag("Allow sneaky partial read hits")?,
             allow_sneaky_intermediate_read_hits: f.kept_flag("Allow sneaky intermediate read hits")?,
-            allow_read_hits_on_write_data: f.kept_flag("Allow read hits on write data")?,
+            allow_read_hits_on_write_data: f.cache_u32("Allow read hits on write data", all)? != 0,
             allow_write_prebuffering: f.kept_flag("Allow write prebuffering")?,
             read_hit_after_read_ms: f.cache_ms("Read hit over. after read")? * scale,
             read_hit_after_write_ms: f.cache_ms("Read hit over. after write")? * scale,
@@ -514,6 +514,7 @@ fn drive_cache(spec: &DiskCacheSpec) -> Option<DriveCacheConfig> {
         write_segments: spec.write_segments,
         fast_write_level: spec.fast_write_level.min(2),
         combine_sequential_writes: spec.combine_sequential_writes,
+        read_hits_on_write_data: spec.allow_read_hits_on_write_data,
         prefetch: match spec.buffer_continuous_read {
             0 => PrefetchMode::None,
             1 => PrefetchMode::Track,

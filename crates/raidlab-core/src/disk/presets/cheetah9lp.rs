@@ -61,6 +61,7 @@ pub(super) const DRIVE: Drive = Drive {
         write_segments: 3,
         fast_write_level: 2,
         combine_sequential_writes: true,
+        read_hits_on_write_data: true,
         prefetch: PrefetchMode::NextTrack,
         read_ahead_max_sectors: 561,
         read_ahead_over_requested: true,

@@ -234,6 +234,7 @@ pub fn preset_source(spec: &DiskSpec, name: &str, source_file: &str) -> Result<S
             let _ = writeln!(s, "        write_segments: {},", c.write_segments);
             let _ = writeln!(s, "        fast_write_level: {},", c.fast_write_level);
             let _ = writeln!(s, "        combine_sequential_writes: {},", c.combine_sequential_writes);
+            let _ = writeln!(s, "        read_hits_on_write_data: {},", c.read_hits_on_write_data);
             let _ = writeln!(s, "        prefetch: PrefetchMode::{:?},", c.prefetch);
             let _ = writeln!(s, "        read_ahead_max_sectors: {},", c.read_ahead_max_sectors);
             let _ = writeln!(s, "        read_ahead_over_requested: {},", c.read_ahead_over_requested);

@@ -61,6 +61,7 @@ pub(super) const DRIVE: Drive = Drive {
         write_segments: 1,
         fast_write_level: 2,
         combine_sequential_writes: true,
+        read_hits_on_write_data: false,
         prefetch: PrefetchMode::Segment,
         read_ahead_max_sectors: 511,
         read_ahead_over_requested: false,
