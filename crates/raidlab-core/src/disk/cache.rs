@@ -101,6 +101,11 @@ pub struct DriveCacheConfig {
     /// (DiskSim's "Read-ahead on idle hit").
     #[serde(default)]
     pub read_ahead_on_idle_hit: bool,
+    /// A read miss whose head lands past its first sector caches the sectors from the
+    /// track's first one on as they pass under the head on the way round (DiskSim's "Read
+    /// any free blocks").
+    #[serde(default)]
+    pub read_any_free_blocks: bool,
     /// A read-ahead is stopped at once when a command arrives; otherwise at the end of the
     /// sector being read (DiskSim's "Stop prefetch in sector").
     #[serde(default)]
@@ -139,6 +144,7 @@ pub(crate) struct CacheParams {
     pub read_ahead_max: u64,
     pub over_requested: bool,
     pub on_idle_hit: bool,
+    pub read_any_free_blocks: bool,
     pub stop_in_sector: bool,
     /// Read-hit overhead, indexed by [previous was a write].
     pub read_hit_ns: [Nanos; 2],
@@ -189,6 +195,7 @@ impl CacheParams {
             read_ahead_max: cfg.read_ahead_max_sectors as u64,
             over_requested: cfg.read_ahead_over_requested,
             on_idle_hit: cfg.read_ahead_on_idle_hit,
+            read_any_free_blocks: cfg.read_any_free_blocks,
             stop_in_sector: cfg.stop_prefetch_in_sector,
             read_hit_ns: [ms_to_ns(cfg.read_hit_after_read_ms), ms_to_ns(cfg.read_hit_after_write_ms)],
             write_hit_ns: [ms_to_ns(cfg.write_hit_after_read_ms), ms_to_ns(cfg.write_hit_after_write_ms)],
@@ -481,6 +488,38 @@ mod tests {
             // read's first sector's zone) more.
             assert_eq!(d.prefetch_target(&params, start, start + 8, start - 1), start + 2 * spt);
         }
+    }
+
+    /// "Read any free blocks": a read miss whose head lands past its first sector reads on
+    /// round the track, so the track's sectors before it are cached too; a head that lands
+    /// before it waits and caches nothing more.
+    #[test]
+    fn a_read_landing_past_its_sector_caches_the_track_before_it() {
+        let cache = DriveCacheConfig { prefetch: PrefetchMode::None, read_any_free_blocks: true, ..ibm18es_cache() };
+        let probe = drive(Some(cache.clone()), None);
+        let geometry = &probe.model.geometry;
+        let whole = |l: u64| {
+            let r = geometry.locate_run(l);
+            r.address.sector == 0 && r.sectors == geometry.zones()[r.zone_index].sectors_per_track
+        };
+        let start = (1..).map(|t| t * 1000).find(|&l| whole(l)).unwrap();
+        let spt = geometry.locate_run(start).sectors as u64;
+        let sector_ns = 60e9 / probe.model.config.rpm / spt as f64;
+        let lba = start + spt / 2;
+        let (mut past, mut before) = (0, 0);
+        for step in 0..40u64 {
+            let mut d = drive(Some(cache.clone()), None);
+            let now = step * 173_000;
+            let first = d.service(now, lba, 8, OpKind::Read);
+            let behind = first.rotation as f64 - (spt / 2) as f64 * sector_ns;
+            if behind.abs() < 1_000.0 {
+                continue; // too close to the edge to say
+            }
+            let again = d.service(now + first.total() + 1_000_000, start, 8, OpKind::Read);
+            assert_eq!(is_hit(&again), behind > 0.0, "step {step}: {first:?}");
+            if behind > 0.0 { past += 1 } else { before += 1 }
+        }
+        assert!(past > 5 && before > 5, "both cases seen: {past} past, {before} before");
     }
 
     /// DiskSim's target for "Buffer continuous read" 3 (to segment full) and 1 (track):

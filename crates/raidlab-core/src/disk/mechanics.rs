@@ -730,6 +730,7 @@ impl Drive {
                 let prefix = found.map_or(0, |i| st.segments[i].end - lba);
                 let start = now.max(st.mechanism_free);
                 let overhead = model.overhead_ns(OpKind::Read, self.last_kind);
+                let arm = (self.cylinder, self.surface);
                 let (r, media_end, phase_offset) =
                     self.media::<true>(start, lba + prefix, (n - prefix) as u32, OpKind::Read, overhead, prefix as u32, bus, host);
                 result = r;
@@ -739,7 +740,13 @@ impl Drive {
                     Some(i) => i,
                     None => st.allocate(params.read_segments),
                 };
-                st.segments[i].start = lba.max(end.saturating_sub(params.segment_sectors));
+                let first_cached = match found {
+                    None if params.read_any_free_blocks => {
+                        self.free_blocks_from(lba, arm, start + overhead, phase_offset).unwrap_or(lba)
+                    }
+                    _ => lba,
+                };
+                st.segments[i].start = first_cached.max(end.saturating_sub(params.segment_sectors));
                 st.segments[i].end = end;
                 st.touch(i);
                 if st.dirty.is_empty() {
@@ -787,6 +794,30 @@ impl Drive {
         self.last_kind = kind;
         self.cache = Some(st);
         result
+    }
+
+    /// DiskSim's "Read any free blocks" for a read miss at `lba` whose positioning from
+    /// `arm` (cylinder, surface) began at `positioning_start`: when the head lands past the
+    /// sector, it reads on round the track, so the sectors from the track's first one up to
+    /// `lba` pass under it before `lba` does and are cached too (`disk_buffer_seekdone`).
+    /// Returns the track's first LBA then; `None` when the head lands before `lba` (it waits,
+    /// nothing extra is read) or the track's first sector holds no LBA of the same track.
+    fn free_blocks_from(&self, lba: u64, arm: (u32, u32), positioning_start: Nanos, phase_offset: u64) -> Option<u64> {
+        let model: &DriveModel = &self.model;
+        let run = model.geometry.locate_run(lba);
+        let before = run.address.sector as u64;
+        if before == 0 || before > lba {
+            return None;
+        }
+        let first = model.geometry.locate_run(lba - before);
+        if (first.address.cylinder, first.address.surface, first.address.sector) != (run.address.cylinder, run.address.surface, 0) {
+            return None; // slipped sectors on the track: leave it
+        }
+        let arrival = positioning_start
+            + model.move_ns(arm.0, arm.1, run.address.cylinder, run.address.surface, OpKind::Read);
+        let timing = model.track_timing(run.zone_index);
+        let (wait, _) = model.portion_ns(arrival, phase_offset, timing, &run, 1, false);
+        (wait > before * timing.sector_pass_ns).then_some(lba - before)
     }
 
     /// A platter phase offset for a new access (uniform rotation draws one).

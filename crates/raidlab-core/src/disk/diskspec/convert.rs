@@ -374,7 +374,7 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
             read_ahead_max_sectors: f.cache_u32("Maximum read-ahead (blks)", all)?,
             read_ahead_over_requested: f.cache_u32("Read-ahead over requested", all)? != 0,
             read_ahead_on_idle_hit: f.cache_u32("Read-ahead on idle hit", all)? != 0,
-            read_any_free_blocks: f.kept_flag("Read any free blocks")?,
+            read_any_free_blocks: f.cache_u32("Read any free blocks", all)? != 0,
             stop_prefetch_in_sector: f.cache_u32("Stop prefetch in sector", all)? != 0,
             // raidlab's write-back always stops a read-ahead.
             write_hit_stop_prefetch: f.cache_u32("Write hit stop prefetch", |v| v != 0)? != 0,
@@ -525,6 +525,7 @@ fn drive_cache(spec: &DiskCacheSpec) -> Option<DriveCacheConfig> {
         read_ahead_max_sectors: spec.read_ahead_max_sectors,
         read_ahead_over_requested: spec.read_ahead_over_requested,
         read_ahead_on_idle_hit: spec.read_ahead_on_idle_hit,
+        read_any_free_blocks: spec.read_any_free_blocks,
         stop_prefetch_in_sector: spec.stop_prefetch_in_sector,
         read_hit_after_read_ms: spec.read_hit_after_read_ms,
         read_hit_after_write_ms: spec.read_hit_after_write_ms,
@@ -1146,7 +1147,8 @@ mod tests {
             assert!(!spec.warnings.iter().any(|w| w.contains("Number of buffer segments")), "{name}");
             assert!(!spec.warnings.iter().any(|w| w.contains("Fast write level")), "{name}");
             assert!(!spec.warnings.iter().any(|w| w.contains("Read hit over. after read")), "{name}");
-            assert!(spec.warnings.iter().any(|w| w.contains("Read any free blocks") && w.contains("DiskSpec.cache")));
+            assert!(!spec.warnings.iter().any(|w| w.contains("Read any free blocks")), "{name}");
+            assert!(spec.warnings.iter().any(|w| w.contains("Read directly to buffer") && w.contains("DiskSpec.cache")));
             let model_cache = spec.model.cache.as_ref().unwrap();
             assert_eq!(model_cache.segments, cache.segments, "{name}");
             assert!(spec.warnings.iter().any(|w| w.contains("Scheduler = disksim_ioqueue")));

@@ -66,6 +66,7 @@ pub(super) const DRIVE: Drive = Drive {
         read_ahead_max_sectors: 561,
         read_ahead_over_requested: true,
         read_ahead_on_idle_hit: false,
+        read_any_free_blocks: false,
         stop_prefetch_in_sector: false,
         read_hit_after_read_ms: 0.066,
         read_hit_after_write_ms: 0.273,

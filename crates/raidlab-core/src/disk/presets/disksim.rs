@@ -239,6 +239,7 @@ pub fn preset_source(spec: &DiskSpec, name: &str, source_file: &str) -> Result<S
             let _ = writeln!(s, "        read_ahead_max_sectors: {},", c.read_ahead_max_sectors);
             let _ = writeln!(s, "        read_ahead_over_requested: {},", c.read_ahead_over_requested);
             let _ = writeln!(s, "        read_ahead_on_idle_hit: {},", c.read_ahead_on_idle_hit);
+            let _ = writeln!(s, "        read_any_free_blocks: {},", c.read_any_free_blocks);
             let _ = writeln!(s, "        stop_prefetch_in_sector: {},", c.stop_prefetch_in_sector);
             let _ = writeln!(s, "        read_hit_after_read_ms: {:?},", c.read_hit_after_read_ms);
             let _ = writeln!(s, "        read_hit_after_write_ms: {:?},", c.read_hit_after_write_ms);
