@@ -842,6 +842,18 @@ impl Geometry {
         }
     }
 
+    /// The first LBA of the track holding `lba` (whose run is `run`), if the track's first
+    /// sector holds one: the LBAs from it to `lba` are the track's sectors before `lba`.
+    pub fn track_first_lba(&self, lba: u64, run: &Run) -> Option<u64> {
+        let zone = &self.zones[run.zone_index];
+        let before = run.address.sector as u64;
+        if matches!(zone.map, ZoneMap::Direct) && zone.remaps.is_empty() {
+            // Consecutive LBAs on consecutive sectors: no search.
+            return lba.checked_sub(before).filter(|&first| first >= zone.first_lba);
+        }
+        self.lba_of(PhysicalAddress { sector: 0, ..run.address }).filter(|&first| first <= lba)
+    }
+
     /// Slot at which logical sector 0 of the track (`cylinder`, `surface`) passes under the
     /// head (for a cylinder between zones, 0).
     pub fn skew(&self, cylinder: u32, surface: u32) -> u32 {
@@ -938,6 +950,8 @@ mod tests {
             assert!(a.cylinder < g.cylinders() && a.surface < g.surfaces() && a.sector < a.sectors_per_track);
             assert_eq!(a.sectors_per_track, g.sectors_per_track(a.cylinder));
             assert_eq!(g.lba_of(a), Some(lba), "{a:?}");
+            let first = g.lba_of(PhysicalAddress { sector: 0, ..a }).filter(|&f| f <= lba);
+            assert_eq!(g.track_first_lba(lba, &run), first, "first LBA of the track of {lba}");
             assert!(seen.insert((a.cylinder, a.surface, a.sector)), "{lba} lands on a used sector {a:?}");
             assert!(run.sectors >= 1);
             assert_eq!(run.skew, g.skew(a.cylinder, a.surface));

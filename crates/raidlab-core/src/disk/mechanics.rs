@@ -801,23 +801,23 @@ impl Drive {
     /// sector, it reads on round the track, so the sectors from the track's first one up to
     /// `lba` pass under it before `lba` does and are cached too (`disk_buffer_seekdone`).
     /// Returns the track's first LBA then; `None` when the head lands before `lba` (it waits,
-    /// nothing extra is read) or the track's first sector holds no LBA of the same track.
+    /// nothing extra is read) or the track's first sector holds no LBA.
     fn free_blocks_from(&self, lba: u64, arm: (u32, u32), positioning_start: Nanos, phase_offset: u64) -> Option<u64> {
         let model: &DriveModel = &self.model;
-        let run = model.geometry.locate_run(lba);
+        // After a read within one track the drive's last run is this one: no search.
+        let run = self.locate(lba);
         let before = run.address.sector as u64;
-        if before == 0 || before > lba {
+        if before == 0 {
             return None;
-        }
-        let first = model.geometry.locate_run(lba - before);
-        if (first.address.cylinder, first.address.surface, first.address.sector) != (run.address.cylinder, run.address.surface, 0) {
-            return None; // slipped sectors on the track: leave it
         }
         let arrival = positioning_start
             + model.move_ns(arm.0, arm.1, run.address.cylinder, run.address.surface, OpKind::Read);
         let timing = model.track_timing(run.zone_index);
         let (wait, _) = model.portion_ns(arrival, phase_offset, timing, &run, 1, false);
-        (wait > before * timing.sector_pass_ns).then_some(lba - before)
+        if wait <= before * timing.sector_pass_ns {
+            return None;
+        }
+        model.geometry.track_first_lba(lba, &run)
     }
 
     /// A platter phase offset for a new access (uniform rotation draws one).
