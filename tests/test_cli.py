@@ -416,5 +416,6 @@ def test_an_imported_drive_lists_what_it_does_not_model(tmp_path, capsys):
     assert run_cli("run", config, "-o", run_dir) == 0
     warnings = json.loads((run_dir / "summary.json").read_text())["warnings"]
     assert warnings and all(".parv" in w or ".diskspecs" in w or ".model" in w for w in warnings), warnings[:3]
-    assert any("Read any free blocks" in w for w in warnings)
+    assert any("Read directly to buffer" in w for w in warnings)
+    assert not any("Read any free blocks" in w for w in warnings)  # modelled
     assert "not modelled" in capsys.readouterr().out
