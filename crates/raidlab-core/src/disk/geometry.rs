@@ -921,7 +921,7 @@ mod tests {
         divisors.extend((0..50).map(|_| 1 + rng.below(u64::MAX - 1)));
         for d in divisors {
             let divisor = Divisor::new(d);
-            let mut numerators: Vec<u64> = vec![0, 1, d - 1, d, d + 1, (1 << 32) - 1, 1 << 32, u64::MAX];
+            let mut numerators: Vec<u64> = vec![0, 1, d - 1, d, d.saturating_add(1), (1 << 32) - 1, 1 << 32, u64::MAX];
             numerators.extend((0..200).map(|_| rng.below(1 << 32)));
             numerators.extend((0..50).map(|_| rng.below(u64::MAX)));
             for n in numerators {
