@@ -6,4 +6,4 @@ pub mod time;
 
 pub use queue::EventQueue;
 pub use rng::{RngStream, StreamId};
-pub use time::{ms_to_ns, ns_to_ms, ns_to_s, s_to_ns, Nanos};
+pub use time::{ms_to_ns, ns_to_ms, ns_to_s, round_ns, s_to_ns, Nanos};

@@ -255,7 +255,7 @@ impl Workload {
         match self.arrival {
             Loop::Poisson { mean_interarrival_ns } => {
                 self.next_arrival_ns += self.arrivals_rng.exponential(mean_interarrival_ns);
-                arrival = self.next_arrival_ns.round() as Nanos;
+                arrival = crate::sim::round_ns(self.next_arrival_ns);
             }
             Loop::Trace => {}
             Loop::Closed { .. } => arrival = now,

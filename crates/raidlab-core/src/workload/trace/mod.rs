@@ -430,7 +430,7 @@ impl TraceSource {
         if self.time_scale == 1.0 {
             since_first_ns
         } else {
-            (since_first_ns as f64 * self.time_scale).round() as Nanos
+            crate::sim::round_ns(since_first_ns as f64 * self.time_scale)
         }
     }
 }
