@@ -490,6 +490,29 @@ mod tests {
         }
     }
 
+    /// A hit in the segment a read-ahead is filling raises the read-ahead's target (DiskSim):
+    /// a sequential stream read while the read-ahead runs keeps it going past the first
+    /// read's target.
+    #[test]
+    fn a_hit_during_read_ahead_extends_it() {
+        let cache = DriveCacheConfig { prefetch: PrefetchMode::Segment, read_ahead_max_sectors: 256, ..ibm18es_cache() };
+        let mut d = drive(Some(cache), None);
+        let start = 1_000_000;
+        let first = d.service(0, start, 16, OpKind::Read);
+        // The first read's target is start + 16 + 256, some 7 ms of reading. Half a
+        // millisecond after the read, the next 16 sectors are in: a hit while the read-ahead
+        // runs, which moves the target to start + 32 + 256.
+        let t = first.total() + 500_000;
+        let second = d.service(t, start + 16, 16, OpKind::Read);
+        assert!(is_hit(&second), "{second:?}");
+        // Sectors past the first target, read by the extended read-ahead.
+        let third = d.service(t + 20_000_000, start + 272, 16, OpKind::Read);
+        assert!(is_hit(&third), "{third:?}");
+        // Past the extended target: a miss.
+        let fourth = d.service(t + 40_000_000, start + 288, 16, OpKind::Read);
+        assert!(!is_hit(&fourth), "{fourth:?}");
+    }
+
     /// "Read any free blocks": a read miss whose head lands past its first sector reads on
     /// round the track, so the track's sectors before it are cached too; a head that lands
     /// before it waits and caches nothing more.

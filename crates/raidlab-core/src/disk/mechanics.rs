@@ -689,12 +689,23 @@ impl Drive {
             let seg = &mut st.segments[p.segment];
             seg.end = p.lba + read;
             seg.start = seg.start.max(seg.end.saturating_sub(params.segment_sectors));
-            let hit = kind == OpKind::Read && n > 0 && st.find(lba).is_some_and(|i| end <= st.segments[i].end);
-            if read == p.limit || !hit {
+            let hit_in = if kind == OpKind::Read && n > 0 {
+                st.find(lba).filter(|&i| end <= st.segments[i].end)
+            } else {
+                None
+            };
+            if read == p.limit || hit_in.is_none() {
                 st.prefetch = None;
                 st.mechanism_free = free;
                 self.cylinder = cylinder;
                 self.surface = surface;
+            } else if hit_in == Some(p.segment) {
+                // A hit in the segment being filled raises the read-ahead's target to the one
+                // computed for the hit (DiskSim's `disk_buffer_attempt_seg_ownership`): a
+                // sequential stream keeps its read-ahead going.
+                let target = self.prefetch_target(params, lba, end, st.segments[p.segment].start);
+                let limit = p.limit.max(target.saturating_sub(p.lba));
+                st.prefetch = Some(Prefetch { limit, ..p });
             }
         }
         self.destage_until(&mut st, now);
