@@ -200,6 +200,19 @@ fn track_portion(
     (wait.saturating_sub(late), wait + media - late)
 }
 
+/// What [`Drive::prefetch_progress`] found.
+struct PrefetchProgress {
+    /// Sectors read.
+    read: u64,
+    /// When the mechanism is free.
+    free: Nanos,
+    /// Where the arm is.
+    cylinder: u32,
+    surface: u32,
+    /// The read-ahead from the start of the track it is on, and the arm before moving there.
+    resume: (Prefetch, u32, u32),
+}
+
 /// The immutable description of a drive type, shared by all drives of that type.
 #[derive(Debug, Clone)]
 pub struct DriveModel {
@@ -685,7 +698,8 @@ impl Drive {
         let [bus, write_bus] = model.bus_sector_ns;
         // The read-ahead up to now: it goes on through a read hit, anything else stops it.
         if let Some(p) = st.prefetch {
-            let (read, free, cylinder, surface) = self.prefetch_progress(&p, now, params.stop_in_sector);
+            let PrefetchProgress { read, free, cylinder, surface, resume } =
+                self.prefetch_progress(&p, now, params.stop_in_sector);
             let seg = &mut st.segments[p.segment];
             seg.end = p.lba + read;
             seg.start = seg.start.max(seg.end.saturating_sub(params.segment_sectors));
@@ -699,13 +713,22 @@ impl Drive {
                 st.mechanism_free = free;
                 self.cylinder = cylinder;
                 self.surface = surface;
-            } else if hit_in == Some(p.segment) {
-                // A hit in the segment being filled raises the read-ahead's target to the one
-                // computed for the hit (DiskSim's `disk_buffer_attempt_seg_ownership`): a
-                // sequential stream keeps its read-ahead going.
-                let target = self.prefetch_target(params, lba, end, st.segments[p.segment].start);
-                let limit = p.limit.max(target.saturating_sub(p.lba));
-                st.prefetch = Some(Prefetch { limit, ..p });
+            } else {
+                // It goes on. A hit in the segment being filled raises its target to the one
+                // computed for the hit (DiskSim's `disk_buffer_attempt_seg_ownership`), so a
+                // sequential stream keeps it going. It is taken up again from the start of
+                // the track it is on, so that playing it out never goes back further than
+                // that however long it runs.
+                let target = if hit_in == Some(p.segment) {
+                    self.prefetch_target(params, lba, end, st.segments[p.segment].start)
+                } else {
+                    0
+                };
+                let (mut from, arm_cylinder, arm_surface) = resume;
+                from.limit = from.limit.max(target.saturating_sub(from.lba));
+                st.prefetch = Some(from);
+                self.cylinder = arm_cylinder;
+                self.surface = arm_surface;
             }
         }
         self.destage_until(&mut st, now);
@@ -928,23 +951,28 @@ impl Drive {
 
     /// How far read-ahead `p` has got by `until`: sectors read, when the mechanism is free
     /// (`until`, or the end of the sector in progress unless `stop_in_sector`, or earlier if
-    /// the read-ahead reached its limit) and where the arm is.
-    fn prefetch_progress(&self, p: &Prefetch, until: Nanos, stop_in_sector: bool) -> (u64, Nanos, u32, u32) {
+    /// the read-ahead reached its limit) and where the arm is; and, to go on from, the
+    /// read-ahead as it stood when it began the track it is on at `until`.
+    fn prefetch_progress(&self, p: &Prefetch, until: Nanos, stop_in_sector: bool) -> PrefetchProgress {
         let model: &DriveModel = &self.model;
         let geometry = &model.geometry;
         let (mut cylinder, mut surface) = (self.cylinder, self.surface);
         if until <= p.start || p.limit == 0 {
-            return (0, p.start.max(until.min(p.start)), cylinder, surface);
+            return PrefetchProgress { read: 0, free: p.start.max(until.min(p.start)), cylinder, surface, resume: (*p, cylinder, surface) };
         }
         let mut run = self.locate(p.lba);
         let mut t = p.start;
         let mut done = 0u64;
         let mut lba = p.lba;
         loop {
+            // Everything from here on follows from (t, lba, the arm): the read-ahead can be
+            // taken up again from this point with the same result.
+            let resume = (Prefetch { start: t, lba, limit: p.limit - done, ..*p }, cylinder, surface);
+            let stop = |read: u64, free: Nanos, cylinder: u32, surface: u32| PrefetchProgress { read, free, cylinder, surface, resume };
             let switch =
                 model.move_ns(cylinder, surface, run.address.cylinder, run.address.surface, OpKind::Read);
             if t + switch >= until {
-                return (done, until, cylinder, surface);
+                return stop(done, until, cylinder, surface);
             }
             t += switch;
             (cylinder, surface) = (run.address.cylinder, run.address.surface);
@@ -955,23 +983,23 @@ impl Drive {
                 t += end_ns;
                 done += count as u64;
                 if done == p.limit {
-                    return (done, t, cylinder, surface);
+                    return stop(done, t, cylinder, surface);
                 }
                 lba += count as u64;
                 run = geometry.next_run(&run, lba);
                 continue;
             }
             if t + wait_ns >= until {
-                return (done, until, cylinder, surface);
+                return stop(done, until, cylinder, surface);
             }
             let sector_ns = timing.sector_pass_ns;
             let into = until - (t + wait_ns);
             let whole = (into / sector_ns).min(count as u64);
             if stop_in_sector || into.is_multiple_of(sector_ns) || whole == count as u64 {
-                return (done + whole, until, cylinder, surface);
+                return stop(done + whole, until, cylinder, surface);
             }
             let free = (t + wait_ns + (whole + 1) * sector_ns).min(t + end_ns);
-            return (done + whole + 1, free, cylinder, surface);
+            return stop(done + whole + 1, free, cylinder, surface);
         }
     }
 
@@ -1041,6 +1069,36 @@ mod tests {
     fn drive(cfg: &DriveModelConfig, rotation: RotationModel) -> Drive {
         let model = Arc::new(DriveModel::new(cfg, "drive.model").unwrap());
         Drive::new(model, rotation, RngStream::new(42, StreamId::Drive(0)))
+    }
+
+    /// A read-ahead taken up again from where `prefetch_progress` says it stood (the start
+    /// of the track it was on) plays out exactly as the original one: same sectors read,
+    /// same free time, same arm — on a zoned, slipped, skewed drive, over track and cylinder
+    /// switches, with both rotation models.
+    #[test]
+    fn a_read_ahead_resumed_from_its_progress_plays_out_the_same() {
+        for rotation in [RotationModel::Exact, RotationModel::Uniform] {
+            let mut d = drive(&presets::preset("ibm18es").unwrap(), rotation);
+            let mut rng = RngStream::new(9, StreamId::Policy(0));
+            let capacity = d.model.capacity_sectors();
+            for _ in 0..300 {
+                let lba = rng.below(capacity - 20_000);
+                let start = rng.below(1_000_000_000);
+                let p = Prefetch { segment: 0, start, lba, limit: 1 + rng.below(5_000), phase_offset: rng.below(P) };
+                let arm = (rng.below(d.model.geometry.cylinders() as u64) as u32, rng.below(5) as u32);
+                let t2 = start + rng.below(200_000_000);
+                let t1 = start + rng.below(t2 - start + 1);
+                let stop_in_sector = rng.below(2) == 0;
+                (d.cylinder, d.surface) = arm;
+                let whole = d.prefetch_progress(&p, t2, stop_in_sector);
+                let (from, cylinder, surface) = d.prefetch_progress(&p, t1, stop_in_sector).resume;
+                (d.cylinder, d.surface) = (cylinder, surface);
+                let resumed = d.prefetch_progress(&from, t2, stop_in_sector);
+                let what = format!("{p:?} t1 {t1} t2 {t2} resumed from {from:?}");
+                assert_eq!(from.lba - p.lba + resumed.read, whole.read, "{what}");
+                assert_eq!((resumed.free, resumed.cylinder, resumed.surface), (whole.free, whole.cylinder, whole.surface), "{what}");
+            }
+        }
     }
 
     fn ibm0661(rotation: RotationModel) -> Drive {
