@@ -513,6 +513,30 @@ mod tests {
         assert!(!is_hit(&fourth), "{fourth:?}");
     }
 
+    /// A read that starts in the segment a read-ahead is filling and ends past what it has
+    /// read is served by the read-ahead as it goes (DiskSim): no repositioning, no rotational
+    /// wait; the host transfer starts after the hit overhead; and the read-ahead goes on past
+    /// the read, so the stream's next read hits.
+    #[test]
+    fn a_read_ahead_serves_a_read_that_starts_in_its_segment() {
+        let cache = DriveCacheConfig { prefetch: PrefetchMode::Segment, read_ahead_max_sectors: 256, ..ibm18es_cache() };
+        let mut d = drive(Some(cache.clone()), None);
+        let bus = ms_to_ns(d.model.config.bus_sector_ms);
+        let revolution = d.model.revolution_ns() as u64;
+        let start = 1_000_000;
+        let first = d.service(0, start, 16, OpKind::Read);
+        let t = first.total() + 200_000;
+        let second = d.service(t, start + 16, 200, OpKind::Read);
+        assert_eq!((second.seek, second.rotation, second.wait), (0, 0, 0), "{second:?}");
+        assert_eq!(second.bus, 200 * bus);
+        assert!(second.transfer < revolution, "{second:?}");
+        let third = d.service(t + second.total() + 5_000_000, start + 216, 16, OpKind::Read);
+        assert!(is_hit(&third), "{third:?}");
+        // The hit overhead (after a read), as a full hit pays it.
+        assert_eq!(second.overhead, third.overhead);
+        assert!(second.overhead < ms_to_ns(cache.read_hit_after_read_ms) + 1_000_000);
+    }
+
     /// "Read any free blocks": a read miss whose head lands past its first sector reads on
     /// round the track, so the track's sectors before it are cached too; a head that lands
     /// before it waits and caches nothing more.

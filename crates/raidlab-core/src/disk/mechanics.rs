@@ -703,11 +703,13 @@ impl Drive {
             let seg = &mut st.segments[p.segment];
             seg.end = p.lba + read;
             seg.start = seg.start.max(seg.end.saturating_sub(params.segment_sectors));
-            let hit_in = if kind == OpKind::Read && n > 0 {
-                st.find(lba).filter(|&i| end <= st.segments[i].end)
-            } else {
-                None
-            };
+            let found = if kind == OpKind::Read && n > 0 { st.find(lba) } else { None };
+            let hit_in = found.filter(|&i| end <= st.segments[i].end);
+            // A read that starts in the segment being filled and ends past what is read so
+            // far is served by the read-ahead as it goes (DiskSim's
+            // `disk_buffer_attempt_access_swap`): no stop, no repositioning.
+            let joins = read < p.limit && found == Some(p.segment) && hit_in.is_none();
+            let hit_in = if joins { found } else { hit_in };
             if read == p.limit || hit_in.is_none() {
                 st.prefetch = None;
                 st.mechanism_free = free;
@@ -725,7 +727,7 @@ impl Drive {
                     0
                 };
                 let (mut from, arm_cylinder, arm_surface) = resume;
-                from.limit = from.limit.max(target.saturating_sub(from.lba));
+                from.limit = from.limit.max(target.max(end).saturating_sub(from.lba));
                 st.prefetch = Some(from);
                 self.cylinder = arm_cylinder;
                 self.surface = arm_surface;
@@ -735,7 +737,22 @@ impl Drive {
         let mut result;
         if kind == OpKind::Read && n > 0 {
             let found = st.find(lba);
-            if let Some(i) = found.filter(|&i| end <= st.segments[i].end) {
+            let joined = st.prefetch.filter(|p| found == Some(p.segment) && end > st.segments[p.segment].end);
+            if let (Some(p), Some(i)) = (joined, found) {
+                // The read-ahead reads the rest: the host transfer starts after the hit
+                // overhead and ends one bus time after the last sector is read, if that is
+                // later than the bus alone allows.
+                st.touch(i);
+                let last_read = self.prefetch_progress(&Prefetch { limit: end - p.lba, ..p }, Nanos::MAX, true).free;
+                let command_done = now + params.read_hit_ns[after_write];
+                let bus_done = command_done + n * bus;
+                result = ServiceTime {
+                    overhead: params.read_hit_ns[after_write] + model.completion_ns[0],
+                    bus: n * bus,
+                    transfer: (last_read + bus).saturating_sub(bus_done),
+                    ..ServiceTime::default()
+                };
+            } else if let Some(i) = found.filter(|&i| end <= st.segments[i].end) {
                 // Full hit: from the buffer, no mechanics.
                 st.touch(i);
                 result = ServiceTime {
