@@ -513,6 +513,25 @@ mod tests {
         assert!(!is_hit(&fourth), "{fourth:?}");
     }
 
+    /// A hit in another segment lets a running read-ahead go on, but does not move its
+    /// target.
+    #[test]
+    fn a_hit_elsewhere_does_not_extend_a_read_ahead() {
+        let mut d = drive(Some(ibm18es_cache()), None);
+        let mut now = 0;
+        // Segment A, at high LBAs, filled and idle.
+        now += d.service(now, 5_000_000, 16, OpKind::Read).total() + 50_000_000;
+        // A read at lower LBAs starts a read-ahead into segment B (target: its end + 511).
+        now += d.service(now, 3_000_000, 16, OpKind::Read).total() + 200_000;
+        // A hit in A while B's read-ahead runs.
+        let hit = d.service(now, 5_000_016, 16, OpKind::Read);
+        assert!(is_hit(&hit), "{hit:?}");
+        // Long after: B holds up to its target, not beyond.
+        now += hit.total() + 100_000_000;
+        assert!(is_hit(&d.service(now, 3_000_016 + 400, 16, OpKind::Read)));
+        assert!(!is_hit(&d.service(now + 50_000_000, 3_000_016 + 511, 16, OpKind::Read)));
+    }
+
     /// A read that starts in the segment a read-ahead is filling and ends past what it has
     /// read is served by the read-ahead as it goes (DiskSim): no repositioning, no rotational
     /// wait; the host transfer starts after the hit overhead; and the read-ahead goes on past

@@ -721,13 +721,14 @@ impl Drive {
                 // sequential stream keeps it going. It is taken up again from the start of
                 // the track it is on, so that playing it out never goes back further than
                 // that however long it runs.
+                // (A hit in another segment leaves it as it is.)
                 let target = if hit_in == Some(p.segment) {
-                    self.prefetch_target(params, lba, end, st.segments[p.segment].start)
+                    self.prefetch_target(params, lba, end, st.segments[p.segment].start).max(end)
                 } else {
                     0
                 };
                 let (mut from, arm_cylinder, arm_surface) = resume;
-                from.limit = from.limit.max(target.max(end).saturating_sub(from.lba));
+                from.limit = from.limit.max(target.saturating_sub(from.lba));
                 st.prefetch = Some(from);
                 self.cylinder = arm_cylinder;
                 self.surface = arm_surface;
