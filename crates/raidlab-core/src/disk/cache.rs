@@ -11,14 +11,20 @@
 //!   into the read's segment, up to DiskSim's target ([`PrefetchMode`],
 //!   `read_ahead_max_sectors`; see `Drive::prefetch_target`) or until the next command
 //!   arrives; the segment keeps only its last `segment_sectors` sectors. A read
-//!   hit does not stop it (the mechanism is not needed); any other command does, at the next
-//!   sector boundary (or at once with `stop_prefetch_in_sector`). The arm stays where the
-//!   read-ahead stopped.
+//!   hit does not stop it (the mechanism is not needed); a hit in the segment it fills
+//!   raises its target, and a read that starts there and ends past what it has read is
+//!   served by it as it goes; any other command stops it, at the next sector boundary (or
+//!   at once with `stop_prefetch_in_sector`). The arm stays where the read-ahead stopped.
 //! * **Read hits.** A read whose sectors all lie in a segment (read-ahead counted up to
 //!   `now`) costs the hit overhead plus the host transfer, no mechanics. A read whose first
 //!   sectors are cached (a partial hit) sends them at once (DiskSim's "Immed transfer partial
 //!   hit", set on every shipped drive) and reads the rest from the medium with the miss
-//!   overheads.
+//!   overheads. With `read_any_free_blocks`, a miss whose head lands past its first sector
+//!   also caches the track's sectors before it.
+//! * **Segments for writes.** A write drops every segment holding its sectors and, unless a
+//!   segment is reserved for writes, takes one from the shared pool, which then holds the
+//!   written sectors for later reads (`read_hits_on_write_data`) or nothing
+//!   (`CacheState::place_write`).
 //! * **Write-back** (`fast_write_level` ≥ 1). A write of at most one segment completes after
 //!   the write-hit overhead and its host transfer into a write segment (appended to the last
 //!   dirty segment when it continues it and `combine_sequential_writes`). Dirty segments are
@@ -27,10 +33,10 @@
 //!   write waits for the oldest destage. Level 1 allows one dirty segment (appending
 //!   writes); level 2 `write_segments`.
 //!
-//! Not modelled (reported by the importer): minimum read-ahead, "read any free blocks",
-//! read hits on dirty data, the write water mark (the read water mark is the bus protocol's,
-//! `super::interface`), and DiskSim's rule that a read waits for *all* dirty
-//! data to be flushed (here it waits only for the destage in progress).
+//! Not modelled (reported by the importer): minimum read-ahead, the write water mark (the
+//! read water mark is the bus protocol's, `super::interface`); DiskSim's fast write starting
+//! its media write right after the write-hit overhead (here: once its data is in), and its
+//! rule that even a full hit waits for a media write in progress (here only misses wait).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

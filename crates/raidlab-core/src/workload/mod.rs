@@ -83,7 +83,7 @@ pub enum ArrivalConfig {
         #[serde(default)]
         think_ms: f64,
         /// Take each think time from the trace instead: request k+1 is issued
-        /// t[k+1] − t[k] (the trace's own gap) after request k completes. This is how DiskSim
+        /// `t[k+1] − t[k]` (the trace's own gap) after request k completes. This is how DiskSim
         /// replays a `validate` trace. Needs a trace, `outstanding = 1` and `think_ms = 0`.
         #[serde(default, skip_serializing_if = "is_false")]
         #[schemars(extend("default" = false))]
