@@ -482,6 +482,19 @@ impl ServiceTime {
     }
 }
 
+/// What [`Drive::media`] did.
+struct MediaAccess {
+    /// The service time of the access.
+    time: ServiceTime,
+    /// When the medium is done (before the completion overhead and a read's host transfer).
+    end: Nanos,
+    /// The platter phase offset used.
+    phase_offset: u64,
+    /// The run of the first sector, and when the head reached its track.
+    first_run: Run,
+    first_arrival: Nanos,
+}
+
 /// Whom a media access works for: a command (the bus protocol applies) or a destage.
 #[derive(Debug, Clone, Copy)]
 enum Host {
@@ -548,12 +561,12 @@ impl Drive {
         let after_write = self.last_kind == OpKind::Write;
         self.last_kind = kind;
         let bus = self.model.bus_sector_ns[(kind == OpKind::Write) as usize];
-        self.media::<false>(now, lba, sectors, kind, overhead, 0, bus, Host::Command { after_write }).0
+        self.media::<false>(now, lba, sectors, kind, overhead, 0, bus, Host::Command { after_write }).time
     }
 
     /// The mechanical part of an access starting at `now` with `overhead` before positioning:
-    /// moves the arm; returns the service time, the time the medium is done (before the
-    /// completion overhead and a read's host transfer) and the platter phase offset used.
+    /// moves the arm; returns the service time, the time the medium is done, the platter
+    /// phase offset used and where and when the access reached its first track.
     /// `prefix` sectors before `lba` come from the cache: the host gets them first. `bus` is
     /// the host interface's time per sector (0 for a destage, whose data is in the buffer);
     /// `host` says whether a command waits for it (the drive's bus protocol applies) or a
@@ -572,7 +585,7 @@ impl Drive {
         prefix: u32,
         bus: Nanos,
         host: Host,
-    ) -> (ServiceTime, Nanos, u64) {
+    ) -> MediaAccess {
         let model: &DriveModel = &self.model;
         let geometry = &model.geometry;
         let write = kind == OpKind::Write;
@@ -581,11 +594,12 @@ impl Drive {
         let mut seek =
             model.move_ns(self.cylinder, self.surface, run.address.cylinder, run.address.surface, kind);
         let mut result = ServiceTime { overhead, ..ServiceTime::default() };
+        let (first_run, first_arrival) = (run, now + overhead + seek);
         if sectors == 0 {
             result.seek = seek;
             self.cylinder = run.address.cylinder;
             self.surface = run.address.surface;
-            return (result, now + overhead + seek, 0);
+            return MediaAccess { time: result, end: first_arrival, phase_offset: 0, first_run, first_arrival };
         }
         let phase_offset = match self.rotation {
             RotationModel::Exact => 0,
@@ -681,7 +695,7 @@ impl Drive {
         }
         self.cylinder = run.address.cylinder;
         self.surface = run.address.surface;
-        (result, t, phase_offset)
+        MediaAccess { time: result, end: t, phase_offset, first_run, first_arrival }
     }
 
     /// [`Drive::service`] on a drive with a cache (see [`super::cache`]). Kept out of line
@@ -704,25 +718,24 @@ impl Drive {
             seg.end = p.lba + read;
             seg.start = seg.start.max(seg.end.saturating_sub(params.segment_sectors));
             let found = if kind == OpKind::Read && n > 0 { st.find(lba) } else { None };
-            let hit_in = found.filter(|&i| end <= st.segments[i].end);
-            // A read that starts in the segment being filled and ends past what is read so
-            // far is served by the read-ahead as it goes (DiskSim's
-            // `disk_buffer_attempt_access_swap`): no stop, no repositioning.
-            let joins = read < p.limit && found == Some(p.segment) && hit_in.is_none();
-            let hit_in = if joins { found } else { hit_in };
-            if read == p.limit || hit_in.is_none() {
+            let full_hit = found.is_some_and(|i| end <= st.segments[i].end);
+            // A read that starts in the segment being filled goes with the read-ahead: a full
+            // hit, or one that ends past what is read so far and is served by the read-ahead
+            // as it goes (DiskSim's `disk_buffer_attempt_access_swap`): no stop, no
+            // repositioning.
+            let in_filling = found == Some(p.segment);
+            if read == p.limit || !(full_hit || in_filling) {
                 st.prefetch = None;
                 st.mechanism_free = free;
                 self.cylinder = cylinder;
                 self.surface = surface;
             } else {
-                // It goes on. A hit in the segment being filled raises its target to the one
-                // computed for the hit (DiskSim's `disk_buffer_attempt_seg_ownership`), so a
-                // sequential stream keeps it going. It is taken up again from the start of
-                // the track it is on, so that playing it out never goes back further than
-                // that however long it runs.
-                // (A hit in another segment leaves it as it is.)
-                let target = if hit_in == Some(p.segment) {
+                // It goes on. A read in the segment being filled raises its target to the one
+                // computed for the read (DiskSim's `disk_buffer_attempt_seg_ownership`), so a
+                // sequential stream keeps it going; a hit in another segment leaves it as it
+                // is. It is taken up again from the start of the track it is on, so that
+                // playing it out never goes back further than that however long it runs.
+                let target = if in_filling {
                     self.prefetch_target(params, lba, end, st.segments[p.segment].start).max(end)
                 } else {
                     0
@@ -782,10 +795,10 @@ impl Drive {
                 let prefix = found.map_or(0, |i| st.segments[i].end - lba);
                 let start = now.max(st.mechanism_free);
                 let overhead = model.overhead_ns(OpKind::Read, self.last_kind);
-                let arm = (self.cylinder, self.surface);
-                let (r, media_end, phase_offset) =
+                let access =
                     self.media::<true>(start, lba + prefix, (n - prefix) as u32, OpKind::Read, overhead, prefix as u32, bus, host);
-                result = r;
+                let (media_end, phase_offset) = (access.end, access.phase_offset);
+                result = access.time;
                 result.wait = start - now;
                 st.mechanism_free = media_end;
                 let i = match found {
@@ -793,9 +806,7 @@ impl Drive {
                     None => st.allocate(params.read_segments),
                 };
                 let first_cached = match found {
-                    None if params.read_any_free_blocks => {
-                        self.free_blocks_from(lba, arm, start + overhead, phase_offset).unwrap_or(lba)
-                    }
+                    None if params.read_any_free_blocks => self.free_blocks_from(lba, &access).unwrap_or(lba),
                     _ => lba,
                 };
                 st.segments[i].start = first_cached.max(end.saturating_sub(params.segment_sectors));
@@ -838,38 +849,35 @@ impl Drive {
             let start = now.max(st.mechanism_free);
             let overhead = model.overhead_ns(kind, self.last_kind);
             let kind_bus = model.bus_sector_ns[(kind == OpKind::Write) as usize];
-            let (r, media_end, _) = self.media::<true>(start, lba, sectors, kind, overhead, 0, kind_bus, host);
-            result = r;
+            let access = self.media::<true>(start, lba, sectors, kind, overhead, 0, kind_bus, host);
+            result = access.time;
             result.wait = start - now;
-            st.mechanism_free = media_end;
+            st.mechanism_free = access.end;
         }
         self.last_kind = kind;
         self.cache = Some(st);
         result
     }
 
-    /// DiskSim's "Read any free blocks" for a read miss at `lba` whose positioning from
-    /// `arm` (cylinder, surface) began at `positioning_start`: when the head lands past the
-    /// sector, it reads on round the track, so the sectors from the track's first one up to
-    /// `lba` pass under it before `lba` does and are cached too (`disk_buffer_seekdone`).
-    /// Returns the track's first LBA then; `None` when the head lands before `lba` (it waits,
-    /// nothing extra is read) or the track's first sector holds no LBA.
-    fn free_blocks_from(&self, lba: u64, arm: (u32, u32), positioning_start: Nanos, phase_offset: u64) -> Option<u64> {
+    /// DiskSim's "Read any free blocks" for a read miss at `lba` served by `access`: when the
+    /// head lands past the sector, it reads on round the track, so the sectors from the
+    /// track's first one up to `lba` pass under it before `lba` does and are cached too
+    /// (`disk_buffer_seekdone`). Returns the track's first LBA then; `None` when the head
+    /// lands before `lba` (it waits, nothing extra is read) or the track's first sector holds
+    /// no LBA. The landing is judged for `lba` alone, without zero latency, as DiskSim does.
+    fn free_blocks_from(&self, lba: u64, access: &MediaAccess) -> Option<u64> {
         let model: &DriveModel = &self.model;
-        // After a read within one track the drive's last run is this one: no search.
-        let run = self.locate(lba);
+        let run = &access.first_run;
         let before = run.address.sector as u64;
         if before == 0 {
             return None;
         }
-        let arrival = positioning_start
-            + model.move_ns(arm.0, arm.1, run.address.cylinder, run.address.surface, OpKind::Read);
         let timing = model.track_timing(run.zone_index);
-        let (wait, _) = model.portion_ns(arrival, phase_offset, timing, &run, 1, false);
+        let (wait, _) = model.portion_ns(access.first_arrival, access.phase_offset, timing, run, 1, false);
         if wait <= before * timing.sector_pass_ns {
             return None;
         }
-        model.geometry.track_first_lba(lba, &run)
+        model.geometry.track_first_lba(lba, run)
     }
 
     /// A platter phase offset for a new access (uniform rotation draws one).
@@ -897,7 +905,7 @@ impl Drive {
     #[inline(never)]
     fn destage(&mut self, st: &mut CacheState, d: Dirty) -> Nanos {
         let start = st.mechanism_free.max(d.ready);
-        let (_, done, _) = self.media::<true>(start, d.start, (d.end - d.start) as u32, OpKind::Write, 0, 0, 0, Host::Destage);
+        let done = self.media::<true>(start, d.start, (d.end - d.start) as u32, OpKind::Write, 0, 0, 0, Host::Destage).end;
         st.mechanism_free = done;
         done
     }
