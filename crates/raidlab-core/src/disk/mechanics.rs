@@ -965,8 +965,7 @@ impl Drive {
                 let track_start = end - run.address.sector as u64;
                 let track_end = track_start + run.address.sectors_per_track as u64;
                 if segment_start < track_start {
-                    let first = self.locate(start);
-                    track_end + first.address.sectors_per_track as u64
+                    track_end + geometry.zones()[geometry.zone_index_of_lba(start)].sectors_per_track as u64
                 } else {
                     track_end
                 }
