@@ -550,6 +550,16 @@ mod tests {
         (spec, failed)
     }
 
+    /// A fast path's plan is the general planner's: the same ops and everything learnt.
+    fn assert_same_plan(fast: &Plan, general: &Plan, what: String) {
+        assert_eq!(fast.ops, general.ops, "{what}");
+        assert_eq!(fast.phases, general.phases, "{what}");
+        assert_eq!(fast.degraded, general.degraded, "{what}");
+        assert_eq!(fast.lost_sectors, general.lost_sectors, "{what}");
+        assert_eq!(fast.pre_read_sectors, general.pre_read_sectors, "{what}");
+        assert_eq!((fast.rmw_segments, fast.rcw_segments), (general.rmw_segments, general.rcw_segments), "{what}");
+    }
+
     #[test]
     fn fast_paths_build_the_general_plan() {
         use crate::sim::{RngStream, StreamId};
@@ -564,13 +574,7 @@ mod tests {
                 general.reset();
                 general.compute_touched(&m, 8, spec);
                 plan_parity_general(&m, spec, &failed, &mut general);
-                let what = format!("{spec:?} failed {failed:?}");
-                assert_eq!(fast.ops, general.ops, "{what}");
-                assert_eq!(fast.phases, general.phases, "{what}");
-                assert_eq!(fast.degraded, general.degraded, "{what}");
-                assert_eq!(fast.lost_sectors, general.lost_sectors, "{what}");
-                assert_eq!(fast.pre_read_sectors, general.pre_read_sectors, "{what}");
-                assert_eq!((fast.rmw_segments, fast.rcw_segments), (general.rmw_segments, general.rcw_segments), "{what}");
+                assert_same_plan(&fast, &general, format!("{spec:?} failed {failed:?}"));
             }
         }
     }
@@ -590,9 +594,7 @@ mod tests {
                 general.compute_touched(&m, 8, spec);
                 let kind = if spec.is_write { OpKind::Write } else { OpKind::Read };
                 plan_striped_general(&m, kind, &failed, &mut general);
-                let what = format!("{spec:?} failed {failed:?}");
-                assert_eq!(fast.ops, general.ops, "{what}");
-                assert_eq!((fast.phases, fast.degraded, fast.lost_sectors), (general.phases, general.degraded, general.lost_sectors), "{what}");
+                assert_same_plan(&fast, &general, format!("{spec:?} failed {failed:?}"));
             }
         }
     }
