@@ -550,52 +550,62 @@ mod tests {
         (spec, failed)
     }
 
-    /// A fast path's plan is the general planner's: the same ops and everything learnt.
-    fn assert_same_plan(fast: &Plan, general: &Plan, what: String) {
-        assert_eq!(fast.ops, general.ops, "{what}");
-        assert_eq!(fast.phases, general.phases, "{what}");
-        assert_eq!(fast.degraded, general.degraded, "{what}");
-        assert_eq!(fast.lost_sectors, general.lost_sectors, "{what}");
-        assert_eq!(fast.pre_read_sectors, general.pre_read_sectors, "{what}");
-        assert_eq!((fast.rmw_segments, fast.rcw_segments), (general.rmw_segments, general.rcw_segments), "{what}");
+    /// On 4,000 random pieces of `l` (each drive failed with probability 1/`fail_one_in`),
+    /// `fast` builds the plan `general` builds from a fresh plan holding the piece's touched
+    /// units: the same ops and everything learnt.
+    fn fast_path_builds_the_general_plan(
+        l: &dyn layout::Layout,
+        seed: u64,
+        fail_one_in: u64,
+        fast: impl Fn(&StripeMap, PieceSpec, &[bool], &mut Plan),
+        general: impl Fn(&StripeMap, PieceSpec, &[bool], &mut Plan),
+    ) {
+        let mut rng = crate::sim::RngStream::new(seed, crate::sim::StreamId::Policy(0));
+        let mut m = StripeMap::default();
+        let (mut a, mut b) = (Plan::default(), Plan::default());
+        for _ in 0..4000 {
+            let (spec, failed) = random_piece(&mut rng, l, &mut m, fail_one_in);
+            fast(&m, spec, &failed, &mut a);
+            b.reset();
+            b.compute_touched(&m, 8, spec);
+            general(&m, spec, &failed, &mut b);
+            let what = format!("{} drives, {spec:?} failed {failed:?}", l.drives());
+            assert_eq!(a.ops, b.ops, "{what}");
+            assert_eq!(a.phases, b.phases, "{what}");
+            assert_eq!(a.degraded, b.degraded, "{what}");
+            assert_eq!(a.lost_sectors, b.lost_sectors, "{what}");
+            assert_eq!(a.pre_read_sectors, b.pre_read_sectors, "{what}");
+            assert_eq!((a.rmw_segments, a.rcw_segments), (b.rmw_segments, b.rcw_segments), "{what}");
+        }
     }
 
     #[test]
     fn fast_paths_build_the_general_plan() {
-        use crate::sim::{RngStream, StreamId};
-        let mut rng = RngStream::new(3, StreamId::Policy(0));
         for drives in [3u32, 4, 5, 8] {
             let (l, _) = raid5(drives);
-            let mut m = StripeMap::default();
-            let (mut fast, mut general) = (Plan::default(), Plan::default());
-            for _ in 0..4000 {
-                let (spec, failed) = random_piece(&mut rng, l.as_ref(), &mut m, 6);
-                plan_parity(&m, 8, spec, &failed, &mut fast);
-                general.reset();
-                general.compute_touched(&m, 8, spec);
-                plan_parity_general(&m, spec, &failed, &mut general);
-                assert_same_plan(&fast, &general, format!("{spec:?} failed {failed:?}"));
-            }
+            fast_path_builds_the_general_plan(
+                l.as_ref(),
+                3,
+                6,
+                |m, spec, failed, plan| plan_parity(m, 8, spec, failed, plan),
+                |m, spec, failed, plan| plan_parity_general(m, spec, failed, plan),
+            );
         }
     }
 
     #[test]
     fn striped_fast_path_builds_the_general_plan() {
-        use crate::sim::{RngStream, StreamId};
-        let mut rng = RngStream::new(4, StreamId::Policy(0));
         for drives in [1u32, 2, 5] {
-            let l = small_layout("raid0", drives);
-            let mut m = StripeMap::default();
-            let (mut fast, mut general) = (Plan::default(), Plan::default());
-            for _ in 0..4000 {
-                let (spec, failed) = random_piece(&mut rng, l.as_ref(), &mut m, 4);
-                plan_striped(&m, 8, spec, &failed, &mut fast);
-                general.reset();
-                general.compute_touched(&m, 8, spec);
-                let kind = if spec.is_write { OpKind::Write } else { OpKind::Read };
-                plan_striped_general(&m, kind, &failed, &mut general);
-                assert_same_plan(&fast, &general, format!("{spec:?} failed {failed:?}"));
-            }
+            fast_path_builds_the_general_plan(
+                small_layout("raid0", drives).as_ref(),
+                4,
+                4,
+                |m, spec, failed, plan| plan_striped(m, 8, spec, failed, plan),
+                |m, spec, failed, plan| {
+                    let kind = if spec.is_write { OpKind::Write } else { OpKind::Read };
+                    plan_striped_general(m, kind, failed, plan)
+                },
+            );
         }
     }
 
