@@ -588,7 +588,7 @@ mod tests {
                 3,
                 6,
                 |m, spec, failed, plan| plan_parity(m, 8, spec, failed, plan),
-                |m, spec, failed, plan| plan_parity_general(m, spec, failed, plan),
+                plan_parity_general,
             );
         }
     }
