@@ -246,7 +246,10 @@ impl Zone {
                     let from = thresholds.partition_point(|&(u, _)| u < unit);
                     let to = thresholds.partition_point(|&(u, t)| u < unit || (u == unit && t <= r));
                     position += (to - from) as u64;
-                    if let Some(&next) = positions.get(positions.partition_point(|&p| p <= position)) {
+                    // The slips at or before `position` are the `to` ones counted so far
+                    // (the unit's uncounted ones have thresholds past `r`, so positions past
+                    // `position`): the next is the `to`-th.
+                    if let Some(&next) = positions.get(to) {
                         run = run.min(next - position);
                     }
                 }
