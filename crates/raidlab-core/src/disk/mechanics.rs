@@ -41,11 +41,11 @@
 use std::sync::Arc;
 
 use super::cache::{CacheParams, CacheState, Dirty, Prefetch, PrefetchMode};
-use super::geometry::{Divisor, Run};
+use super::geometry::Run;
 use super::interface::Interface;
 use super::{DriveModelConfig, Geometry, OpKind, RotationModel, SeekCurve};
 use crate::error::{Error, Result};
-use crate::sim::{ms_to_ns, Nanos, RngStream};
+use crate::sim::{ms_to_ns, Divisor, Nanos, RngStream};
 
 /// Phase units in one revolution: 60 s in ns × 1000, so that a spindle of `rpm` turns
 /// `rpm × 1000` units per ns exactly (speeds are held to 0.001 rpm).
