@@ -67,7 +67,7 @@ impl StripeLocks {
         while e.head != NONE {
             let p = e.head;
             let wants_write = w.wants_write(p);
-            if wants_write && (e.writer || e.readers > 0) || !wants_write && e.writer {
+            if e.writer || (wants_write && e.readers > 0) {
                 break;
             }
             if wants_write {
