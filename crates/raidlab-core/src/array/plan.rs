@@ -367,6 +367,7 @@ fn plan_parity_general(map: &StripeMap, spec: PieceSpec, failed: &[bool], plan: 
 /// Build the plan of a piece on a mirrored layout (copies ≥ 2). Reads go to an idle copy,
 /// else to the copy with the shorter expected positioning time; exact ties are broken by the
 /// seeded RNG (seed 004 §2.2.1). Writes go to every surviving copy.
+#[allow(clippy::too_many_arguments)]
 pub fn plan_mirror(
     map: &StripeMap,
     unit: u64,

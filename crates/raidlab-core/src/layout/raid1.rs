@@ -17,7 +17,7 @@ impl Raid1Layout {
         if params.copies < 2 {
             return Err(Error::config(format!("{key}.copies"), "RAID-1 needs at least 2 copies"));
         }
-        if params.drives < params.copies || params.drives % params.copies != 0 {
+        if params.drives < params.copies || !params.drives.is_multiple_of(params.copies) {
             return Err(Error::config(
                 format!("{key}.drives"),
                 format!(

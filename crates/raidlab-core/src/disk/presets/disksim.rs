@@ -46,23 +46,15 @@ OR DOCUMENTATION.
 
 /// One zone: first cylinder, cylinders, sectors per track, first-sector offset, track-switch
 /// skew, cylinder-switch skew (sectors), reserved sectors, spares, slips, remaps.
-pub type Zone = (u32, u32, u32, u32, u32, u32, u64, u32, &'static [u64], &'static [(u64, u64)]);
+pub type Zone = ZoneOf<'static>;
+
+/// A [`Zone`] tuple whose slips and remaps live for `'a`.
+pub type ZoneOf<'a> = (u32, u32, u32, u32, u32, u32, u64, u32, &'a [u64], &'a [(u64, u64)]);
 
 /// The zone configuration of a [`Zone`] tuple (of any lifetime, so that tests can build
 /// DiskSim-style zones the same way).
 pub fn zone_config(
-    &(first, cylinders, spt, offset, track, cylinder, reserved, spares, slips, remaps): &(
-        u32,
-        u32,
-        u32,
-        u32,
-        u32,
-        u32,
-        u64,
-        u32,
-        &[u64],
-        &[(u64, u64)],
-    ),
+    &(first, cylinders, spt, offset, track, cylinder, reserved, spares, slips, remaps): &ZoneOf<'_>,
 ) -> ZoneConfig {
     ZoneConfig {
         cylinders,
