@@ -45,6 +45,11 @@ pub const KNOWN_BLOCKS: &[&str] = &[
 /// libparam's limit on nested `source` directives.
 const MAX_SOURCE_DEPTH: usize = 32;
 
+/// Deepest nesting of blocks and lists inside one another (counted across `source`d
+/// values), and of topology levels. DiskSim's files nest a few levels; the parser recurses
+/// once per level, so a bound keeps a malformed or hostile file from overflowing the stack.
+const MAX_NESTING: usize = 64;
+
 /// Where something was written: a file and a 1-based line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Location {
@@ -187,7 +192,7 @@ fn parse_bytes(text: &[u8], file: &Path) -> Result<SpecTree> {
     let mut tree = SpecTree::default();
     let mut stack = vec![canonical(file)];
     let mut files = vec![file.to_path_buf()];
-    Parser::new(text, file, &mut stack, &mut files).file(&mut tree)?;
+    Parser::new(text, file, &mut stack, &mut files, 0).file(&mut tree)?;
     tree.files = files;
     Ok(tree)
 }
@@ -208,11 +213,31 @@ struct Parser<'a> {
     /// Canonical paths of the files being parsed, outermost first (include-cycle guard).
     stack: &'a mut Vec<PathBuf>,
     files: &'a mut Vec<PathBuf>,
+    /// Blocks, lists and topology levels open around the current position.
+    nesting: usize,
 }
 
 impl<'a> Parser<'a> {
-    fn new(text: &'a [u8], file: &Path, stack: &'a mut Vec<PathBuf>, files: &'a mut Vec<PathBuf>) -> Self {
-        Parser { text, pos: 0, line: 1, file: Arc::new(file.to_path_buf()), stack, files }
+    fn new(
+        text: &'a [u8],
+        file: &Path,
+        stack: &'a mut Vec<PathBuf>,
+        files: &'a mut Vec<PathBuf>,
+        nesting: usize,
+    ) -> Self {
+        Parser { text, pos: 0, line: 1, file: Arc::new(file.to_path_buf()), stack, files, nesting }
+    }
+
+    /// Run `parse` one nesting level deeper (a block, list or topology level opened at
+    /// `opened`), or fail when that is deeper than [`MAX_NESTING`].
+    fn nested<T>(&mut self, opened: &Location, parse: impl FnOnce(&mut Self) -> Result<T>) -> Result<T> {
+        if self.nesting >= MAX_NESTING {
+            return Err(opened.error(format!("blocks, lists or topology levels nested deeper than {MAX_NESTING}")));
+        }
+        self.nesting += 1;
+        let result = parse(self);
+        self.nesting -= 1;
+        result
     }
 
     fn here(&self) -> Location {
@@ -344,7 +369,7 @@ impl<'a> Parser<'a> {
         self.stack.push(key);
         self.files.push(path.clone());
         let mut tree = SpecTree::default();
-        let result = Parser::new(&text, &path, self.stack, self.files).file(&mut tree);
+        let result = Parser::new(&text, &path, self.stack, self.files, self.nesting).file(&mut tree);
         self.stack.pop();
         result.map(|()| tree)
     }
@@ -419,7 +444,7 @@ impl<'a> Parser<'a> {
         let value = match self.peek() {
             Some(b'[') => {
                 self.bump();
-                Value::List(self.list(what, &location)?)
+                Value::List(self.nested(&location, |p| p.list(what, &location))?)
             }
             Some(b'"') => {
                 self.bump();
@@ -454,7 +479,7 @@ impl<'a> Parser<'a> {
                     Value::Block(blocks.remove(0))
                 } else if self.next_significant() == Some(b'{') {
                     self.bump();
-                    let params = self.params(&word, &location)?;
+                    let params = self.nested(&location, |p| p.params(&word, &location))?;
                     Value::Block(Block { type_name: word, name: None, params, location: location.clone() })
                 } else if word.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+' || c == '.') {
                     number(&word).ok_or_else(|| location.error(format!("bad number `{word}` for {what}")))?
@@ -539,7 +564,7 @@ impl<'a> Parser<'a> {
                 }
                 _ => {
                     let here = self.here();
-                    children.push(self.topology_node(here)?);
+                    children.push(self.nested(&here, |p| p.topology_node(here.clone()))?);
                 }
             }
         }
@@ -761,6 +786,23 @@ topology disksim_iodriver driver0 [\n\
         std::fs::write(dir.join("c.parv"), "source d.parv\nsource d.parv\n").unwrap();
         std::fs::write(dir.join("d.parv"), "dm_disk M { }\n").unwrap();
         assert_eq!(parse_file(&dir.join("c.parv")).unwrap().blocks.len(), 2);
+    }
+
+    #[test]
+    fn nesting_deeper_than_the_limit_is_an_error_not_a_stack_overflow() {
+        let f = Path::new("/x/deep.parv");
+        let deep = 100_000;
+        let blocks = |levels: usize| format!("dm_disk D {{\n a = {}1{}\n}}\n", "x { b = ".repeat(levels), " }".repeat(levels));
+        for (text, line) in [
+            (blocks(deep), 2),
+            (format!("dm_disk D {{\n a = {}{}\n}}\n", "[".repeat(deep), "]".repeat(deep)), 2),
+            (format!("topology {}{}\n", "disksim_bus b [ ".repeat(deep), "]".repeat(deep)), 1),
+        ] {
+            let (file, at, message) = spec_error(parse_str(&text, f));
+            assert_eq!((file.as_path(), at), (f, line));
+            assert!(message.contains("nested deeper than 64"), "{message}");
+        }
+        parse_str(&blocks(MAX_NESTING), f).unwrap();
     }
 
     #[test]
