@@ -45,6 +45,16 @@ pub const KNOWN_BLOCKS: &[&str] = &[
 /// libparam's limit on nested `source` directives.
 const MAX_SOURCE_DEPTH: usize = 32;
 
+/// Most files one parse reads (the given one and every `source`, counting repeats): a
+/// file may source another more than once, so without a bound a few short files sourcing
+/// each other twice per level would be read 2^32 times.
+const MAX_FILES_READ: usize = 1000;
+
+/// Largest file read as a parameter file or seek curve. DiskSim's largest is well under
+/// 1 MiB; the bound stops `source` of a device (`/dev/zero`) or a disk image from
+/// exhausting memory.
+const MAX_FILE_BYTES: u64 = 64 << 20;
+
 /// Deepest nesting of blocks and lists inside one another (counted across `source`d
 /// values), and of topology levels. DiskSim's files nest a few levels; the parser recurses
 /// once per level, so a bound keeps a malformed or hostile file from overflowing the stack.
@@ -179,8 +189,27 @@ pub struct SpecTree {
 
 /// Parse `path` and every file it sources.
 pub fn parse_file(path: &Path) -> Result<SpecTree> {
-    let text = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let text = read_bounded(path).map_err(|e| Error::io(path, e))?;
     parse_bytes(&text, path)
+}
+
+/// The bytes of a regular file of at most [`MAX_FILE_BYTES`].
+fn read_bounded(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error as IoError, ErrorKind};
+    let metadata = std::fs::metadata(path)?;
+    if metadata.is_dir() {
+        return Err(IoError::new(ErrorKind::InvalidInput, "is a directory, not a file"));
+    }
+    if !metadata.is_file() {
+        return Err(IoError::new(ErrorKind::InvalidInput, "not a regular file"));
+    }
+    if metadata.len() > MAX_FILE_BYTES {
+        return Err(IoError::new(
+            ErrorKind::InvalidInput,
+            format!("{} bytes; a DiskSim file is at most {} MiB", metadata.len(), MAX_FILE_BYTES >> 20),
+        ));
+    }
+    std::fs::read(path)
 }
 
 /// Parse `text` as if read from `file` (`source` paths are resolved against its directory).
@@ -356,7 +385,10 @@ impl<'a> Parser<'a> {
         let name = self.word("a file name after `source`")?;
         let base = self.file.parent().unwrap_or(Path::new(""));
         let path = base.join(&name);
-        let text = std::fs::read(&path)
+        if self.files.len() >= MAX_FILES_READ {
+            return Err(at.error(format!("more than {MAX_FILES_READ} files read through `source`")));
+        }
+        let text = read_bounded(&path)
             .map_err(|e| at.error(format!("cannot read source file `{name}` ({}): {e}", path.display())))?;
         let key = canonical(&path);
         if self.stack.contains(&key) {
@@ -602,8 +634,10 @@ pub struct SeekCurveFile {
 /// measured: <n>` and `<n>` lines `distance, ms` (a third column, a standard deviation, is
 /// allowed and ignored). `named_at` is where the file was named, for a missing file.
 pub fn parse_seek_file(path: &Path, named_at: &Location) -> Result<SeekCurveFile> {
-    let text = std::fs::read_to_string(path)
+    let bytes = read_bounded(path)
         .map_err(|e| named_at.error(format!("cannot read seek curve `{}`: {e}", path.display())))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| named_at.error(format!("cannot read seek curve `{}`: not UTF-8 text: {e}", path.display())))?;
     let at = |line: usize, message: String| Error::Spec { file: path.to_path_buf(), line: line as u64, message };
     let mut lines = text.lines().enumerate();
     let declared = loop {
@@ -772,6 +806,30 @@ topology disksim_iodriver driver0 [\n\
         assert!(message.contains("cannot read source file `nowhere.model`"), "{message}");
         let (file, line, _) = spec_error(parse_str("source gone.parv\n", &dir.join("x.parv")));
         assert_eq!((file, line), (dir.join("x.parv"), 1));
+    }
+
+    #[test]
+    fn sourcing_a_device_a_directory_or_too_many_files_is_an_error() {
+        let dir = scratch("bounded");
+        for (target, expected) in [("/dev/zero", "not a regular file"), (".", "is a directory")] {
+            std::fs::write(dir.join("top.parv"), format!("# top\nsource {target}\n")).unwrap();
+            let (file, line, message) = spec_error(parse_file(&dir.join("top.parv")));
+            assert_eq!((file, line), (dir.join("top.parv"), 2));
+            assert!(message.contains(expected), "{message}");
+        }
+        // Each level sources the next twice: 2^25 reads without a bound on files read.
+        for level in 0..25 {
+            std::fs::write(dir.join(format!("f{level}.parv")), format!("source f{0}.parv\nsource f{0}.parv\n", level + 1))
+                .unwrap();
+        }
+        std::fs::write(dir.join("f25.parv"), "dm_disk M { }\n").unwrap();
+        let (_, _, message) = spec_error(parse_file(&dir.join("f0.parv")));
+        assert!(message.contains("more than 1000 files"), "{message}");
+        let named = Location { file: Arc::new(dir.join("m.model")), line: 4 };
+        match parse_seek_file(Path::new("/dev/zero"), &named) {
+            Err(Error::Spec { line: 4, message, .. }) => assert!(message.contains("not a regular file"), "{message}"),
+            other => panic!("expected a spec error, got {other:?}"),
+        }
     }
 
     #[test]
