@@ -653,7 +653,8 @@ pub fn parse_seek_file(path: &Path, named_at: &Location) -> Result<SeekCurveFile
             }
         }
     };
-    let mut points = Vec::with_capacity(declared);
+    // Not preallocated from `declared`: the count is whatever the file says.
+    let mut points: Vec<(u32, f64)> = Vec::new();
     for (i, line) in lines {
         let fields: Vec<&str> = line.split([',', ' ', '\t']).filter(|f| !f.is_empty()).collect();
         if fields.is_empty() {
@@ -670,6 +671,18 @@ pub fn parse_seek_file(path: &Path, named_at: &Location) -> Result<SeekCurveFile
             .ok()
             .filter(|x| x.is_finite())
             .ok_or_else(|| at(i + 1, format!("bad number `{}` for a seek time in ms", fields[1])))?;
+        // Checked here as well as by the seek model, so that the message names this line.
+        if ms < 0.0 {
+            return Err(at(i + 1, format!("seek time {ms} ms is negative")));
+        }
+        if let Some(&(previous, _)) = points.last() {
+            if distance <= previous {
+                return Err(at(
+                    i + 1,
+                    format!("distance {distance} follows {previous}: distances must be in strictly increasing order"),
+                ));
+            }
+        }
         points.push((distance, ms));
     }
     let note = (points.len() != declared).then(|| {
@@ -893,5 +906,25 @@ topology disksim_iodriver driver0 [\n\
         assert!(message.contains("bad number `fast`"));
         let (file, line, _) = spec_error(parse_seek_file(&dir.join("none.seek"), &named).map(|_| SpecTree::default()));
         assert_eq!((file, line), (dir.join("m.model"), 7));
+        for (rows, line, expected) in [
+            ("1, -1.5\n2, 2.0\n", 2, "negative"),
+            ("1, 1.5\n20, 2.0\n\n10, 3.0\n", 5, "strictly increasing"),
+            ("1, 1.5\n1, 2.0\n", 3, "strictly increasing"),
+        ] {
+            std::fs::write(dir.join("bad.seek"), format!("Seek distances measured: 3\n{rows}")).unwrap();
+            let (file, at, message) = spec_error(parse_seek_file(&dir.join("bad.seek"), &named).map(|_| SpecTree::default()));
+            assert_eq!((file, at), (dir.join("bad.seek"), line), "{rows}");
+            assert!(message.contains(expected), "{message}");
+        }
+    }
+
+    #[test]
+    fn a_huge_declared_seek_point_count_is_only_a_note() {
+        let dir = scratch("seek-count");
+        let named = Location { file: Arc::new(dir.join("m.model")), line: 7 };
+        std::fs::write(dir.join("huge.seek"), "Seek distances measured: 99999999999999999\n1, 1.5\n10, 2.0\n").unwrap();
+        let curve = parse_seek_file(&dir.join("huge.seek"), &named).unwrap();
+        assert_eq!(curve.points, [(1, 1.5), (10, 2.0)]);
+        assert!(curve.note.unwrap().contains("declares 99999999999999999 points but lists 2"));
     }
 }
