@@ -53,6 +53,16 @@ use crate::sim::Divisor;
 /// thousand).
 pub const MAX_SECTORS_PER_TRACK: u32 = 100_000;
 
+/// The most recording surfaces accepted (real drives have at most a few dozen). With
+/// [`MAX_SECTORS_PER_TRACK`] and [`MAX_CYLINDERS`] it keeps a zone's sector and track
+/// counts, and the skew products, far inside 64 bits.
+pub const MAX_SURFACES: u32 = 1024;
+
+/// The most cylinders accepted, counting those between zones (the densest drives have under
+/// a million). The seek curve holds one entry per cylinder, so this bound also bounds its
+/// memory (40 MB).
+pub const MAX_CYLINDERS: u32 = 10_000_000;
+
 /// Physical location of one sector.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PhysicalAddress {
@@ -352,6 +362,12 @@ impl Geometry {
         if surfaces == 0 {
             return Err(Error::config(format!("{key}.surfaces"), "must be at least 1"));
         }
+        if surfaces > MAX_SURFACES {
+            return Err(Error::config(
+                format!("{key}.surfaces"),
+                format!("{surfaces} exceeds the supported maximum {MAX_SURFACES}"),
+            ));
+        }
         if cfg.zones.is_empty() {
             return Err(Error::config(format!("{key}.zones"), "at least one zone is required"));
         }
@@ -376,10 +392,19 @@ impl Geometry {
                     format!("{first_cylinder} overlaps the previous zone, which ends before cylinder {next_cylinder}; zones go outermost first"),
                 ));
             }
-            let z = Self::zone(cfg, zone, first_cylinder, first_lba, &zkey)?;
             next_cylinder = first_cylinder
                 .checked_add(zone.cylinders)
-                .ok_or_else(|| Error::config(format!("{zkey}.cylinders"), "total cylinder count overflows"))?;
+                .filter(|&end| end <= MAX_CYLINDERS)
+                .ok_or_else(|| {
+                    Error::config(
+                        format!("{zkey}.cylinders"),
+                        format!(
+                            "the zone ends beyond cylinder {MAX_CYLINDERS}, the most supported (it starts at {first_cylinder} and has {} cylinders)",
+                            zone.cylinders
+                        ),
+                    )
+                })?;
+            let z = Self::zone(cfg, zone, first_cylinder, first_lba, &zkey)?;
             first_lba = first_lba
                 .checked_add(z.lbas)
                 .ok_or_else(|| Error::config(zkey.clone(), "capacity overflows"))?;
@@ -449,9 +474,10 @@ impl Geometry {
                 }
                 0
             }
+            // Saturating: any count at or above the zone's sectors is rejected just below.
             SparingConfig::TracksPerZone => spares * spt64,
             SparingConfig::SectorsPerCylinder => spares * cylinders,
-            SparingConfig::SectorsPerTrack => spares * tracks,
+            SparingConfig::SectorsPerTrack => spares.saturating_mul(tracks),
             SparingConfig::SectorsAtEnd => {
                 if spares != 0 {
                     return Err(Error::config(
@@ -461,7 +487,7 @@ impl Geometry {
                 }
                 slips
             }
-            SparingConfig::SectorsPerRange { range_cylinders } => spares * (cylinders / range_cylinders as u64),
+            SparingConfig::SectorsPerRange { range_cylinders } => spares.saturating_mul(cylinders / range_cylinders as u64),
             SparingConfig::SectorsPerZone => spares,
             SparingConfig::SectorsPerZoneSlipToEnd => spares + slips,
         };
@@ -1164,5 +1190,23 @@ mod tests {
         assert_eq!(config_key(Geometry::new(&cfg, "d")), "d.capacity_sectors");
         cfg.capacity_sectors = Some(10);
         assert_eq!(Geometry::new(&cfg, "d").unwrap().capacity_sectors(), 10);
+    }
+
+    #[test]
+    fn surfaces_and_cylinders_beyond_the_supported_maximum_are_errors_not_overflows() {
+        let big = |cylinders| ZoneConfig::new(cylinders, MAX_SECTORS_PER_TRACK);
+        // Once a u64 overflow computing the zone's sectors (a panic with overflow checks).
+        assert_eq!(config_key(Geometry::new(&model(u32::MAX, vec![big(MAX_CYLINDERS)]), "d")), "d.surfaces");
+        assert_eq!(config_key(Geometry::new(&model(MAX_SURFACES, vec![big(MAX_CYLINDERS + 1)]), "d")), "d.zones[0].cylinders");
+        let late = ZoneConfig { first_cylinder: Some(MAX_CYLINDERS - 1), ..ZoneConfig::new(2, 4) };
+        assert_eq!(config_key(Geometry::new(&model(2, vec![ZoneConfig::new(2, 4), late]), "d")), "d.zones[1].cylinders");
+        let end = ZoneConfig { first_cylinder: Some(u32::MAX), ..ZoneConfig::new(1, 4) };
+        assert_eq!(config_key(Geometry::new(&model(2, vec![end]), "d")), "d.zones[0].cylinders");
+        let at_limit = Geometry::new(&model(MAX_SURFACES, vec![big(MAX_CYLINDERS)]), "d").unwrap();
+        assert_eq!(at_limit.capacity_sectors(), MAX_SURFACES as u64 * MAX_SECTORS_PER_TRACK as u64 * MAX_CYLINDERS as u64);
+        // Spares times tracks beyond 64 bits leave no sectors for data.
+        let mut cfg = model(MAX_SURFACES, vec![ZoneConfig { spares: u32::MAX, ..big(MAX_CYLINDERS) }]);
+        cfg.sparing = SparingConfig::SectorsPerTrack;
+        assert_eq!(config_key(Geometry::new(&cfg, "d")), "d.zones[0]");
     }
 }

@@ -17,6 +17,7 @@ use std::path::Path;
 
 use super::parser::{parse_seek_file, Block, Location, Node, SpecTree, TopologyNode, Value};
 use super::{DiskCacheSpec, DiskSpec};
+use crate::disk::geometry::{MAX_CYLINDERS, MAX_SURFACES};
 use crate::disk::{
     DriveCacheConfig, DriveModelConfig, ExtraWriteDisconnectConfig, HostInterfaceConfig, PrefetchMode, WatermarkBase, Geometry, RotationModel, SeekConfig, SeekSegment, SparingConfig, TrackOrder, ZoneConfig,
 };
@@ -584,6 +585,12 @@ fn convert_model(block: &Block, warnings: &mut Vec<String>) -> Result<(DriveMode
     if surfaces == 0 {
         return Err(f.require("Number of data surfaces")?.location.error("a drive needs at least one data surface"));
     }
+    if surfaces > MAX_SURFACES {
+        return Err(f
+            .require("Number of data surfaces")?
+            .location
+            .error(format!("{surfaces} data surfaces are more than the {MAX_SURFACES} raidlab supports")));
+    }
     let declared_cylinders = f.require_u32("Number of cylinders")?;
     let block_count = f.require_whole("Block count")?;
     let layout = f.require_block("Layout Model", "dm_layout_g1")?;
@@ -700,8 +707,13 @@ fn convert_zone(
     let first = f.require_u32("First cylinder number")?;
     let last_node = f.require("Last cylinder number")?;
     let last = Fields::whole(last_node, "Last cylinder number")?;
-    if last < first as u64 || last > u32::MAX as u64 {
+    if last < first as u64 {
         return Err(last_node.location.error(format!("`Last cylinder number` {last} is before the first, {first}")));
+    }
+    if last >= MAX_CYLINDERS as u64 {
+        return Err(last_node.location.error(format!(
+            "`Last cylinder number` {last} is beyond the {MAX_CYLINDERS} cylinders raidlab supports"
+        )));
     }
     let spt_node = f.require("Blocks per track")?;
     let spt = f.require_u32("Blocks per track")?;
@@ -1441,5 +1453,26 @@ dm_disk Small_model {
         let (file, line, message) = spec_error(load(&small_drive(&dir, &text)));
         assert_eq!((file, line), (model.clone(), 1));
         assert!(message.contains("zones[1].slips"), "{message}");
+    }
+
+    #[test]
+    fn cylinders_and_surfaces_beyond_raidlabs_bounds_name_the_parameter() {
+        let dir = scratch("bounds");
+        let model = dir.join("small.model");
+        // u32::MAX overflowed the cylinder count (a panic with overflow checks); 4e9 asked
+        // for a 32 GB seek table; first 0 to u32::MAX wrapped to a zone of 0 cylinders.
+        for (from, to, line) in [
+            ("Last cylinder number = 15", "Last cylinder number = 4294967295", 17),
+            ("Last cylinder number = 15", "Last cylinder number = 4000000000", 17),
+            ("Last cylinder number = 5", "Last cylinder number = 4294967295", 11),
+        ] {
+            let (file, at, message) = spec_error(load(&small_drive(&dir, &SMALL_MODEL.replace(from, to))));
+            assert_eq!((&file, at), (&model, line), "{to}");
+            assert!(message.contains("cylinders raidlab supports"), "{message}");
+        }
+        let text = SMALL_MODEL.replace("Number of data surfaces = 3", "Number of data surfaces = 4000000000");
+        let (file, line, message) = spec_error(load(&small_drive(&dir, &text)));
+        assert_eq!((file, line), (model, 2));
+        assert!(message.contains("more than the 1024 raidlab supports"), "{message}");
     }
 }
