@@ -178,12 +178,7 @@ impl CacheParams {
             (cfg.write_hit_after_read_ms, "write_hit_after_read_ms"),
             (cfg.write_hit_after_write_ms, "write_hit_after_write_ms"),
         ] {
-            if !value.is_finite() || value < 0.0 {
-                return Err(Error::config(
-                    format!("{key}.{name}"),
-                    format!("must be a finite, non-negative number of ms, got {value}"),
-                ));
-            }
+            super::mechanics::check_duration_ms(value, format!("{key}.{name}"))?;
         }
         let write_segments = match cfg.fast_write_level {
             0 => 0,

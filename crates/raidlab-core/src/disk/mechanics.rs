@@ -241,11 +241,18 @@ pub struct DriveModel {
     pub(crate) cache: Option<CacheParams>,
 }
 
-fn check_duration_ms(value: f64, key: String) -> Result<()> {
-    if !value.is_finite() || value < 0.0 {
+/// The longest head switch, overhead, per-sector bus time or cache hit time accepted, ms
+/// (the bus protocol's times have the same bound). Far above any drive's; far enough below
+/// 2⁶⁴ ns that sums of them cannot overflow simulated time, which a value such as 1e300 ms
+/// (saturated to 2⁶⁴ − 1 ns) did.
+pub const MAX_DURATION_MS: f64 = 1000.0;
+
+/// `value` is a duration in [0, MAX_DURATION_MS] ms.
+pub(crate) fn check_duration_ms(value: f64, key: String) -> Result<()> {
+    if !value.is_finite() || !(0.0..=MAX_DURATION_MS).contains(&value) {
         return Err(Error::config(
             key,
-            format!("must be a finite, non-negative number of ms, got {value}"),
+            format!("must be a finite number of ms within [0, {MAX_DURATION_MS}], got {value}"),
         ));
     }
     Ok(())
@@ -1434,6 +1441,13 @@ mod tests {
         assert_eq!(key_of(DriveModel::new(&cfg, k)), "drive.model.head_switch_ms");
         let cfg = DriveModelConfig { command_overhead_ms: f64::NAN, ..round_config() };
         assert_eq!(key_of(DriveModel::new(&cfg, k)), "drive.model.command_overhead_ms");
+        // Finite but beyond a second: 1e300 ms saturated to 2^64 - 1 ns and wrapped sums.
+        let cfg = DriveModelConfig { head_switch_ms: 1e300, ..round_config() };
+        assert_eq!(key_of(DriveModel::new(&cfg, k)), "drive.model.head_switch_ms");
+        let cfg = DriveModelConfig { read_completion_overhead_ms: MAX_DURATION_MS * 1.001, ..round_config() };
+        assert_eq!(key_of(DriveModel::new(&cfg, k)), "drive.model.read_completion_overhead_ms");
+        let cfg = DriveModelConfig { bus_sector_ms: MAX_DURATION_MS, ..round_config() };
+        DriveModel::new(&cfg, k).unwrap();
         let cfg = DriveModelConfig {
             seek: SeekConfig::Table { points: vec![(1, 1.0), (1, 2.0)] },
             ..round_config()

@@ -18,6 +18,7 @@ use std::path::Path;
 use super::parser::{parse_seek_file, Block, Location, Node, SpecTree, TopologyNode, Value};
 use super::{DiskCacheSpec, DiskSpec};
 use crate::disk::geometry::{MAX_CYLINDERS, MAX_SURFACES};
+use crate::disk::mechanics::MAX_DURATION_MS;
 use crate::disk::{
     DriveCacheConfig, DriveModelConfig, ExtraWriteDisconnectConfig, HostInterfaceConfig, PrefetchMode, WatermarkBase, Geometry, RotationModel, SeekConfig, SeekSegment, SparingConfig, TrackOrder, ZoneConfig,
 };
@@ -119,7 +120,27 @@ impl<'a> Fields<'a> {
 
     /// A non-negative time in ms, 0 when absent.
     fn ms(&self, key: &str) -> Result<f64> {
-        self.get(key).map(|n| Self::non_negative(n, key)).transpose().map(|x| x.unwrap_or(0.0))
+        self.scaled_ms(key, 1.0)
+    }
+
+    /// A non-negative time in ms multiplied by `scale` ("Time scale for overheads"), 0 when
+    /// absent; above raidlab's bound is an error at the parameter.
+    fn scaled_ms(&self, key: &str, scale: f64) -> Result<f64> {
+        match self.get(key) {
+            None => Ok(0.0),
+            Some(node) => Self::duration(node, key, Self::non_negative(node, key)? * scale),
+        }
+    }
+
+    /// `ms`, the time `node` gives (after any time scale), if it is within
+    /// [`MAX_DURATION_MS`]; the drive model rejects longer ones, but without the line.
+    fn duration(node: &Node, key: &str, ms: f64) -> Result<f64> {
+        if ms <= MAX_DURATION_MS {
+            return Ok(ms);
+        }
+        Err(node.location.error(format!(
+            "`{key}` gives {ms:e} ms (after any time scale); raidlab accepts at most {MAX_DURATION_MS} ms"
+        )))
     }
 
     fn text(&self, key: &str) -> Result<Option<(&'a str, &'a Location)>> {
@@ -174,11 +195,13 @@ impl<'a> Fields<'a> {
         Ok(value)
     }
 
-    /// A cache time in ms the cache model uses.
-    fn cache_ms(&self, key: &str) -> Result<f64> {
-        let value = self.kept_number(key)?;
-        self.mark(key, Use::Modelled);
-        Ok(value)
+    /// A cache time in ms the cache model uses, multiplied by `scale`.
+    fn cache_ms(&self, key: &str, scale: f64) -> Result<f64> {
+        let value = self.kept_number(key)? * scale;
+        match self.mark(key, Use::Modelled) {
+            Some(node) => Self::duration(node, key, value),
+            None => Ok(value),
+        }
     }
 
     fn kept_flag(&self, key: &str) -> Result<bool> {
@@ -344,13 +367,13 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
             Some(n) => Fields::non_negative(n, "Time scale for overheads")?,
             None => 1.0,
         };
-        model.command_overhead_ms = f.ms("Per-request overhead time")? * scale;
-        model.read_after_read_overhead_ms = f.ms("Read miss over. after read")? * scale;
-        model.read_after_write_overhead_ms = f.ms("Read miss over. after write")? * scale;
-        model.write_after_read_overhead_ms = f.ms("Write miss over. after read")? * scale;
-        model.write_after_write_overhead_ms = f.ms("Write miss over. after write")? * scale;
-        model.read_completion_overhead_ms = f.ms("Read completion overhead")? * scale;
-        model.write_completion_overhead_ms = f.ms("Write completion overhead")? * scale;
+        model.command_overhead_ms = f.scaled_ms("Per-request overhead time", scale)?;
+        model.read_after_read_overhead_ms = f.scaled_ms("Read miss over. after read", scale)?;
+        model.read_after_write_overhead_ms = f.scaled_ms("Read miss over. after write", scale)?;
+        model.write_after_read_overhead_ms = f.scaled_ms("Write miss over. after read", scale)?;
+        model.write_after_write_overhead_ms = f.scaled_ms("Write miss over. after write", scale)?;
+        model.read_completion_overhead_ms = f.scaled_ms("Read completion overhead", scale)?;
+        model.write_completion_overhead_ms = f.scaled_ms("Write completion overhead", scale)?;
         bus_ms = bus_ms.max(f.ms("Bulk sector transfer time")?);
         bus_write_ms = bus_ms;
         let flag = |key: &str| -> Result<Option<bool>> {
@@ -392,10 +415,10 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
             allow_sneaky_intermediate_read_hits: f.kept_flag("Allow sneaky intermediate read hits")?,
             allow_read_hits_on_write_data: f.cache_u32("Allow read hits on write data", all)? != 0,
             allow_write_prebuffering: f.kept_flag("Allow write prebuffering")?,
-            read_hit_after_read_ms: f.cache_ms("Read hit over. after read")? * scale,
-            read_hit_after_write_ms: f.cache_ms("Read hit over. after write")? * scale,
-            write_hit_after_read_ms: f.cache_ms("Write hit over. after read")? * scale,
-            write_hit_after_write_ms: f.cache_ms("Write hit over. after write")? * scale,
+            read_hit_after_read_ms: f.cache_ms("Read hit over. after read", scale)?,
+            read_hit_after_write_ms: f.cache_ms("Read hit over. after write", scale)?,
+            write_hit_after_read_ms: f.cache_ms("Write hit over. after read", scale)?,
+            write_hit_after_write_ms: f.cache_ms("Write hit over. after write", scale)?,
         };
         model.cache = drive_cache(&spec);
         model.interface = host_interface(f, &spec, scale)?;
@@ -456,7 +479,7 @@ fn host_interface(f: &Fields, spec: &DiskCacheSpec, scale: f64) -> Result<Option
     if flag("Never disconnect")? {
         return Ok(None);
     }
-    let ms = |key: &str| -> Result<f64> { Ok(f.ms(key)? * scale) };
+    let ms = |key: &str| f.scaled_ms(key, scale);
     let extra_write_disconnect = if flag("Extra write disconnect")? {
         Some(ExtraWriteDisconnectConfig {
             command_overhead_ms: ms("Extradisc command overhead")?,
@@ -884,7 +907,8 @@ fn convert_mech(
     };
     let mut model = DriveModelConfig::basic(f.require_number("Rotation speed (in rpms)")?, surfaces, zones, seek);
     model.rotation = rotation;
-    model.head_switch_ms = Fields::non_negative(f.require("Head switch time")?, "Head switch time")?;
+    let head_switch = f.require("Head switch time")?;
+    model.head_switch_ms = Fields::duration(head_switch, "Head switch time", Fields::non_negative(head_switch, "Head switch time")?)?;
     model.write_settle_ms = f.require_number("Add. write settling delay")?;
     f.report(mech_note, warnings);
     Ok(model)
@@ -1474,5 +1498,29 @@ dm_disk Small_model {
         let (file, line, message) = spec_error(load(&small_drive(&dir, &text)));
         assert_eq!((file, line), (model, 2));
         assert!(message.contains("more than the 1024 raidlab supports"), "{message}");
+    }
+
+    #[test]
+    fn times_beyond_a_second_are_errors_at_their_parameter() {
+        // 1e300 ms saturated to 2^64 - 1 ns and the simulation's sums wrapped: a head switch
+        // or overhead that long came out as a shorter response time, or a panic with overflow
+        // checks.
+        let dir = scratch("durations");
+        let text = SMALL_MODEL.replace("Head switch time = 0.3", "Head switch time = 1e300");
+        let (file, line, message) = spec_error(load(&small_drive(&dir, &text)));
+        assert_eq!((file, line), (dir.join("small.model"), 28));
+        assert!(message.contains("`Head switch time` gives 1e300 ms"), "{message}");
+        let spec = dir.join("small.diskspecs");
+        for (from, to, line, expected) in [
+            ("overhead time = 0.01", "overhead time = 1e300", 3, "`Per-request overhead time` gives 2e300 ms"),
+            ("overheads = 2.0", "overheads = 1e6", 3, "`Per-request overhead time` gives 1e4 ms"),
+            ("Mystery", "Read hit over. after read = 1e15,\n   Mystery", 10, "`Read hit over. after read` gives 2e15 ms"),
+        ] {
+            small_drive(&dir, SMALL_MODEL);
+            std::fs::write(&spec, SMALL.replace(from, to)).unwrap();
+            let (file, at, message) = spec_error(load(&spec));
+            assert_eq!((&file, at), (&spec, line), "{to}");
+            assert!(message.contains(expected), "{message}");
+        }
     }
 }
