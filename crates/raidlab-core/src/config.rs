@@ -67,6 +67,14 @@ pub struct ContentConfig {
     pub check: bool,
 }
 
+/// Whether the TOML text (already known to parse) sets `workload.arrival`.
+fn arrival_given(text: &str) -> bool {
+    toml::from_str::<toml::Table>(text)
+        .ok()
+        .and_then(|table| table.get("workload")?.get("arrival").map(|_| ()))
+        .is_some()
+}
+
 impl Config {
     /// Parse TOML; errors name the key path and the line. Relative file paths are resolved
     /// against `base_dir`.
@@ -78,6 +86,11 @@ impl Config {
             let key = if path == "." || path.is_empty() { "config".to_string() } else { path };
             Error::config(key, e.inner().to_string().trim_end().to_string())
         })?;
+        // Serde's default arrival process is the synthetic workload's Poisson one; a trace
+        // workload without `[workload.arrival]` replays at its own timestamps instead.
+        if cfg.workload.trace.is_some() && !arrival_given(text) {
+            cfg.workload.arrival = ArrivalConfig::Trace;
+        }
         if let Some(trace) = cfg.workload.trace.as_mut() {
             if trace.path.is_relative() {
                 trace.path = base_dir.join(&trace.path);
@@ -287,6 +300,21 @@ mod tests {
         let missing = format!("{BASE}[drive]\ndiskspec = \"nowhere.parv\"\n");
         let e = Config::from_toml(&missing, Path::new("/tmp")).unwrap().drive_model().unwrap_err().to_string();
         assert!(e.starts_with("/tmp/nowhere.parv"), "{e}");
+    }
+
+    #[test]
+    fn a_trace_workload_replays_at_its_own_timestamps_unless_told_otherwise() {
+        let trace = "[array]\ndrives = 5\n[workload.trace]\npath = \"t.csv\"\nformat = \"spc\"\n";
+        let cfg = Config::from_toml(trace, Path::new(".")).unwrap();
+        assert_eq!(cfg.workload.arrival, ArrivalConfig::Trace);
+        // The resolved configuration says so, and reads back the same.
+        let again = Config::from_toml(&cfg.to_toml(), Path::new(".")).unwrap();
+        assert_eq!(again.workload.arrival, ArrivalConfig::Trace);
+        let poisson = format!("{trace}[workload.arrival]\nprocess = \"poisson\"\nrate_per_s = 7\n");
+        let cfg = Config::from_toml(&poisson, Path::new(".")).unwrap();
+        assert_eq!(cfg.workload.arrival, ArrivalConfig::Poisson { rate_per_s: Some(7.0), target_utilization: None });
+        // A synthetic workload keeps the Poisson default.
+        assert!(matches!(Config::from_toml(BASE, Path::new(".")).unwrap().workload.arrival, ArrivalConfig::Poisson { .. }));
     }
 
     #[test]
