@@ -151,7 +151,10 @@ impl SyntheticGenerator {
                     .enumerate()
                     .map(|(i, k)| kib_to_sectors(*k, &format!("{key}.size.kib[{i}]")))
                     .collect::<Result<Vec<_>>>()?;
-                if weights.iter().any(|w| !(w.is_finite() && *w >= 0.0)) || weights.iter().sum::<f64>() <= 0.0 {
+                // The sum must be finite too: weights near f64::MAX add up to infinity, which
+                // would make every cumulative share 0 and pick the last size every time.
+                let sum: f64 = weights.iter().sum();
+                if weights.iter().any(|w| !(w.is_finite() && *w >= 0.0)) || !(sum.is_finite() && sum > 0.0) {
                     return Err(Error::config(format!("{key}.size.weights"), "weights must be non-negative with a positive sum"));
                 }
                 let total: f64 = weights.iter().sum();
@@ -168,6 +171,19 @@ impl SyntheticGenerator {
         if max_size > capacity {
             return Err(Error::config(format!("{key}.size"), format!("requests of {max_size} sectors do not fit the array's {capacity}")));
         }
+        // Requests carry their length as u32 sectors; a longer one would be cut short silently.
+        if max_size > u64::from(u32::MAX) {
+            return Err(Error::config(
+                format!("{key}.size"),
+                format!("requests of {max_size} sectors are larger than raidlab supports (2^32 − 1 sectors)"),
+            ));
+        }
+        if align > capacity {
+            return Err(Error::config(
+                format!("{key}.align_kib"),
+                format!("an alignment of {align} sectors is larger than the array's {capacity}"),
+            ));
+        }
         let slots = (capacity - max_size) / align + 1;
         let addresses = match &cfg.address {
             AddressConfig::Uniform => Addresses::Uniform,
@@ -181,6 +197,14 @@ impl SyntheticGenerator {
                 }
                 if !(0.0..1.0).contains(hot_start_fraction) || hot_start_fraction + hot_space_fraction > 1.0 {
                     return Err(Error::config(format!("{k}.hot_start_fraction"), "the hot region must lie inside [0, 1)"));
+                }
+                if slots < 2 {
+                    return Err(Error::config(
+                        k,
+                        format!(
+                            "a hot and a cold region need at least 2 request start positions; `align_kib` and the largest size leave {slots} on the array"
+                        ),
+                    ));
                 }
                 let hot_slots = ((slots as f64 * hot_space_fraction) as u64).clamp(1, slots - 1);
                 let hot_start = ((slots as f64 * hot_start_fraction) as u64).min(slots - hot_slots);
@@ -326,5 +350,37 @@ mod tests {
         let c = cfg("size_kib = 0.3");
         let err = SyntheticGenerator::new(&c, 1000, RngStream::new(1, StreamId::Requests), "workload").unwrap_err();
         assert!(err.to_string().starts_with("workload.size:"), "{err}");
+    }
+
+    fn error(toml_text: &str, capacity: u64) -> String {
+        let c = cfg(toml_text);
+        SyntheticGenerator::new(&c, capacity, RngStream::new(1, StreamId::Requests), "workload").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn sizes_beyond_u32_sectors_are_rejected_not_truncated() {
+        // 2^31 KiB + 0.5 KiB = 2^32 + 1 sectors: as u32 that would be a 1-sector request.
+        let e = error("size_kib = 2147483648.5", 1 << 40);
+        assert!(e.starts_with("workload.size: requests of 4294967297 sectors are larger than raidlab supports"), "{e}");
+        let c = cfg("size_kib = 2147483647.5"); // 2^32 − 1 sectors is the largest allowed
+        assert_eq!(generator(&c, 1 << 40).next_request().1, u32::MAX);
+    }
+
+    #[test]
+    fn choice_weights_whose_sum_overflows_are_rejected() {
+        let e = error("size = { distribution = \"choice\", kib = [4, 8], weights = [1e308, 1e308] }", 1000);
+        assert!(e.starts_with("workload.size.weights:"), "{e}");
+    }
+
+    #[test]
+    fn an_alignment_or_hot_cold_split_the_array_cannot_hold_is_a_config_error() {
+        let e = error("align_kib = 1000", 1000);
+        assert!(e.starts_with("workload.align_kib: an alignment of 2000 sectors is larger than the array's 1000"), "{e}");
+        // One start position only (4 KiB requests, 4 KiB alignment, 12 sectors): no cold region.
+        let hot_cold = "address = { distribution = \"hot_cold\", hot_request_fraction = 0.5, hot_space_fraction = 0.2 }";
+        let e = error(hot_cold, 12);
+        assert!(e.starts_with("workload.address: a hot and a cold region need at least 2"), "{e}");
+        let mut g = generator(&cfg(hot_cold), 16);
+        assert!((0..100).all(|_| g.next_request().0 <= 8));
     }
 }
