@@ -10,6 +10,7 @@ use crate::array::ArrayConfig;
 use crate::disk::{self, DriveConfig, DriveModelConfig};
 use crate::error::{Error, Result};
 use crate::metrics::MetricsConfig;
+use crate::sim::{ns_to_s, MAX_SIM_TIME_NS};
 use crate::workload::{ArrivalConfig, WorkloadConfig};
 
 /// A complete simulation run.
@@ -46,6 +47,15 @@ pub const MAX_DRIVES: u32 = 65_536;
 
 /// Smallest time-series window, s: finer windows would make the series larger than the run.
 pub const MIN_WINDOW_S: f64 = 0.001;
+
+/// The latest simulated time a run may reach, s.
+fn max_sim_time_s() -> f64 {
+    ns_to_s(MAX_SIM_TIME_NS)
+}
+
+fn beyond_the_horizon(seconds: f64) -> String {
+    format!("{seconds:e} s is beyond the {:.0} s (about 146 years) a run may simulate", max_sim_time_s())
+}
 
 /// One drive failure.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -193,6 +203,9 @@ impl Config {
             if !(f.at_s.is_finite() && f.at_s >= 0.0) {
                 return Err(Error::config(format!("failures[{i}].at_s"), "must be a non-negative number of seconds"));
             }
+            if f.at_s > max_sim_time_s() {
+                return Err(Error::config(format!("failures[{i}].at_s"), beyond_the_horizon(f.at_s)));
+            }
         }
         if !(self.metrics.window_s.is_finite() && self.metrics.window_s >= MIN_WINDOW_S) {
             return Err(Error::config(
@@ -234,6 +247,9 @@ impl Config {
                 if !(think_ms.is_finite() && *think_ms >= 0.0) {
                     return Err(Error::config("workload.arrival.think_ms", "must be non-negative"));
                 }
+                if think_ms / 1e3 > max_sim_time_s() {
+                    return Err(Error::config("workload.arrival.think_ms", beyond_the_horizon(think_ms / 1e3)));
+                }
             }
             ArrivalConfig::Trace => {}
         }
@@ -271,6 +287,19 @@ mod tests {
         assert!(e.starts_with("drive.scheduler: unknown scheduler"), "{e}");
         let e = err(&BASE.replace("requests = 10", "read_fraction = 0.5"));
         assert!(e.starts_with("workload:"), "{e}");
+    }
+
+    #[test]
+    fn times_beyond_what_a_run_can_simulate_name_the_key() {
+        // Were saturated to 2^64 ns (a failure reported at 18446744073.7 s) or wrapped around
+        // when added to the clock (a think time that vanished).
+        let e = err(&format!("{BASE}[[failures]]\ndrive = 1\nat_s = 1e300\n"));
+        assert!(e.starts_with("failures[0].at_s: 1e300 s is beyond the"), "{e}");
+        let closed = "[workload.arrival]\nprocess = \"closed\"\noutstanding = 1\nthink_ms = 1e300\n";
+        let e = err(&format!("{BASE}{closed}"));
+        assert!(e.starts_with("workload.arrival.think_ms: 1e297 s is beyond the"), "{e}");
+        // A century is fine.
+        Config::from_toml(&format!("{BASE}[[failures]]\ndrive = 1\nat_s = 3.2e9\n"), Path::new(".")).unwrap();
     }
 
     #[test]

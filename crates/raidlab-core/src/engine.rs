@@ -20,7 +20,7 @@ use crate::disk::{self, Drive, DriveModel, Priority, QueuedOp};
 use crate::error::{Error, Result};
 use crate::layout::{self, LayoutParams};
 use crate::metrics::{Outcome, Recorder};
-use crate::sim::{s_to_ns, EventQueue, Nanos, RngStream, StreamId};
+use crate::sim::{ns_to_s, s_to_ns, EventQueue, Nanos, RngStream, StreamId, MAX_SIM_TIME_NS};
 use crate::workload::{ArrivalConfig, Loop, SyntheticGenerator, Workload};
 
 #[derive(Debug, Clone, Copy)]
@@ -307,6 +307,28 @@ impl Simulation {
         }
     }
 
+    /// A request arrives later than a run may simulate ([`MAX_SIM_TIME_NS`]): clock arithmetic
+    /// beyond it could overflow. The error names what sets the arrival times.
+    fn arrival_beyond_the_horizon(&self, now: Nanos) -> Error {
+        let key = match self.workload.arrival {
+            Loop::Poisson { .. } => "workload.arrival",
+            Loop::Trace => "workload.trace",
+            Loop::Closed { .. } => "workload.arrival.think_ms",
+        };
+        let cause = match self.workload.arrival {
+            Loop::Trace => "check the trace's timestamps and `time_scale`",
+            _ => "the arrival rate is too low or the think time too long",
+        };
+        Error::config(
+            key,
+            format!(
+                "a request arrives at {} s, beyond the {:.0} s (about 146 years) a run may simulate; {cause}",
+                ns_to_s(now),
+                ns_to_s(MAX_SIM_TIME_NS)
+            ),
+        )
+    }
+
     fn start_workload(&mut self) -> Result<()> {
         match self.workload.arrival {
             Loop::Closed { outstanding, .. } => {
@@ -326,6 +348,9 @@ impl Simulation {
 
     fn on_arrival(&mut self) -> Result<()> {
         let now = self.now;
+        if now > MAX_SIM_TIME_NS {
+            return Err(self.arrival_beyond_the_horizon(now));
+        }
         let req = match self.workload.arrival {
             Loop::Closed { .. } => match self.workload.next(now)? {
                 Some(r) => r,
@@ -340,7 +365,7 @@ impl Simulation {
                 req
             }
         };
-        self.recorder.arrival(now);
+        self.recorder.arrival(now)?;
         let req = crate::array::UserRequest { arrival: now, ..req };
         self.controller.submit(now, req, &Drives(&self.drives))
     }
@@ -458,7 +483,7 @@ impl Simulation {
             if completed {
                 let now = self.now;
                 for c in self.controller.completed.drain(..) {
-                    self.recorder.completion(now, c.arrival, c.is_write, c.degraded, c.lost);
+                    self.recorder.completion(now, c.arrival, c.is_write, c.degraded, c.lost)?;
                     if let Some(think) = self.workload.think_time() {
                         self.events.push(now + think, Event::Arrival);
                     }

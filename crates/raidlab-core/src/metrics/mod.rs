@@ -9,7 +9,12 @@ use serde::{Deserialize, Serialize};
 
 pub use histogram::Histogram;
 
-use crate::sim::Nanos;
+use crate::error::{Error, Result};
+use crate::sim::{ns_to_s, Nanos};
+
+/// Most time-series windows a run may fill (2^24, 1 GiB of counters): the series is dense, so
+/// a run spanning centuries in 1 s windows would otherwise exhaust memory and abort.
+pub const MAX_WINDOWS: u64 = 1 << 24;
 
 /// What to measure.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -86,6 +91,8 @@ pub struct Recorder {
     /// The window of the last time recorded, `[start, end)` ns, and its index: times come
     /// in order, so nearly every one falls in it and needs no division.
     current_window: (Nanos, Nanos, usize),
+    /// The most windows the series may hold ([`MAX_WINDOWS`]; smaller in tests).
+    max_windows: u64,
     warmup_ns: Nanos,
     /// Response-time histograms by `Class`.
     pub histograms: [Histogram; 4],
@@ -119,6 +126,7 @@ impl Recorder {
         Recorder {
             window_ns: window_ns.max(1),
             current_window: (0, 0, 0),
+            max_windows: MAX_WINDOWS,
             warmup_ns,
             histograms: Default::default(),
             windows: Vec::new(),
@@ -148,34 +156,49 @@ impl Recorder {
         self.window_ns
     }
 
+    /// The window of time `t`; an error once the series would need more than
+    /// `max_windows` windows (memory grows with the simulated time, not with the requests).
     #[inline]
-    fn window(&mut self, t: Nanos) -> &mut Window {
+    fn window(&mut self, t: Nanos) -> Result<&mut Window> {
         let (start, end, index) = self.current_window;
         if start <= t && t < end {
-            return &mut self.windows[index];
+            return Ok(&mut self.windows[index]);
         }
         let i = t / self.window_ns;
-        let start = i * self.window_ns;
-        self.current_window = (start, start.saturating_add(self.window_ns), i as usize);
-        if i as usize >= self.windows.len() {
+        if i >= self.windows.len() as u64 {
+            if i >= self.max_windows {
+                return Err(Error::config(
+                    "metrics.window_s",
+                    format!(
+                        "the run reached {} s of simulated time, more than {} windows of {} s; \
+                         make the windows wider, or check the arrival rate, think times and trace timestamps",
+                        ns_to_s(t),
+                        self.max_windows,
+                        ns_to_s(self.window_ns)
+                    ),
+                ));
+            }
             self.windows.resize(i as usize + 1, Window::default());
         }
-        &mut self.windows[i as usize]
+        let start = i * self.window_ns;
+        self.current_window = (start, start.saturating_add(self.window_ns), i as usize);
+        Ok(&mut self.windows[i as usize])
     }
 
     /// A request arrived at `t`.
     #[inline]
-    pub fn arrival(&mut self, t: Nanos) {
-        self.window(t).arrivals += 1;
+    pub fn arrival(&mut self, t: Nanos) -> Result<()> {
+        self.window(t)?.arrivals += 1;
+        Ok(())
     }
 
     /// A request that arrived at `arrival` completed at `now`.
     #[inline]
-    pub fn completion(&mut self, now: Nanos, arrival: Nanos, is_write: bool, degraded: bool, lost: bool) {
+    pub fn completion(&mut self, now: Nanos, arrival: Nanos, is_write: bool, degraded: bool, lost: bool) -> Result<()> {
         let response = now - arrival;
         self.completed += 1;
         self.lost_requests += lost as u64;
-        let w = self.window(now);
+        let w = self.window(now)?;
         w.completions += 1;
         w.response_sum_ns += response as u128;
         if !is_write {
@@ -183,7 +206,7 @@ impl Recorder {
             w.read_response_sum_ns += response as u128;
         }
         if arrival < self.warmup_ns {
-            return;
+            return Ok(());
         }
         if let Some(responses) = &mut self.responses {
             responses.push(ResponseRecord { arrival, response, is_write });
@@ -197,6 +220,7 @@ impl Recorder {
                 self.histograms[Class::DegradedRead as usize].record(response);
             }
         }
+        Ok(())
     }
 }
 
@@ -207,15 +231,15 @@ mod tests {
     #[test]
     fn responses_are_recorded_only_when_asked_in_order_of_arrival_after_warm_up() {
         let mut off = Recorder::new(1_000, 0);
-        off.completion(50, 10, false, false, false);
+        off.completion(50, 10, false, false, false).unwrap();
         assert_eq!(off.responses_by_arrival(), None);
 
         let mut on = Recorder::new(1_000, 20).recording_responses(true);
         assert_eq!(on.responses_by_arrival(), Some(vec![]));
-        on.completion(50, 10, false, false, false); // arrived in the warm-up: left out
-        on.completion(90, 40, true, false, false);
-        on.completion(95, 30, false, true, false); // completes later, arrived earlier
-        on.completion(99, 40, false, false, false); // same arrival: completion order
+        on.completion(50, 10, false, false, false).unwrap(); // arrived in the warm-up: left out
+        on.completion(90, 40, true, false, false).unwrap();
+        on.completion(95, 30, false, true, false).unwrap(); // completes later, arrived earlier
+        on.completion(99, 40, false, false, false).unwrap(); // same arrival: completion order
         assert_eq!(
             on.responses_by_arrival().unwrap(),
             [
@@ -242,7 +266,7 @@ mod tests {
         times.extend((0..200).map(|_| rng.below(t)));
         let mut recorder = Recorder::new(width, 0);
         for &t in &times {
-            recorder.arrival(t);
+            recorder.arrival(t).unwrap();
         }
         let mut expected = vec![0u64; (t / width + 1) as usize];
         for &t in &times {
@@ -250,6 +274,23 @@ mod tests {
         }
         let counted: Vec<u64> = recorder.windows.iter().map(|w| w.arrivals).collect();
         assert_eq!(counted, expected);
+    }
+
+    #[test]
+    fn a_run_longer_than_the_window_limit_is_an_error_naming_window_s() {
+        // The limit at its real size would take a gigabyte of windows: a small one checks
+        // the same arithmetic.
+        let mut rec = Recorder { max_windows: 16, ..Recorder::new(1_000, 0) };
+        rec.arrival(16 * 1_000 - 1).unwrap();
+        assert_eq!(rec.windows.len(), 16);
+        let e = rec.arrival(16 * 1_000).unwrap_err().to_string();
+        assert!(e.starts_with("metrics.window_s: the run reached 0.000016 s of simulated time, more than 16 windows"), "{e}");
+        let e = rec.completion(u64::MAX, 0, false, false, false).unwrap_err().to_string();
+        assert!(e.starts_with("metrics.window_s:"), "{e}");
+        assert_eq!(rec.windows.len(), 16);
+        // A time in a window already held is still counted.
+        rec.arrival(5).unwrap();
+        assert_eq!(rec.windows[0].arrivals, 1);
     }
 
     #[test]

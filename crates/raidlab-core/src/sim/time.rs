@@ -11,6 +11,11 @@ pub const NS_PER_MS: u64 = 1_000_000;
 /// Nanoseconds in one second.
 pub const NS_PER_S: u64 = 1_000_000_000;
 
+/// Latest simulated time a run may reach, ns (2^62 ns, about 146 years): far beyond any
+/// experiment, and far enough below 2^64 that adding a service or think time (each at most
+/// this) to a time before it cannot overflow.
+pub const MAX_SIM_TIME_NS: Nanos = 1 << 62;
+
 /// `x` ns rounded to the nearest whole ns, halves away from zero, saturating: exactly
 /// `x.round() as Nanos`, without the library call `f64::round` compiles to on x86-64
 /// without SSE4.1 (once per simulated arrival). Below 2⁵², `x − ⌊x⌋` is exact; above, every

@@ -43,3 +43,37 @@ fn requests_larger_than_the_array_are_rejected() {
     let text = "[array]\nlayout = \"raid0\"\ndrives = 1\nstripe_unit_kib = 4\n[drive.model]\nrpm = 5400\nsurfaces = 1\nzones = [{ cylinders = 2, sectors_per_track = 8 }]\nseek = { kind = \"formula\", a_ms = 1, b_ms = 0, c_ms = 0 }\n[workload]\nrequests = 10\nsize_kib = 64\n";
     assert!(error(text).starts_with("workload.size:"));
 }
+
+fn run_error(text: &str) -> String {
+    match api::run_toml(text, Path::new("."), None) {
+        Ok(_) => panic!("ran:\n{text}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn runs_reaching_beyond_what_can_be_simulated_stop_with_an_error_naming_the_key() {
+    // Each of these used to abort the process on a failed allocation of the time series
+    // (one window per `window_s` up to the last event), or to overflow the clock.
+    let poisson = |rate: &str, metrics: &str| {
+        format!("{}[workload.arrival]\nprocess = \"poisson\"\nrate_per_s = {rate}\n{metrics}", base("raid5", 4, ""))
+    };
+    let e = run_error(&poisson("1e-300", ""));
+    assert!(e.starts_with("workload.arrival: a request arrives at 18446744073.709553 s, beyond the"), "{e}");
+    let e = run_error(&poisson("1e-5", "[metrics]\nwindow_s = 0.001\n"));
+    assert!(e.starts_with("metrics.window_s: the run reached"), "{e}");
+    let closed = "[workload.arrival]\nprocess = \"closed\"\noutstanding = 1\nthink_ms = 1e12\n";
+    let e = run_error(&format!("{}{closed}", base("raid5", 4, "")));
+    assert!(e.starts_with("metrics.window_s: the run reached"), "{e}");
+
+    // A trace whose second request comes 10^10 s (three centuries) after the first.
+    let path = std::env::temp_dir().join(format!("raidlab-far-future-{}.spc", std::process::id()));
+    std::fs::write(&path, "0,1,512,r,0\n0,1,512,r,10000000000\n").unwrap();
+    let text = format!(
+        "[array]\ndrives = 4\n[workload.trace]\npath = \"{}\"\nformat = \"spc\"\n",
+        path.display()
+    );
+    let e = run_error(&text);
+    std::fs::remove_file(&path).unwrap();
+    assert!(e.starts_with("workload.trace: a request arrives at 10000000000 s"), "{e}");
+}
