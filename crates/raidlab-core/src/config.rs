@@ -45,6 +45,10 @@ fn default_seed() -> u64 {
 /// Largest array raidlab accepts (each drive carries its own queue and state).
 pub const MAX_DRIVES: u32 = 65_536;
 
+/// Most requests a closed loop may keep outstanding: each holds a queued arrival and a request
+/// slot from the start, so 2^32 of them exhausted memory before the first completion.
+pub const MAX_OUTSTANDING: u32 = 1 << 20;
+
 /// Smallest time-series window, s: finer windows would make the series larger than the run.
 pub const MIN_WINDOW_S: f64 = 0.001;
 
@@ -207,6 +211,14 @@ impl Config {
                 return Err(Error::config(format!("failures[{i}].at_s"), beyond_the_horizon(f.at_s)));
             }
         }
+        if let ArrivalConfig::Closed { outstanding, .. } = &self.workload.arrival {
+            if *outstanding > MAX_OUTSTANDING {
+                return Err(Error::config(
+                    "workload.arrival.outstanding",
+                    format!("at most {MAX_OUTSTANDING} requests can be outstanding, not {outstanding}"),
+                ));
+            }
+        }
         if !(self.metrics.window_s.is_finite() && self.metrics.window_s >= MIN_WINDOW_S) {
             return Err(Error::config(
                 "metrics.window_s",
@@ -287,6 +299,14 @@ mod tests {
         assert!(e.starts_with("drive.scheduler: unknown scheduler"), "{e}");
         let e = err(&BASE.replace("requests = 10", "read_fraction = 0.5"));
         assert!(e.starts_with("workload:"), "{e}");
+    }
+
+    #[test]
+    fn too_many_outstanding_requests_name_the_key() {
+        let closed = |n: u32| format!("{BASE}[workload.arrival]\nprocess = \"closed\"\noutstanding = {n}\n");
+        let e = err(&closed(u32::MAX));
+        assert!(e.starts_with("workload.arrival.outstanding: at most 1048576 requests"), "{e}");
+        Config::from_toml(&closed(MAX_OUTSTANDING), Path::new(".")).unwrap();
     }
 
     #[test]
