@@ -177,7 +177,11 @@ pub struct Controller {
     pub stats: ControllerStats,
 }
 
-const OP_BITS: u32 = 16;
+/// Low bits of an op's token that hold its index in the piece's plan. A plan can have about
+/// two ops per drive (pre-reads and writes), and arrays have up to 65,536 drives: 16 bits
+/// made a RAID-1 write to 65,536 copies an invariant error. The piece index is a u32, so
+/// 32 bits each fill the u64 token.
+const OP_BITS: u32 = 32;
 
 impl Controller {
     /// A controller for `layout`; `check_content` switches the content model on.

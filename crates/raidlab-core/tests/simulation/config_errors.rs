@@ -1,4 +1,5 @@
-//! Impossible configurations fail at build time with an error naming the key.
+//! Impossible configurations fail at build time with an error naming the key; extreme but
+//! possible ones run.
 
 use std::path::Path;
 
@@ -76,4 +77,12 @@ fn runs_reaching_beyond_what_can_be_simulated_stop_with_an_error_naming_the_key(
     let e = run_error(&text);
     std::fs::remove_file(&path).unwrap();
     assert!(e.starts_with("workload.trace: a request arrives at 10000000000 s"), "{e}");
+}
+
+#[test]
+fn a_raid1_write_to_65536_copies_runs() {
+    // One op per copy: 65,536 ops in one plan were once an invariant error.
+    let text = "[array]\nlayout = \"raid1\"\ndrives = 65536\ncopies = 65536\n[workload]\nrequests = 3\nread_fraction = 0\n";
+    let out = api::run_toml(text, Path::new("."), None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.summary["requests_completed"], 3);
 }
