@@ -10,6 +10,10 @@ use crate::error::{Error, Result};
 /// Read buffer of the line reader.
 const READ_BUFFER_BYTES: usize = 256 * 1024;
 
+/// Longest line read, newline included. Trace lines are tens of bytes; without a limit a
+/// binary file with no newline in it would be read into memory whole.
+const MAX_LINE_BYTES: u64 = 1 << 20;
+
 /// Magic bytes at the start of a gzip member.
 const GZIP_MAGIC: &[u8] = &[0x1f, 0x8b];
 /// Magic bytes at the start of a bzip2 stream.
@@ -81,6 +85,26 @@ impl RecordReader {
         &self.path
     }
 
+    /// Lines read so far (the 1-based number of the last one).
+    pub(crate) fn lines_read(&self) -> u64 {
+        self.line_number
+    }
+
+    /// A failed read of the next line. Corrupt or truncated gzip/bzip2 data (the decoders
+    /// report it as invalid data or an early end of file) is a trace error at that line;
+    /// anything else is the operating system's.
+    fn read_error(&self, err: std::io::Error) -> Error {
+        use std::io::ErrorKind::{InvalidData, InvalidInput, UnexpectedEof};
+        match err.kind() {
+            InvalidData | InvalidInput | UnexpectedEof => Error::trace(
+                &self.path,
+                self.line_number + 1,
+                format!("cannot decompress the trace here (truncated or corrupt?): {err}"),
+            ),
+            _ => Error::io(&self.path, err),
+        }
+    }
+
     /// The next record with its 1-based line number; `None` at the end of the file or after
     /// `max_records` records.
     pub(crate) fn next_record(&mut self) -> Result<Option<(u64, RawRecord)>> {
@@ -89,14 +113,21 @@ impl RecordReader {
         }
         loop {
             self.line.clear();
-            let read = self
-                .input
+            let read = (&mut self.input)
+                .take(MAX_LINE_BYTES + 1)
                 .read_until(b'\n', &mut self.line)
-                .map_err(|err| Error::io(&self.path, err))?;
+                .map_err(|err| self.read_error(err))?;
             if read == 0 {
                 return Ok(None);
             }
             self.line_number += 1;
+            if read as u64 > MAX_LINE_BYTES {
+                return Err(Error::trace(
+                    &self.path,
+                    self.line_number,
+                    format!("line longer than {MAX_LINE_BYTES} bytes: not a text trace?"),
+                ));
+            }
             if self.line_number <= self.skip_lines {
                 continue;
             }

@@ -334,6 +334,8 @@ pub struct TraceSource {
     /// Raw time of the last emitted record.
     last_emitted_ns: Option<u64>,
     clamped: u64,
+    /// `TraceConfig::max_requests`: with `Some(0)` an empty replay is what was asked for.
+    max_requests: Option<u64>,
 }
 
 impl TraceSource {
@@ -376,6 +378,7 @@ impl TraceSource {
             first_time_ns: None,
             last_emitted_ns: None,
             clamped: 0,
+            max_requests: cfg.max_requests,
         })
     }
 
@@ -388,6 +391,15 @@ impl TraceSource {
             }
         }
         let Some(Reverse(next)) = self.window.pop() else {
+            // A run on a trace without a single request would look like a run that went well.
+            if self.first_time_ns.is_none() && self.max_requests != Some(0) {
+                let lines = self.records.lines_read();
+                return Err(Error::trace(
+                    self.records.path(),
+                    lines.max(1),
+                    format!("the trace holds no requests ({lines} lines, all blank or skipped)"),
+                ));
+            }
             return Ok(None);
         };
         let first = *self.first_time_ns.get_or_insert(next.time_ns);
@@ -742,6 +754,53 @@ pub(crate) mod tests {
         let file = spc_trace(&["0,1,0,r,0.0"]);
         let err = read_error(&config(&file.0, "spc"), HUGE_ARRAY);
         assert_eq!(trace_error_line(&err).0, 1);
+    }
+
+    #[test]
+    fn a_trace_without_requests_is_an_error_naming_the_file() {
+        for (contents, line) in [(&b""[..], 1), (b"\n  \n\n", 3)] {
+            let file = TempFile::new("empty.spc", contents);
+            let err = read_error(&config(&file.0, "spc"), HUGE_ARRAY);
+            let (at, message) = trace_error_line(&err);
+            assert_eq!(at, line);
+            assert!(message.starts_with("the trace holds no requests"), "{message}");
+        }
+        // Unless none were asked for.
+        let file = TempFile::new("empty.spc", b"");
+        let mut cfg = config(&file.0, "spc");
+        cfg.max_requests = Some(0);
+        assert_eq!(read_all(&cfg, HUGE_ARRAY).unwrap().0, []);
+    }
+
+    #[test]
+    fn truncated_compressed_traces_are_trace_errors_at_the_line_reached() {
+        let text = generated_spc(2000);
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gzip.write_all(text.as_bytes()).unwrap();
+        let gzip = gzip.finish().unwrap();
+        let mut bzip2 = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+        bzip2.write_all(text.as_bytes()).unwrap();
+        let bzip2 = bzip2.finish().unwrap();
+        // gzip streams out what it has decoded before failing; one bzip2 block holds the
+        // whole text, so not even line 1 can be decoded from half of it.
+        for (compressed, first_line_decoded) in [(&gzip, true), (&bzip2, false)] {
+            let file = TempFile::new("truncated", &compressed[..compressed.len() / 2]);
+            let err = read_error(&config(&file.0, "spc"), HUGE_ARRAY);
+            let (line, message) = trace_error_line(&err);
+            assert!(line < 2000 && (line > 1) == first_line_decoded, "{line}");
+            assert!(message.starts_with("cannot decompress the trace here"), "{message}");
+        }
+    }
+
+    #[test]
+    fn a_line_longer_than_a_mebibyte_is_a_trace_error() {
+        let mut contents = b"0,1,512,r,0\n".to_vec();
+        contents.resize(contents.len() + (1 << 20) + 10, b'0');
+        let file = TempFile::new("binary.spc", &contents);
+        let err = read_error(&config(&file.0, "spc"), HUGE_ARRAY);
+        let (line, message) = trace_error_line(&err);
+        assert_eq!(line, 2);
+        assert!(message.starts_with("line longer than 1048576 bytes"), "{message}");
     }
 
     #[test]
