@@ -67,7 +67,8 @@ fn beyond_the_horizon(seconds: f64) -> String {
 pub struct FailureConfig {
     /// Drive index, 0-based.
     pub drive: u32,
-    /// When it fails, seconds of simulated time.
+    /// When it fails, seconds of simulated time (at most 2⁶² ns, about 146 years, the
+    /// longest a run can simulate).
     pub at_s: f64,
 }
 

@@ -20,7 +20,9 @@ pub const MAX_WINDOWS: u64 = 1 << 24;
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MetricsConfig {
-    /// Width of a time-series window, seconds (at least 0.001).
+    /// Width of a time-series window, seconds (at least 0.001). A run may fill at most 2²⁴
+    /// windows (16.7 million: 4.7 hours of simulated time in 1 ms windows, 194 days in 1 s
+    /// ones); a run reaching further stops with an error naming this key.
     #[serde(default = "one")]
     pub window_s: f64,
     /// Requests arriving before this time (s) are left out of the response-time statistics

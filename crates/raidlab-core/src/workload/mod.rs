@@ -32,13 +32,15 @@ pub struct WorkloadConfig {
     /// Synthetic: fraction of requests that are reads, in [0, 1].
     #[serde(default = "one")]
     pub read_fraction: f64,
-    /// Synthetic: fixed request size in KiB (shorthand for `size = {distribution = "fixed"}`).
+    /// Synthetic: fixed request size in KiB (shorthand for `size = {distribution = "fixed"}`);
+    /// every size is at most 2³² − 1 sectors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size_kib: Option<f64>,
     /// Synthetic: request size distribution (default: fixed 4 KiB).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<SizeConfig>,
-    /// Synthetic: request start addresses are multiples of this many KiB.
+    /// Synthetic: request start addresses are multiples of this many KiB (no more than the
+    /// array holds).
     #[serde(default = "four")]
     pub align_kib: f64,
     /// Synthetic: where requests go.
@@ -77,9 +79,9 @@ pub enum ArrivalConfig {
     /// Closed loop: `outstanding` requests in the system; each completion is followed by
     /// `think_ms` of think time and a new request.
     Closed {
-        /// Requests in the system at once.
+        /// Requests in the system at once (1 to 2²⁰).
         outstanding: u32,
-        /// Think time between a completion and the next request, ms.
+        /// Think time between a completion and the next request, ms (at most 2⁶² ns).
         #[serde(default)]
         think_ms: f64,
         /// Take each think time from the trace instead: request k+1 is issued
