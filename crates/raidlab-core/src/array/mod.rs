@@ -17,7 +17,7 @@ use crate::content::{self, ContentModel};
 use crate::disk::{OpKind, Priority};
 use crate::error::{Error, Result};
 use crate::layout::{Layout, ParityRotation, StripeMap};
-use crate::sim::{Divisor, Nanos, RngStream};
+use crate::sim::{Nanos, RngStream};
 use locks::{StripeLocks, Waiters, NONE};
 use plan::{DriveView, PieceSpec, Plan};
 
@@ -152,8 +152,6 @@ impl Waiters for PieceWaiters<'_> {
 /// The controller of one array.
 pub struct Controller {
     layout: Box<dyn Layout>,
-    /// The layout's data sectors per stripe, to split requests without a hardware division.
-    stripe_divisor: Divisor,
     redundancy: Redundancy,
     failed: Vec<bool>,
     failed_list: Vec<u32>,
@@ -198,7 +196,6 @@ impl Controller {
         };
         let content = check_content.then(|| ContentModel::new(drives, layout.as_ref()));
         Controller {
-            stripe_divisor: Divisor::new(layout.stripe_data_sectors()),
             layout,
             redundancy,
             failed: vec![false; drives],
@@ -262,8 +259,8 @@ impl Controller {
             0
         };
         let per_stripe = self.layout.stripe_data_sectors();
-        let first_stripe = self.stripe_divisor.div(req.lba);
-        let last_stripe = self.stripe_divisor.div(req.lba + req.sectors as u64 - 1);
+        let first_stripe = req.lba / per_stripe;
+        let last_stripe = (req.lba + req.sectors as u64 - 1) / per_stripe;
         let slot = RequestSlot {
             arrival: req.arrival,
             is_write: req.is_write,

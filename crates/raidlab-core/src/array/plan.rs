@@ -7,7 +7,7 @@
 
 use crate::disk::OpKind;
 use crate::layout::StripeMap;
-use crate::sim::{Divisor, Nanos, RngStream};
+use crate::sim::{Nanos, RngStream};
 
 /// One disk operation of a plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,8 +56,6 @@ pub struct Plan {
     first_unit: usize,
     last_unit: usize,
     boundaries: Vec<u64>,
-    /// The stripe unit of the last piece, to divide by without a hardware division.
-    unit_divisor: Option<Divisor>,
 }
 
 /// What the planner may ask about the drives (for mirror-copy selection).
@@ -131,11 +129,7 @@ impl Plan {
     /// its end; every unit between them whole.
     fn compute_touched(&mut self, map: &StripeMap, unit: u64, spec: PieceSpec) {
         let (lo, hi) = (spec.first, spec.first + spec.sectors);
-        let divisor = match self.unit_divisor {
-            Some(d) if d.get() == unit => d,
-            _ => *self.unit_divisor.insert(Divisor::new(unit)),
-        };
-        let (first, last) = (divisor.div(lo) as usize, divisor.div(hi - 1) as usize);
+        let (first, last) = ((lo / unit) as usize, ((hi - 1) / unit) as usize);
         self.touched.clear();
         self.touched.resize(map.data_units(), (0, 0));
         self.touched[first..=last].fill((0, unit));
@@ -150,7 +144,7 @@ impl Plan {
 pub fn plan_parity(map: &StripeMap, unit: u64, spec: PieceSpec, failed: &[bool], plan: &mut Plan) {
     plan.reset();
     plan.compute_touched(map, unit, spec);
-    if !(plan_parity_normal_read(map, spec, failed, plan) || plan_parity_single_unit(map, spec, failed, plan)) {
+    if !(plan_parity_normal_read(map, spec, failed, plan) || plan_parity_single_unit(map, unit, spec, failed, plan)) {
         plan_parity_general(map, spec, failed, plan);
     }
 }
@@ -196,11 +190,11 @@ fn plan_units_directly(map: &StripeMap, kind: OpKind, failed: &[bool], plan: &mu
 /// exactly the plan `plan_parity_general` would (a test compares them), without segments,
 /// sorting or merging. Returns false when the general path is needed.
 #[inline]
-fn plan_parity_single_unit(map: &StripeMap, spec: PieceSpec, failed: &[bool], plan: &mut Plan) -> bool {
-    if plan.first_unit != plan.last_unit {
+fn plan_parity_single_unit(map: &StripeMap, unit: u64, spec: PieceSpec, failed: &[bool], plan: &mut Plan) -> bool {
+    let i = (spec.first / unit) as usize;
+    if (spec.first + spec.sectors - 1) / unit != i as u64 {
         return false;
     }
-    let i = plan.first_unit;
     let (a, b) = plan.touched[i];
     let data = map.data[i];
     let parity = map.parity[0];

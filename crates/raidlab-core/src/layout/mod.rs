@@ -40,11 +40,7 @@ pub struct StripeMap {
 impl StripeMap {
     /// Number of data units in the stripe.
     pub fn data_units(&self) -> usize {
-        // Most layouts keep one copy: no division for them (this runs on every request).
-        match self.copies {
-            0 | 1 => self.data.len(),
-            copies => self.data.len() / copies as usize,
-        }
+        self.data.len() / self.copies.max(1) as usize
     }
     /// The copies of data unit `i`.
     pub fn copies_of(&self, i: usize) -> &[UnitLocation] {

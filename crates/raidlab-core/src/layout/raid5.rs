@@ -4,7 +4,6 @@
 use super::{LayoutShape, Layout, LayoutParams, ParityRotation, StripeMap, UnitLocation, UnitRole,
 };
 use crate::error::{Error, Result};
-use crate::sim::Divisor;
 
 /// Rotated single parity over `drives` drives; stripe `s` occupies unit offset `s` on every
 /// drive.
@@ -12,9 +11,6 @@ use crate::sim::Divisor;
 pub struct Raid5Layout {
     shape: LayoutShape,
     rotation: ParityRotation,
-    /// The drive count, to find a stripe's place in the rotation without a hardware
-    /// division (it runs on every request).
-    drive_divisor: Divisor,
 }
 
 impl Raid5Layout {
@@ -25,20 +21,17 @@ impl Raid5Layout {
                 format!("RAID-5 needs at least 3 drives, not {}", params.drives),
             ));
         }
-        Ok(Box::new(Raid5Layout {
-            shape: LayoutShape::fit(params, key)?,
-            rotation: params.parity_rotation,
-            drive_divisor: Divisor::new(params.drives as u64),
-        }))
+        Ok(Box::new(Raid5Layout { shape: LayoutShape::fit(params, key)?, rotation: params.parity_rotation }))
     }
 
     /// Drive holding the parity of `stripe`.
     pub fn parity_drive(&self, stripe: u64) -> u32 {
         let n = self.shape.drives as u64;
-        let place = self.drive_divisor.rem(stripe);
         match self.rotation {
-            ParityRotation::LeftSymmetric | ParityRotation::LeftAsymmetric => (n - 1 - place) as u32,
-            ParityRotation::RightSymmetric | ParityRotation::RightAsymmetric => place as u32,
+            ParityRotation::LeftSymmetric | ParityRotation::LeftAsymmetric => {
+                (n - 1 - stripe % n) as u32
+            }
+            ParityRotation::RightSymmetric | ParityRotation::RightAsymmetric => (stripe % n) as u32,
         }
     }
 
