@@ -176,6 +176,14 @@ impl Config {
                 format!("{} KiB is not a positive multiple of 0.5 KiB (one sector)", self.array.stripe_unit_kib),
             ));
         }
+        // Beyond 2⁶⁴ sectors the conversion would saturate and later messages would quote
+        // the saturated count, not the value given.
+        if sectors >= u64::MAX as f64 {
+            return Err(Error::config(
+                "array.stripe_unit_kib",
+                format!("{:e} KiB is larger than any drive", self.array.stripe_unit_kib),
+            ));
+        }
         Ok(sectors as u64)
     }
 
@@ -300,6 +308,9 @@ mod tests {
         assert!(e.starts_with("drive.scheduler: unknown scheduler"), "{e}");
         let e = err(&BASE.replace("requests = 10", "read_fraction = 0.5"));
         assert!(e.starts_with("workload:"), "{e}");
+        // The value given, not a count saturated to 2⁶⁴ − 1 sectors.
+        let e = err(&format!("[array]\nlayout = \"raid5\"\ndrives = 5\nstripe_unit_kib = 1e30\n[workload]\nrequests = 10\n"));
+        assert_eq!(e, "array.stripe_unit_kib: 1e30 KiB is larger than any drive");
     }
 
     #[test]
