@@ -211,6 +211,14 @@ impl SyntheticGenerator {
                 Addresses::HotCold { hot_p: *hot_request_fraction, hot_start, hot_slots }
             }
             AddressConfig::Zipf { exponent, scatter } => {
+                // The sampler takes 0 (uniform) and infinity (always the first block) too;
+                // the documented range leaves those degenerate cases to other distributions.
+                if !(exponent.is_finite() && *exponent > 0.0) {
+                    return Err(Error::config(
+                        format!("{key}.address.exponent"),
+                        format!("must be a finite number above 0, got {exponent}"),
+                    ));
+                }
                 let zipf = Zipf::new(slots as f64, *exponent).map_err(|e| {
                     Error::config(format!("{key}.address.exponent"), format!("invalid Zipf exponent {exponent}: {e}"))
                 })?;
@@ -326,6 +334,15 @@ mod tests {
             })
             .count();
         assert!((hot as f64 / n as f64 - 0.8).abs() < 0.01, "{hot}");
+    }
+
+    #[test]
+    fn zipf_exponents_outside_the_documented_range_name_the_key() {
+        for exponent in ["0.0", "-1.0", "inf", "nan"] {
+            let c = cfg(&format!("address = {{ distribution = \"zipf\", exponent = {exponent} }}"));
+            let e = SyntheticGenerator::new(&c, 8 * 100_000, RngStream::new(3, StreamId::Requests), "workload").err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(e.starts_with("workload.address.exponent: must be a finite number above 0"), "{exponent}: {e}");
+        }
     }
 
     #[test]
