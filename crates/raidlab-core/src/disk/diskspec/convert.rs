@@ -58,6 +58,11 @@ impl<'a> Fields<'a> {
         Ok(Fields { block, uses: block.params.iter().map(|_| Cell::new(Use::Unused)).collect() })
     }
 
+    /// The value of `key`, without recording a use (for [`Origins`]).
+    fn find(&self, key: &str) -> Option<&'a Node> {
+        self.block.params.iter().find(|p| p.key == key).map(|p| &p.value)
+    }
+
     fn mark(&self, key: &str, how: Use) -> Option<&'a Node> {
         let i = self.block.params.iter().position(|p| p.key == key)?;
         self.uses[i].set(how);
@@ -225,6 +230,77 @@ impl<'a> Fields<'a> {
     }
 }
 
+/// The config key under which the converted drive is validated, and which its errors name.
+const MODEL_KEY: &str = "drive.model";
+
+/// A DiskSim parameter or block a converted config key came from.
+struct Origin {
+    location: Location,
+    /// For messages: "`Rotation speed (in rpms)`", "the `dm_layout_g1_zone` block".
+    what: String,
+}
+
+/// Where each converted config key came from (`drive.model.rpm` from `Rotation speed (in
+/// rpms)`, `drive.model.zones[2]` from the third zone block). Some mistakes show only when
+/// the converted drive is validated, and those errors name a config key: this table maps
+/// the key back to the file and line of the DiskSim parameter that set it.
+#[derive(Default)]
+struct Origins {
+    entries: Vec<(String, Origin)>,
+}
+
+impl Origins {
+    /// `key` (relative to [`MODEL_KEY`]) came from `what`, written at `location`.
+    fn set(&mut self, key: &str, what: String, location: &Location) {
+        self.entries.push((format!("{MODEL_KEY}.{key}"), Origin { location: location.clone(), what }));
+    }
+
+    /// `key` (relative to [`MODEL_KEY`]) came from `block` as a whole.
+    fn block(&mut self, key: &str, block: &Block) {
+        self.set(key, format!("the `{}` block", block.title()), &block.location);
+    }
+
+    /// Each `(config key, DiskSim parameter)` pair whose parameter `f` holds: the key (under
+    /// `prefix`, relative to [`MODEL_KEY`]) came from that parameter's value.
+    fn params(&mut self, prefix: &str, f: &Fields, pairs: &[(&str, &str)]) {
+        for &(key, parameter) in pairs {
+            if let Some(node) = f.find(parameter) {
+                let key = if prefix.is_empty() { key.to_string() } else { format!("{prefix}.{key}") };
+                self.set(&key, format!("`{parameter}`"), &node.location);
+            }
+        }
+    }
+
+    /// The origin of `key`: that of the longest recorded key equal to it or enclosing it
+    /// (`drive.model.zones[1]` encloses `drive.model.zones[1].slips[3]`).
+    fn of(&self, key: &str) -> Option<&Origin> {
+        let encloses = |recorded: &str| match key.strip_prefix(recorded) {
+            Some(rest) => rest.is_empty() || rest.starts_with('.') || rest.starts_with('['),
+            None => false,
+        };
+        self.entries
+            .iter()
+            .filter(|(recorded, _)| encloses(recorded))
+            .max_by_key(|(recorded, _)| recorded.len())
+            .map(|(_, origin)| origin)
+    }
+
+    /// An error from validating the converted drive as an `Error::Spec` at the parameter its
+    /// key came from, keeping the key; at `fallback` (the `dm_disk` block) when no recorded
+    /// key encloses it.
+    fn spec_error(&self, error: Error, fallback: &Location) -> Error {
+        match error {
+            Error::Config { key, message } => match self.of(&key) {
+                Some(origin) => origin
+                    .location
+                    .error(format!("the converted drive is invalid: {key} (from {}): {message}", origin.what)),
+                None => fallback.error(format!("the converted drive is invalid: {key}: {message}")),
+            },
+            other => fallback.error(format!("the converted drive is invalid: {other}")),
+        }
+    }
+}
+
 /// Why a `disksim_disk` parameter raidlab does not read is not modelled (`never_disconnect`:
 /// the drive's "Never disconnect" is 1, so its bus protocol parameters do not apply).
 fn disk_note(key: &str, never_disconnect: bool) -> &'static str {
@@ -355,7 +431,8 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
         warnings.push(format!("{}: `{}` ({} parameters) {what}: not imported", b.location, b.title(), b.params.len()));
     }
 
-    let (mut model, block_count, block_count_at) = convert_model(model_block, &mut warnings)?;
+    let mut origins = Origins::default();
+    let (mut model, block_count, block_count_at) = convert_model(model_block, &mut origins, &mut warnings)?;
     let name = disk.unwrap_or(model_block).name.clone().unwrap_or_default();
 
     // Host interface: the slowest of the drive, controllers and buses on the path, each way.
@@ -423,6 +500,7 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
         model.cache = drive_cache(&spec);
         model.interface = host_interface(f, &spec, scale)?;
         cache = Some(spec);
+        record_disk_origins(f, &mut origins);
         let never_disconnect = f.get("Never disconnect").is_some_and(|n| n.as_f64().is_some_and(|v| v != 0.0));
         f.report(|key| disk_note(key, never_disconnect), &mut warnings);
     }
@@ -451,8 +529,8 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
     }
     model.bus_sector_ms = bus_ms;
     model.bus_sector_write_ms = (bus_write_ms != bus_ms).then_some(bus_write_ms);
-    let mapped = Geometry::new(&model, "drive.model")
-        .map_err(|e| model_block.location.error(format!("the converted drive is invalid: {e}")))?
+    let mapped = Geometry::new(&model, MODEL_KEY)
+        .map_err(|e| origins.spec_error(e, &model_block.location))?
         .capacity_sectors();
     if block_count < mapped {
         model.capacity_sectors = Some(block_count);
@@ -465,9 +543,68 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
             "{block_count_at}: `Block count = {block_count}` is more than the {mapped} sectors the zones map; raidlab exports {mapped}, as DiskSim does"
         ));
     }
-    crate::disk::DriveModel::new(&model, "drive.model")
-        .map_err(|e| model_block.location.error(format!("the converted drive is invalid: {e}")))?;
+    crate::disk::DriveModel::new(&model, MODEL_KEY).map_err(|e| origins.spec_error(e, &model_block.location))?;
     Ok(DiskSpec { name, model, cache, block_count, mapped_sectors: mapped, warnings, files: tree.files.clone() })
+}
+
+/// The `disksim_disk` parameters behind the converted overheads, cache and bus protocol.
+fn record_disk_origins(f: &Fields, origins: &mut Origins) {
+    origins.params(
+        "",
+        f,
+        &[
+            ("command_overhead_ms", "Per-request overhead time"),
+            ("read_after_read_overhead_ms", "Read miss over. after read"),
+            ("read_after_write_overhead_ms", "Read miss over. after write"),
+            ("write_after_read_overhead_ms", "Write miss over. after read"),
+            ("write_after_write_overhead_ms", "Write miss over. after write"),
+            ("read_completion_overhead_ms", "Read completion overhead"),
+            ("write_completion_overhead_ms", "Write completion overhead"),
+        ],
+    );
+    // A cache or interface key with no parameter of its own is blamed on the drive's block.
+    origins.block("cache", f.block);
+    origins.block("interface", f.block);
+    origins.params(
+        "cache",
+        f,
+        &[
+            ("segments", "Number of buffer segments"),
+            ("segment_sectors", "Segment size (in blks)"),
+            ("write_segments", "Maximum number of write segments"),
+            ("fast_write_level", "Fast write level"),
+            ("read_hit_after_read_ms", "Read hit over. after read"),
+            ("read_hit_after_write_ms", "Read hit over. after write"),
+            ("write_hit_after_read_ms", "Write hit over. after read"),
+            ("write_hit_after_write_ms", "Write hit over. after write"),
+        ],
+    );
+    origins.params(
+        "interface",
+        f,
+        &[
+            ("read_watermark", "High (read) water mark"),
+            ("read_watermark_of", "Set watermark by reqsize"),
+            ("read_disconnect_after_read_ms", "Read disconnect afterread"),
+            ("read_disconnect_after_write_ms", "Read disconnect afterwrite"),
+            ("write_disconnect_ms", "Write disconnect overhead"),
+            ("first_reselect_ms", "First reselect overhead"),
+            ("other_reselect_ms", "Other reselect overhead"),
+            ("data_preparation_ms", "Data preparation overhead"),
+            ("extra_write_disconnect", "Extra write disconnect"),
+        ],
+    );
+    origins.params(
+        "interface.extra_write_disconnect",
+        f,
+        &[
+            ("command_overhead_ms", "Extradisc command overhead"),
+            ("disconnect_ms", "Extradisc disconnect overhead"),
+            ("inter_disconnect_delay_ms", "Extradisc inter-disconnect delay"),
+            ("second_disconnect_ms", "Extradisc 2nd disconnect overhead"),
+            ("seek_delta_ms", "Extradisc seek delta"),
+        ],
+    );
 }
 
 /// The drive's bus protocol from DiskSim's disconnect, reselect and water-mark parameters
@@ -602,8 +739,13 @@ fn components_on_path<'t>(tree: &'t SpecTree, disk: &Block, warnings: &mut Vec<S
 
 /// A `dm_disk` block: geometry, layout and mechanics, with the declared block count and
 /// where it is written (the caller compares it with the zones).
-fn convert_model(block: &Block, warnings: &mut Vec<String>) -> Result<(DriveModelConfig, u64, Location)> {
+fn convert_model(
+    block: &Block,
+    origins: &mut Origins,
+    warnings: &mut Vec<String>,
+) -> Result<(DriveModelConfig, u64, Location)> {
     let f = Fields::new(block)?;
+    origins.params("", &f, &[("surfaces", "Number of data surfaces"), ("capacity_sectors", "Block count")]);
     let surfaces = f.require_u32("Number of data surfaces")?;
     if surfaces == 0 {
         return Err(f.require("Number of data surfaces")?.location.error("a drive needs at least one data surface"));
@@ -618,7 +760,7 @@ fn convert_model(block: &Block, warnings: &mut Vec<String>) -> Result<(DriveMode
     let block_count = f.require_whole("Block count")?;
     let layout = f.require_block("Layout Model", "dm_layout_g1")?;
     let mech = f.require_block("Mechanical Model", "dm_mech_g1")?;
-    let (zones, sparing, track_order) = convert_layout(layout, warnings)?;
+    let (zones, sparing, track_order) = convert_layout(layout, origins, warnings)?;
     let cylinders = zones.iter().map(|z| z.first_cylinder.unwrap_or(0) + z.cylinders).max().unwrap_or(0);
     if cylinders > declared_cylinders {
         warnings.push(format!(
@@ -627,7 +769,7 @@ fn convert_model(block: &Block, warnings: &mut Vec<String>) -> Result<(DriveMode
             cylinders - 1
         ));
     }
-    let mut model = convert_mech(mech, surfaces, zones, cylinders, warnings)?;
+    let mut model = convert_mech(mech, surfaces, zones, cylinders, origins, warnings)?;
     model.sparing = sparing;
     model.track_order = track_order;
     f.report(plain_note, warnings);
@@ -648,9 +790,20 @@ fn skew_units(f: &Fields, inherited: bool) -> Result<bool> {
 
 fn convert_layout(
     block: &Block,
+    origins: &mut Origins,
     warnings: &mut Vec<String>,
 ) -> Result<(Vec<ZoneConfig>, SparingConfig, TrackOrder)> {
     let f = Fields::new(block)?;
+    origins.params(
+        "",
+        &f,
+        &[
+            ("track_order", "LBN-to-PBN mapping scheme"),
+            ("sparing", "Sparing scheme used"),
+            ("sparing.range_cylinders", "Rangesize for sparing"),
+            ("zones", "Zones"),
+        ],
+    );
     let mapping = f.require("LBN-to-PBN mapping scheme")?;
     let track_order = match Fields::whole(mapping, "LBN-to-PBN mapping scheme")? {
         0 => TrackOrder::Ascending,
@@ -691,12 +844,12 @@ fn convert_layout(
         return Err(f.require("Zones")?.location.error("`Zones` lists no zone"));
     }
     let mut zones = Vec::with_capacity(zone_nodes.len());
-    for node in zone_nodes {
+    for (i, node) in zone_nodes.iter().enumerate() {
         let zone = match &node.value {
             Value::Block(b) if b.type_name == "dm_layout_g1_zone" => b,
             _ => return Err(node.location.error(format!("a zone must be a `dm_layout_g1_zone` block, got `{}`", node.brief()))),
         };
-        zones.push(convert_zone(zone, sparing, revolutions, warnings)?);
+        zones.push(convert_zone(zone, &format!("zones[{i}]"), sparing, revolutions, origins, warnings)?);
     }
     f.report(
         |key| match key {
@@ -720,13 +873,35 @@ fn sectors_of(node: &Node, key: &str, revolutions: bool, spt: u32, warnings: &mu
     u32::try_from(rounded as u64).map_err(|_| node.location.error(format!("`{key}` is too large")))
 }
 
+/// One zone block, converted to the config zone `key` (`zones[3]`).
 fn convert_zone(
     block: &Block,
+    key: &str,
     sparing: SparingConfig,
     revolutions: bool,
+    origins: &mut Origins,
     warnings: &mut Vec<String>,
 ) -> Result<ZoneConfig> {
     let f = Fields::new(block)?;
+    // Keys without a parameter of their own (`zones[3]`: the zone has no room for data) are
+    // blamed on the zone block.
+    origins.block(key, block);
+    origins.params(
+        key,
+        &f,
+        &[
+            ("first_cylinder", "First cylinder number"),
+            ("cylinders", "Last cylinder number"),
+            ("sectors_per_track", "Blocks per track"),
+            ("first_sector_offset", "Offset of first block"),
+            ("track_switch_skew_sectors", "Skew for track switch"),
+            ("cylinder_switch_skew_sectors", "Skew for cylinder switch"),
+            ("reserved_sectors", "Empty space at zone front"),
+            ("spares", "Number of spares"),
+            ("slips", "slips"),
+            ("remaps", "defects"),
+        ],
+    );
     let first = f.require_u32("First cylinder number")?;
     let last_node = f.require("Last cylinder number")?;
     let last = Fields::whole(last_node, "Last cylinder number")?;
@@ -783,6 +958,15 @@ fn convert_zone(
             slips.len()
         ));
         slips.clear();
+    }
+    // Each slip at its own line (a long list spans many), by its index in the sorted list
+    // that the geometry checks.
+    let slip_at: HashMap<u64, &Location> =
+        slip_nodes.iter().filter_map(|n| Some((Fields::whole(n, "slips").ok()?, &n.location))).collect();
+    for (j, slip) in slips.iter().enumerate() {
+        if let Some(location) = slip_at.get(slip) {
+            origins.set(&format!("{key}.slips[{j}]"), format!("slip {slip} in `slips`"), location);
+        }
     }
     let defects_node = f.require("defects")?;
     let defect_values = Fields::list(defects_node, "defects")?
@@ -845,9 +1029,20 @@ fn convert_mech(
     surfaces: u32,
     zones: Vec<ZoneConfig>,
     cylinders: u32,
+    origins: &mut Origins,
     warnings: &mut Vec<String>,
 ) -> Result<DriveModelConfig> {
     let f = Fields::new(block)?;
+    origins.params(
+        "",
+        &f,
+        &[
+            ("rotation", "Access time type"),
+            ("rpm", "Rotation speed (in rpms)"),
+            ("head_switch_ms", "Head switch time"),
+            ("write_settle_ms", "Add. write settling delay"),
+        ],
+    );
     let (access, access_at) = f.require_text("Access time type")?;
     let rotation = match access {
         "trackSwitchPlusRotation" => RotationModel::Exact,
@@ -905,6 +1100,19 @@ fn convert_mech(
             )))
         }
     };
+    match seek_type {
+        "extracted" => origins.params("", &f, &[("seek", "Full seek curve")]),
+        "hpl" => origins.params("", &f, &[("seek", "HPL seek equation values")]),
+        "hplplus10" => {
+            // A seek time out of range at some distance (`seek`) may come from either list;
+            // the first ten segments are the ten times, the rest the HPL equation.
+            origins.params("", &f, &[("seek", "Seek type"), ("seek.segments", "HPL seek equation values")]);
+            let first_ten: Vec<String> = (0..10).map(|i| format!("seek.segments[{i}]")).collect();
+            let pairs: Vec<(&str, &str)> = first_ten.iter().map(|k| (k.as_str(), "First ten seek times")).collect();
+            origins.params("", &f, &pairs);
+        }
+        _ => origins.params("", &f, &[("seek", "Constant seek time")]),
+    }
     let mut model = DriveModelConfig::basic(f.require_number("Rotation speed (in rpms)")?, surfaces, zones, seek);
     model.rotation = rotation;
     let head_switch = f.require("Head switch time")?;
@@ -1472,11 +1680,45 @@ dm_disk Small_model {
         let (_, line, message) = spec_error(load(&small_drive(&dir, &text)));
         assert_eq!(line, 25);
         assert!(message.contains("`Seek type = curve` is not supported"), "{message}");
-        // More slips than the zone's spares.
+        // More slips than the zone's spares: found by the geometry, reported at the slips.
         let text = SMALL_MODEL.replace("Number of spares = 2", "Number of spares = 0");
         let (file, line, message) = spec_error(load(&small_drive(&dir, &text)));
-        assert_eq!((file, line), (model.clone(), 1));
-        assert!(message.contains("zones[1].slips"), "{message}");
+        assert_eq!((file, line), (model.clone(), 19));
+        assert!(message.contains("zones[1].slips (from `slips`)"), "{message}");
+    }
+
+    #[test]
+    fn errors_found_by_validating_the_converted_drive_name_the_parameter_and_its_line() {
+        // Each was reported at the `dm_disk` block's line (small.model:1), whichever file
+        // and line the parameter was on.
+        let dir = scratch("origins");
+        let model = dir.join("small.model");
+        for (from, to, line, expected) in [
+            ("First cylinder number = 7", "First cylinder number = 3", 17, "zones[1].first_cylinder (from `First cylinder number`): 3 overlaps"),
+            // The slip on its own line of a list that spans two.
+            ("slips = [ 30, 31, 200 ]", "slips = [ 30, 31,\n 9999 ]", 15, "zones[0].slips[2] (from slip 9999 in `slips`): 9999 lies beyond"),
+            ("defects = [ 50, 358 ]", "defects = [ 50, 9999 ]", 14, "zones[0].remaps (from `defects`): [50, 9999] lies beyond the zone"),
+            ("Number of spares = 5", "Number of spares = 400", 10, "zones[0] (from the `dm_layout_g1_zone` block): its reserved sectors"),
+            ("Block count = 700", "Block count = 0", 4, "capacity_sectors (from `Block count`): must be at least 1"),
+            ("(in rpms) = 6000", "(in rpms) = 0", 29, "rpm (from `Rotation speed (in rpms)`): must be a positive number"),
+            ("0.2, 1.5, 0.01, 0.9", "0.2, 1.5, -0.01, 0.9", 26, "seek.segments[2].b_ms (from `HPL seek equation values`): must not be negative"),
+            // Extrapolated past its last two points, the curve falls below 0 at distance 4.
+            ("Seek type = hpl", "Seek type = extracted, Full seek curve = small.seek", 25, "seek (from `Full seek curve`): seek time at distance 4 is -1 ms"),
+        ] {
+            std::fs::write(dir.join("small.seek"), "Seek distances measured: 3\n1, 1.0\n2, 2.0\n3, 0.5\n").unwrap();
+            let (file, at, message) = spec_error(load(&small_drive(&dir, &SMALL_MODEL.replace(from, to))));
+            assert_eq!((&file, at), (&model, line), "{to}: {message}");
+            assert!(message.contains(&format!("the converted drive is invalid: drive.model.{expected}")), "{message}");
+        }
+        // A `.diskspecs` parameter was blamed on the `.model` file: a read water mark taken
+        // as a fraction of the segment, on a drive whose buffer does not cache.
+        small_drive(&dir, SMALL_MODEL);
+        let spec = dir.join("small.diskspecs");
+        let text = SMALL.replace("Mystery", "High (read) water mark = 0.5,\n   Set watermark by reqsize = 0,\n   Mystery");
+        std::fs::write(&spec, text).unwrap();
+        let (file, line, message) = spec_error(load(&spec));
+        assert_eq!((&file, line), (&spec, 11), "{message}");
+        assert!(message.contains("drive.model.interface.read_watermark_of (from `Set watermark by reqsize`)"), "{message}");
     }
 
     #[test]
