@@ -50,3 +50,40 @@ impl Error {
 
 /// Result alias used throughout the core.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// `x` as messages echo it: Rust's shortest form that reads back as `x`, in scientific
+/// notation beyond 1e16 or below 1e-6 in magnitude, where the plain form runs to hundreds of
+/// digits (`1e300` is 301 of them, `1e-300` 302).
+pub fn readable(x: f64) -> String {
+    let magnitude = x.abs();
+    if magnitude.is_finite() && magnitude != 0.0 && !(1e-6..1e16).contains(&magnitude) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::readable;
+
+    #[test]
+    fn readable_numbers_switch_to_scientific_notation_only_when_long() {
+        for (x, shown) in [
+            (1e300, "1e300"),
+            (-2.5e300, "-2.5e300"),
+            (1e-300, "1e-300"),
+            (1e16, "1e16"),
+            (1e15, "1000000000000000"),
+            (10025.0, "10025"),
+            (0.48700, "0.487"),
+            (-0.01, "-0.01"),
+            (0.000001, "0.000001"),
+            (0.0, "0"),
+            (f64::INFINITY, "inf"),
+            (f64::NAN, "NaN"),
+        ] {
+            assert_eq!(readable(x), shown);
+        }
+    }
+}

@@ -33,7 +33,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{Error, Result};
+use crate::error::{readable, Error, Result};
 use crate::sim::{ms_to_ns, Nanos};
 
 /// What a read miss's reconnection water mark is a fraction of (DiskSim's "Set watermark by
@@ -140,7 +140,7 @@ enum Watermark {
 
 fn check_ms(value: f64, key: String) -> Result<Nanos> {
     if !value.is_finite() || !(0.0..=1000.0).contains(&value) {
-        return Err(Error::config(key, format!("must be a finite number of ms within [0, 1000], got {value}")));
+        return Err(Error::config(key, format!("must be a finite number of ms within [0, 1000], got {}", readable(value))));
     }
     Ok(ms_to_ns(value))
 }
@@ -151,7 +151,7 @@ impl Interface {
     pub fn new(cfg: &HostInterfaceConfig, segment_sectors: Option<u32>, key: &str) -> Result<Self> {
         let w = cfg.read_watermark;
         if !w.is_finite() || !(0.0..=1.0).contains(&w) {
-            return Err(Error::config(format!("{key}.read_watermark"), format!("must be a fraction in [0, 1], got {w}")));
+            return Err(Error::config(format!("{key}.read_watermark"), format!("must be a fraction in [0, 1], got {}", readable(w))));
         }
         let read_watermark = match cfg.read_watermark_of {
             WatermarkBase::Request => Watermark::Fraction(w),

@@ -44,7 +44,7 @@ use super::cache::{CacheParams, CacheState, Dirty, Prefetch, PrefetchMode};
 use super::geometry::Run;
 use super::interface::Interface;
 use super::{DriveModelConfig, Geometry, OpKind, RotationModel, SeekCurve};
-use crate::error::{Error, Result};
+use crate::error::{readable, Error, Result};
 use crate::sim::{ms_to_ns, Divisor, Nanos, RngStream};
 
 /// Phase units in one revolution: 60 s in ns × 1000, so that a spindle of `rpm` turns
@@ -252,7 +252,7 @@ pub(crate) fn check_duration_ms(value: f64, key: String) -> Result<()> {
     if !value.is_finite() || !(0.0..=MAX_DURATION_MS).contains(&value) {
         return Err(Error::config(
             key,
-            format!("must be a finite number of ms within [0, {MAX_DURATION_MS}], got {value}"),
+            format!("must be a finite number of ms within [0, {MAX_DURATION_MS}], got {}", readable(value)),
         ));
     }
     Ok(())
@@ -264,13 +264,13 @@ impl DriveModel {
         if !cfg.rpm.is_finite() || cfg.rpm <= 0.0 {
             return Err(Error::config(
                 format!("{key}.rpm"),
-                format!("must be a positive number, got {}", cfg.rpm),
+                format!("must be a positive number, got {}", readable(cfg.rpm)),
             ));
         }
         if cfg.rpm > MAX_RPM {
             return Err(Error::config(
                 format!("{key}.rpm"),
-                format!("{} is above the supported {MAX_RPM}", cfg.rpm),
+                format!("{} is above the supported {MAX_RPM}", readable(cfg.rpm)),
             ));
         }
         let rpm_milli = (cfg.rpm * 1000.0).round() as u64;
@@ -294,7 +294,7 @@ impl DriveModel {
         if !cfg.write_settle_ms.is_finite() || cfg.write_settle_ms.abs() > 1000.0 {
             return Err(Error::config(
                 format!("{key}.write_settle_ms"),
-                format!("must be a finite number of ms within ±1000, got {}", cfg.write_settle_ms),
+                format!("must be a finite number of ms within ±1000, got {}", readable(cfg.write_settle_ms)),
             ));
         }
         let geometry = Geometry::new(cfg, key)?;
@@ -303,7 +303,7 @@ impl DriveModel {
             if P / zone.sectors_per_track as u64 <= 2 * rpm_milli {
                 return Err(Error::config(
                     format!("{key}.zones[{i}].sectors_per_track"),
-                    format!("at {} rpm a sector would pass in under 2 ns", cfg.rpm),
+                    format!("at {} rpm a sector would pass in under 2 ns", readable(cfg.rpm)),
                 ));
             }
         }

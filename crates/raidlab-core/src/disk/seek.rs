@@ -13,7 +13,7 @@
 //! A seek of 0 cylinders always takes 0.
 
 use super::{SeekConfig, SeekSegment};
-use crate::error::{Error, Result};
+use crate::error::{readable, Error, Result};
 use crate::sim::{ms_to_ns, Nanos};
 
 /// A seek curve precomputed for every distance of one drive.
@@ -26,10 +26,10 @@ pub struct SeekCurve {
 
 fn check_coefficient(value: f64, key: String) -> Result<()> {
     if !value.is_finite() {
-        return Err(Error::config(key, format!("must be a finite number, got {value}")));
+        return Err(Error::config(key, format!("must be a finite number, got {}", readable(value))));
     }
     if value < 0.0 {
-        return Err(Error::config(key, format!("must not be negative, got {value}")));
+        return Err(Error::config(key, format!("must not be negative, got {}", readable(value))));
     }
     Ok(())
 }
@@ -74,14 +74,14 @@ impl SeekCurve {
             if !value.is_finite() || value < 0.0 {
                 return Err(Error::config(
                     key,
-                    format!("seek time at distance {distance} is {value} ms; it must be finite and not negative"),
+                    format!("seek time at distance {distance} is {} ms; it must be finite and not negative", readable(value)),
                 ));
             }
             let ns = ms_to_ns(value);
             let ns = u32::try_from(ns).map_err(|_| {
                 Error::config(
                     key,
-                    format!("seek time at distance {distance} is {value} ms, above 4294 ms"),
+                    format!("seek time at distance {distance} is {} ms, above 4294 ms", readable(value)),
                 )
             })?;
             times.push(ns);
@@ -138,7 +138,7 @@ impl SeekCurve {
             if !ms.is_finite() || ms < 0.0 {
                 return Err(Error::config(
                     format!("{key}[{i}]"),
-                    format!("seek time must be finite and not negative, got {ms}"),
+                    format!("seek time must be finite and not negative, got {}", readable(ms)),
                 ));
             }
             if i > 0 && distance <= points[i - 1].0 {

@@ -22,7 +22,7 @@ use crate::disk::mechanics::MAX_DURATION_MS;
 use crate::disk::{
     DriveCacheConfig, DriveModelConfig, ExtraWriteDisconnectConfig, HostInterfaceConfig, PrefetchMode, WatermarkBase, Geometry, RotationModel, SeekConfig, SeekSegment, SparingConfig, TrackOrder, ZoneConfig,
 };
-use crate::error::{Error, Result};
+use crate::error::{readable, Error, Result};
 
 /// Note attached to the warnings of cache parameters.
 const CACHE_NOTE: &str = "kept in DiskSpec.cache: not modelled by raidlab's drive cache";
@@ -99,7 +99,7 @@ impl<'a> Fields<'a> {
     fn non_negative(node: &Node, key: &str) -> Result<f64> {
         let x = Self::number_of(node, key)?;
         if x < 0.0 {
-            return Err(node.location.error(format!("`{key}` must not be negative, got {x}")));
+            return Err(node.location.error(format!("`{key}` must not be negative, got {}", readable(x))));
         }
         Ok(x)
     }
@@ -641,7 +641,10 @@ fn host_interface(f: &Fields, spec: &DiskCacheSpec, scale: f64) -> Result<Option
     };
     if !(0.0..=1.0).contains(&interface.read_watermark) {
         let node = f.keep("High (read) water mark", CACHE_NOTE).expect("a water mark other than 0 was given");
-        return Err(node.location.error(format!("`High (read) water mark` must be a fraction in [0, 1], got {}", interface.read_watermark)));
+        return Err(node.location.error(format!(
+            "`High (read) water mark` must be a fraction in [0, 1], got {}",
+            readable(interface.read_watermark)
+        )));
     }
     f.mark("High (read) water mark", Use::Modelled);
     f.mark("Set watermark by reqsize", Use::Modelled);
@@ -868,7 +871,13 @@ fn sectors_of(node: &Node, key: &str, revolutions: bool, spt: u32, warnings: &mu
     let sectors = if revolutions { x * spt as f64 } else { x };
     let rounded = sectors.round();
     if (rounded - sectors).abs() > 1e-9 {
-        warnings.push(format!("{}: `{key} = {}` is {sectors} sectors, rounded to {rounded}", node.location, node.brief()));
+        warnings.push(format!(
+            "{}: `{key} = {}` is {} sectors, rounded to {}",
+            node.location,
+            node.brief(),
+            readable(sectors),
+            readable(rounded)
+        ));
     }
     u32::try_from(rounded as u64).map_err(|_| node.location.error(format!("`{key}` is too large")))
 }
@@ -1719,6 +1728,27 @@ dm_disk Small_model {
         let (file, line, message) = spec_error(load(&spec));
         assert_eq!((&file, line), (&spec, 11), "{message}");
         assert!(message.contains("drive.model.interface.read_watermark_of (from `Set watermark by reqsize`)"), "{message}");
+    }
+
+    #[test]
+    fn huge_values_are_echoed_in_scientific_notation() {
+        // Each message printed the value's 301 digits in full.
+        let dir = scratch("huge");
+        for (from, to, line, expected) in [
+            ("(in rpms) = 6000", "(in rpms) = 1e300", 29, "rpm (from `Rotation speed (in rpms)`): 1e300 is above"),
+            ("settling delay = 0.05", "settling delay = 1e300", 27, "within ±1000, got 1e300"),
+            ("Seek type = hpl", "Seek type = constant, Constant seek time = 1e300", 25, "distance 1 is 1e300 ms, above 4294 ms"),
+            ("Block count = 700", "Block count = 1e300", 4, "bad number `1e300` for `Block count`"),
+            ("Head switch time = 0.3", "Head switch time = -1e300", 28, "`Head switch time` must not be negative, got -1e300"),
+        ] {
+            let (_, at, message) = spec_error(load(&small_drive(&dir, &SMALL_MODEL.replace(from, to))));
+            assert_eq!(at, line, "{to}: {message}");
+            assert!(message.contains(expected) && message.len() < 300, "{message}");
+        }
+        let text = SMALL_MODEL.replace("Percent error in rpms = 0.0", "Percent error in rpms = 1e300");
+        let spec = load(&small_drive(&dir, &text)).unwrap();
+        let warning = spec.warnings.iter().find(|w| w.contains("Percent error in rpms")).unwrap();
+        assert!(warning.contains("`Percent error in rpms = 1e300`") && warning.len() < 300, "{warning}");
     }
 
     #[test]

@@ -20,7 +20,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::error::{Error, Result};
+use crate::error::{readable, Error, Result};
 
 /// Top-level block types of DiskSim 4 parameter files.
 pub const KNOWN_BLOCKS: &[&str] = &[
@@ -117,7 +117,7 @@ impl Node {
     pub fn brief(&self) -> String {
         match &self.value {
             Value::Int(i) => i.to_string(),
-            Value::Float(x) => format!("{x}"),
+            Value::Float(x) => readable(*x),
             Value::Text(t) => t.clone(),
             Value::Block(b) => format!("{} {{…}}", b.type_name),
             Value::List(items) if items.len() <= 6 => {
@@ -673,7 +673,7 @@ pub fn parse_seek_file(path: &Path, named_at: &Location) -> Result<SeekCurveFile
             .ok_or_else(|| at(i + 1, format!("bad number `{}` for a seek time in ms", fields[1])))?;
         // Checked here as well as by the seek model, so that the message names this line.
         if ms < 0.0 {
-            return Err(at(i + 1, format!("seek time {ms} ms is negative")));
+            return Err(at(i + 1, format!("seek time {} ms is negative", readable(ms))));
         }
         if let Some(&(previous, _)) = points.last() {
             if distance <= previous {
