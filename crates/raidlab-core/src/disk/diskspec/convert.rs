@@ -497,6 +497,22 @@ pub fn convert(tree: &SpecTree, path: &Path) -> Result<DiskSpec> {
             write_hit_after_read_ms: f.cache_ms("Write hit over. after read", scale)?,
             write_hit_after_write_ms: f.cache_ms("Write hit over. after write", scale)?,
         };
+        if spec.enabled {
+            // A caching buffer without a segment, or with empty ones, converted silently to
+            // a drive without a cache; DiskSim rejects both, caching or not
+            // (`disk_postpass_perdisk`: numsegs and segsize must be at least 1).
+            for (key, value) in [("Number of buffer segments", spec.segments), ("Segment size (in blks)", spec.segment_sectors)] {
+                if value == 0 {
+                    return Err(match f.find(key) {
+                        Some(node) => node.location.error(format!(
+                            "`{key} = {}` with `Enable caching in buffer` on: a caching buffer needs at least one segment of at least one block",
+                            node.brief()
+                        )),
+                        None => f.missing(key),
+                    });
+                }
+            }
+        }
         model.cache = drive_cache(&spec);
         model.interface = host_interface(f, &spec, scale)?;
         cache = Some(spec);
@@ -1728,6 +1744,30 @@ dm_disk Small_model {
         let (file, line, message) = spec_error(load(&spec));
         assert_eq!((&file, line), (&spec, 11), "{message}");
         assert!(message.contains("drive.model.interface.read_watermark_of (from `Set watermark by reqsize`)"), "{message}");
+    }
+
+    #[test]
+    fn a_caching_buffer_without_segments_is_an_error_at_the_parameter() {
+        // Each converted silently to a drive without a cache.
+        let dir = scratch("no-segments");
+        small_drive(&dir, SMALL_MODEL);
+        let spec = dir.join("small.diskspecs");
+        let caching = "Enable caching in buffer = 1,\n   Segment size (in blks) = 64,\n   Number of buffer segments = 4";
+        for (from, to, line, expected) in [
+            ("Number of buffer segments = 4", "Number of buffer segments = 0", 11, "`Number of buffer segments = 0` with `Enable caching in buffer` on"),
+            ("Segment size (in blks) = 64", "Segment size (in blks) = 0", 10, "`Segment size (in blks) = 0` with `Enable caching in buffer` on"),
+            ("Segment size (in blks) = 64,\n", "", 1, "lacks the required parameter `Segment size (in blks)`"),
+        ] {
+            std::fs::write(&spec, SMALL.replace("Number of buffer segments = 4", &caching.replace(from, to))).unwrap();
+            let (file, at, message) = spec_error(load(&spec));
+            assert_eq!((&file, at), (&spec, line), "{to}: {message}");
+            assert!(message.contains(expected), "{message}");
+        }
+        // Not caching, the segments only match speeds and raidlab does not model them.
+        std::fs::write(&spec, SMALL.replace("Number of buffer segments = 4", "Enable caching in buffer = 0,\n   Number of buffer segments = 0")).unwrap();
+        assert_eq!(load(&spec).unwrap().model.cache, None);
+        std::fs::write(&spec, SMALL.replace("Number of buffer segments = 4", caching)).unwrap();
+        assert_eq!(load(&spec).unwrap().model.cache.map(|c| (c.segments, c.segment_sectors)), Some((4, 64)));
     }
 
     #[test]
