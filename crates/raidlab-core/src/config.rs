@@ -309,7 +309,7 @@ mod tests {
         let e = err(&BASE.replace("requests = 10", "read_fraction = 0.5"));
         assert!(e.starts_with("workload:"), "{e}");
         // The value given, not a count saturated to 2⁶⁴ − 1 sectors.
-        let e = err(&format!("[array]\nlayout = \"raid5\"\ndrives = 5\nstripe_unit_kib = 1e30\n[workload]\nrequests = 10\n"));
+        let e = err(&BASE.replace("drives = 5", "drives = 5\nstripe_unit_kib = 1e30"));
         assert_eq!(e, "array.stripe_unit_kib: 1e30 KiB is larger than any drive");
     }
 
