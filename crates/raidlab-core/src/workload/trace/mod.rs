@@ -682,15 +682,19 @@ pub(crate) mod tests {
         text
     }
 
+    /// `text` compressed with gzip and with bzip2.
+    fn gzip_and_bzip2(text: &str) -> (Vec<u8>, Vec<u8>) {
+        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gzip.write_all(text.as_bytes()).unwrap();
+        let mut bzip2 = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+        bzip2.write_all(text.as_bytes()).unwrap();
+        (gzip.finish().unwrap(), bzip2.finish().unwrap())
+    }
+
     #[test]
     fn gzip_and_bzip2_round_trip_to_identical_records() {
         let text = generated_spc(2000);
-        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        gzip.write_all(text.as_bytes()).unwrap();
-        let gzip = gzip.finish().unwrap();
-        let mut bzip2 = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
-        bzip2.write_all(text.as_bytes()).unwrap();
-        let bzip2 = bzip2.finish().unwrap();
+        let (gzip, bzip2) = gzip_and_bzip2(&text);
         assert_eq!(&gzip[..2], &[0x1f, 0x8b]);
         assert_eq!(&bzip2[..3], b"BZh");
 
@@ -775,12 +779,7 @@ pub(crate) mod tests {
     #[test]
     fn truncated_compressed_traces_are_trace_errors_at_the_line_reached() {
         let text = generated_spc(2000);
-        let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        gzip.write_all(text.as_bytes()).unwrap();
-        let gzip = gzip.finish().unwrap();
-        let mut bzip2 = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
-        bzip2.write_all(text.as_bytes()).unwrap();
-        let bzip2 = bzip2.finish().unwrap();
+        let (gzip, bzip2) = gzip_and_bzip2(&text);
         // gzip streams out what it has decoded before failing; one bzip2 block holds the
         // whole text, so not even line 1 can be decoded from half of it.
         for (compressed, first_line_decoded) in [(&gzip, true), (&bzip2, false)] {
