@@ -114,6 +114,13 @@ def test_plot_of_a_missing_run_directory_exits_2(tmp_path, capsys):
     assert "nope" in capsys.readouterr().err
 
 
+def test_plot_of_a_corrupt_table_exits_2_naming_the_file(synthetic_run_dir: Path, capsys):
+    (synthetic_run_dir / "timeseries.parquet").write_bytes(b"garbage")
+    assert run_cli("plot", synthetic_run_dir) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "timeseries.parquet" in err
+
+
 # -- schema and docs ----------------------------------------------------------------------------
 
 

@@ -115,6 +115,47 @@ def test_load_of_an_incomplete_directory_names_the_missing_file(tmp_path: Path):
     assert caught.value.filename.endswith("summary.json")
 
 
+@pytest.mark.parametrize(
+    "file, content",
+    [
+        ("timeseries.parquet", b"not parquet"),
+        ("histogram.parquet", b""),
+        ("summary.json", b"[1, 2]"),
+        ("manifest.json", b"[]"),
+        ("manifest.json", b'{"files": {"tables": ["timeseries.parquet"]}}'),
+        ("manifest.json", b'{"files": {}}'),
+        ("summary.json", b"\xff\xfe{}"),
+        ("config.toml", b"\xff\xfe"),
+    ],
+)
+def test_load_of_a_corrupt_file_is_a_raidlab_io_error_naming_it(
+    tmp_path: Path, synthetic: Result, file: str, content: bytes
+):
+    run_dir = synthetic.save(tmp_path / "run")
+    (run_dir / file).write_bytes(content)
+    with pytest.raises(RaidlabIOError) as caught:
+        Result.load(run_dir)
+    assert caught.value.filename == str(run_dir / file)
+
+
+def test_load_of_a_missing_table_says_no_such_file(tmp_path: Path, synthetic: Result):
+    run_dir = synthetic.save(tmp_path / "run")
+    (run_dir / "histogram.parquet").unlink()
+    with pytest.raises(RaidlabIOError) as caught:
+        Result.load(run_dir)
+    assert str(caught.value) == f"{run_dir / 'histogram.parquet'}: No such file or directory"
+
+
+def test_load_of_a_table_without_its_documented_columns_names_them(tmp_path: Path, synthetic: Result):
+    run_dir = synthetic.save(tmp_path / "run")
+    path = run_dir / "timeseries.parquet"
+    pd.read_parquet(path).rename(columns={"arrivals": "requests"}).to_parquet(path)
+    with pytest.raises(RaidlabIOError) as caught:
+        Result.load(run_dir)
+    assert caught.value.filename == str(path)
+    assert "arrivals" in str(caught.value)
+
+
 # -- with the engine: real runs --------------------------------------------------------------
 
 

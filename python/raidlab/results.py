@@ -21,6 +21,7 @@ import platform
 import shlex
 import subprocess
 import sys
+from errno import ENOENT
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
@@ -224,17 +225,10 @@ class Result:
         summary = _read_json(directory / SUMMARY_FILE)
         resolved_config = _read_text(directory / CONFIG_FILE)
         if manifest is not None and "files" in manifest:
-            table_files = {name: directory / file for name, file in manifest["files"]["tables"].items()}
+            table_files = {name: directory / file for name, file in _manifest_tables(manifest, directory).items()}
         else:
             table_files = {path.stem: path for path in sorted(directory.glob("*" + TABLE_SUFFIX))}
-        tables = {}
-        for name, path in table_files.items():
-            try:
-                tables[name] = pd.read_parquet(path)
-            except OSError as error:
-                raise RaidlabIOError(
-                    error.strerror or str(error), file=str(path), errno=error.errno
-                ) from None
+        tables = {name: _read_table(name, path) for name, path in table_files.items()}
         config_hash = (manifest or {}).get("config_hash") or summary.get("config_hash", "")
         return cls(
             summary=summary,
@@ -268,14 +262,56 @@ def _read_text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except OSError as error:
         raise RaidlabIOError(error.strerror or str(error), file=str(path), errno=error.errno) from None
+    except UnicodeDecodeError as error:
+        raise RaidlabIOError(f"not UTF-8 text: {error}", file=str(path)) from None
 
 
 def _read_json(path: Path) -> Dict[str, Any]:
     text = _read_text(path)
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as error:
         raise RaidlabIOError(f"not valid JSON: {error}", file=str(path)) from None
+    if not isinstance(value, dict):
+        raise RaidlabIOError(
+            f"expected a JSON object, found {type(value).__name__}", file=str(path)
+        )
+    return value
+
+
+def _manifest_tables(manifest: Mapping[str, Any], directory: Path) -> Dict[str, str]:
+    """The ``files.tables`` entry of a manifest: table name → file name."""
+    files = manifest["files"]
+    tables = files.get("tables") if isinstance(files, Mapping) else None
+    if not isinstance(tables, Mapping) or not all(
+        isinstance(name, str) and isinstance(file, str) for name, file in tables.items()
+    ):
+        raise RaidlabIOError(
+            "files.tables must map table names to file names",
+            file=str(directory / MANIFEST_FILE),
+        )
+    return dict(tables)
+
+
+def _read_table(name: str, path: Path) -> pd.DataFrame:
+    """Read one Parquet table; a documented table must have its documented columns."""
+    try:
+        frame = pd.read_parquet(path)
+    except OSError as error:
+        errno = error.errno
+        if errno is None and isinstance(error, FileNotFoundError):
+            errno = ENOENT  # pyarrow raises it without an errno
+        raise RaidlabIOError(error.strerror or str(error), file=str(path), errno=errno) from None
+    except (pa.ArrowException, ValueError) as error:
+        raise RaidlabIOError(f"not a readable Parquet file: {error}", file=str(path)) from None
+    missing = [column for column in TABLE_COLUMNS.get(name, []) if column not in frame.columns]
+    if missing:
+        raise RaidlabIOError(
+            f"the {name} table lacks the column(s) {', '.join(missing)} "
+            f"(written by another raidlab version?)",
+            file=str(path),
+        )
+    return frame
 
 
 def _git_state() -> Dict[str, Any]:
