@@ -114,6 +114,18 @@ def test_plot_of_a_missing_run_directory_exits_2(tmp_path, capsys):
     assert "nope" in capsys.readouterr().err
 
 
+def test_plot_to_an_unknown_image_suffix_exits_2(synthetic_run_dir: Path, tmp_path, capsys):
+    assert run_cli("plot", synthetic_run_dir, "-o", tmp_path / "plot.txt") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "plot.txt" in err and "Traceback" not in err
+
+
+def test_validate_to_an_unknown_image_suffix_exits_2(tmp_path, capsys):
+    assert run_cli("validate", "ibm0661", IBM18ES_TRACE, "-o", tmp_path / "cdf.txt") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "cdf.txt" in err
+
+
 def test_plot_of_a_corrupt_table_exits_2_naming_the_file(synthetic_run_dir: Path, capsys):
     (synthetic_run_dir / "timeseries.parquet").write_bytes(b"garbage")
     assert run_cli("plot", synthetic_run_dir) == 2

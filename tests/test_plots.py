@@ -15,6 +15,7 @@ from raidlab.plots import (
     failure_times,
     plot_run,
 )
+from raidlab.exceptions import RaidlabIOError
 
 from conftest import synthetic_result
 
@@ -85,3 +86,18 @@ def test_plot_run_copes_with_an_empty_run(tmp_path):
     result.tables = {}
     result.summary = {"seed": 1}
     assert plot_run(result, tmp_path / "empty.png").exists()
+
+
+def test_plot_run_writes_exactly_the_named_file_even_without_a_suffix(tmp_path):
+    # Matplotlib alone would write "plot.png" and the caller would report "plot".
+    path = plot_run(synthetic_result(), tmp_path / "plot")
+    assert path == tmp_path / "plot"
+    assert path.read_bytes().startswith(PNG_SIGNATURE)
+    assert not (tmp_path / "plot.png").exists()
+
+
+def test_plot_run_to_an_unknown_image_suffix_is_a_raidlab_io_error(tmp_path):
+    with pytest.raises(RaidlabIOError) as caught:
+        plot_run(synthetic_result(), tmp_path / "plot.txt")
+    assert caught.value.filename == str(tmp_path / "plot.txt")
+    assert ".txt" in str(caught.value)

@@ -16,6 +16,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from raidlab.exceptions import RaidlabIOError
 from raidlab.results import Result
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "draw_response_over_time",
     "draw_response_cdf",
     "plot_run",
+    "save_figure",
 ]
 
 #: Histogram classes drawn as CDFs, with their legend labels.
@@ -136,7 +138,20 @@ def plot_run(result: Result, output: Union[str, "os.PathLike[str]"]) -> Path:
     if result.data_loss:
         title += " — data loss"
     figure.suptitle(title)
+    return save_figure(figure, output, dpi=120)
+
+
+def save_figure(figure: Figure, output: Union[str, "os.PathLike[str]"], dpi: int) -> Path:
+    """Save ``figure`` at exactly ``output`` (directories created): in the format its suffix
+    names, PNG when it has none (Matplotlib would otherwise append ``.png`` to the name). An
+    unknown suffix is a :class:`RaidlabIOError`."""
     path = Path(output)
+    suffix = path.suffix[1:].lower()
+    if suffix and suffix not in figure.canvas.get_supported_filetypes():
+        supported = ", ".join(sorted(figure.canvas.get_supported_filetypes()))
+        raise RaidlabIOError(
+            f"cannot write a plot as .{suffix}; use .png or one of {supported}", file=str(path)
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=120)
+    figure.savefig(path, dpi=dpi, format=suffix or "png")
     return path

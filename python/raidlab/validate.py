@@ -282,12 +282,13 @@ def plot_validation(validation: Validation, output: PathLike, title: Optional[st
     """Draw :func:`draw_validation_cdfs` into a PNG at ``output`` (directories created)."""
     from matplotlib.figure import Figure
 
+    from raidlab.plots import save_figure
+
     figure = Figure(figsize=(7, 4.5), layout="constrained")
     draw_validation_cdfs(figure.subplots(), validation, title)
     path = Path(output)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        figure.savefig(path, dpi=100)
+        save_figure(figure, path, dpi=100)
     except OSError as error:
         raise RaidlabIOError(error.strerror or str(error), file=str(path), errno=error.errno) from None
     return path
