@@ -170,6 +170,23 @@ def fake_bench(monkeypatch):
     monkeypatch.setattr(_core, "bench", bench)
 
 
+@pytest.mark.parametrize("requests", ["0", "-5", "1e3", "99999999999999999999999"])
+def test_bench_requests_must_be_a_positive_whole_number(fake_bench, requests, capsys):
+    with pytest.raises(SystemExit) as caught:
+        run_cli("bench", "--requests", requests)
+    assert caught.value.code == 2
+    err = capsys.readouterr().err
+    assert "--requests" in err and "Traceback" not in err
+
+
+def test_bench_rejects_an_unknown_case_before_running_any(monkeypatch, capsys):
+    ran = []
+    monkeypatch.setattr(_core, "bench", lambda case, requests: ran.append(case))
+    assert run_cli("bench", "--requests", "10", "--case", _core.bench_cases()[0], "--case", "nosuch") == 2
+    assert ran == []
+    assert "nosuch" in capsys.readouterr().err
+
+
 def test_bench_prints_a_table(fake_bench, capsys):
     assert run_cli("bench", "--requests", "1000") == 0
     out = capsys.readouterr().out

@@ -38,7 +38,7 @@ from rich.table import Table
 
 from raidlab import _core, __version__
 from raidlab.config import apply_overrides, load_config, to_toml
-from raidlab.exceptions import RaidlabError, RaidlabIOError
+from raidlab.exceptions import ConfigError, RaidlabError, RaidlabIOError
 from raidlab.results import Result
 
 __all__ = ["main", "build_parser"]
@@ -262,8 +262,24 @@ def peak_rss_kib() -> Optional[int]:
     return int(peak // 1024) if sys.platform == "darwin" else int(peak)  # bytes on macOS
 
 
+def _request_count(text: str) -> int:
+    """``--requests``: a whole number of requests, at least 1 (the core takes a u64)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of requests, got {text!r}") from None
+    if not 1 <= value < 2**64:
+        raise argparse.ArgumentTypeError(f"expected at least 1 request, got {value}"
+                                         if value < 1 else f"{value} requests is too many")
+    return value
+
+
 def _command_bench(args: argparse.Namespace, out: Console, err: Console) -> int:
-    cases = args.case or _core.bench_cases()
+    known = _core.bench_cases()
+    cases = args.case or known
+    unknown = [case for case in cases if case not in known]
+    if unknown:  # before any case runs, not after the ones before it
+        raise ConfigError(f"unknown bench case {unknown[0]!r}; known: {', '.join(known)}", key="case")
     baseline = peak_rss_kib()  # the interpreter and its libraries, before any simulation
     results: List[Dict[str, Any]] = []
     for case in cases:
@@ -458,7 +474,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench = commands.add_parser("bench", help="run the built-in benchmarks",
                                 description="Measure simulation speed (requests/s, disk ops/s) "
                                             "and peak memory.")
-    bench.add_argument("--requests", type=int, default=100_000, metavar="N",
+    bench.add_argument("--requests", type=_request_count, default=100_000, metavar="N",
                        help="user requests per case (default: %(default)s)")
     bench.add_argument("--case", action="append", metavar="NAME",
                        help="case to run (repeatable; default: all of raidlab._core.bench_cases())")
