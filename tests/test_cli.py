@@ -427,6 +427,19 @@ def test_validate_unknown_preset_exits_2(tmp_path, capsys):
     assert capsys.readouterr().err.startswith("error: drive.preset: unknown drive preset")
 
 
+def test_validate_a_missing_diskspec_file_exits_2_saying_so(tmp_path, capsys):
+    missing = tmp_path / "absent.parv"
+    assert run_cli("validate", missing, IBM18ES_TRACE, "-o", tmp_path / "x.png") == 2
+    assert capsys.readouterr().err == f"error: {missing}: No such file or directory\n"
+
+
+def test_docs_validation_of_a_missing_diskspecs_directory_exits_2(tmp_path, capsys):
+    report = tmp_path / "validation.md"
+    assert run_cli("docs", "validation", "-o", report, "--diskspecs", tmp_path / "absent") == 2
+    assert "absent" in capsys.readouterr().err
+    assert not report.exists()
+
+
 def test_docs_validation_writes_the_report_with_every_drive(tmp_path, capsys):
     output = tmp_path / "validation.md"
     assert run_cli("docs", "validation", "-o", output, "--diskspecs", IBM18ES_TRACE.parent) == 0

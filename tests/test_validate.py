@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from raidlab import _core
-from raidlab.exceptions import ConfigError, TraceError
+from raidlab.exceptions import ConfigError, RaidlabIOError, TraceError
 from raidlab.validate import (
     DISKSIM_PUBLISHED,
     Validation,
@@ -100,6 +100,23 @@ def test_a_malformed_trace_line_is_a_trace_error_with_file_and_line(tmp_path):
         validate("ibm0661", trace)
     assert (caught.value.file, caught.value.line) == (str(trace), 2)
     assert 'unknown operation "Q"' in str(caught.value)
+
+
+@pytest.mark.parametrize("name", ["absent.parv", "specs/absent", "."])
+def test_a_drive_named_like_a_file_that_is_not_one_is_an_io_error(tmp_path, monkeypatch, name):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(RaidlabIOError) as caught:
+        validate(name, IBM18ES_TRACE)
+    assert caught.value.filename == name
+    assert "preset" not in str(caught.value)
+
+
+def test_the_report_of_a_missing_diskspecs_directory_is_an_error_and_writes_nothing(tmp_path):
+    report = tmp_path / "validation.md"
+    with pytest.raises(RaidlabIOError) as caught:
+        write_validation_report(tmp_path / "absent", report)
+    assert caught.value.filename == str(tmp_path / "absent")
+    assert not report.exists()
 
 
 def test_an_unknown_preset_is_a_config_error_naming_the_key():

@@ -326,7 +326,7 @@ def _command_validate(args: argparse.Namespace, out: Console, err: Console) -> i
     from raidlab.validate import drive_table, plot_validation, validate
 
     drive = drive_table(args.drive)
-    validation = validate(drive, args.trace)
+    validation = validate(args.drive, args.trace)  # the name itself: a missing file is named as one
     trace = Path(args.trace)
     target = Path(args.output) if args.output else Path(f"{trace.stem}-validation.png")
     label = drive.get("preset") or Path(str(drive.get("diskspec", "drive"))).name

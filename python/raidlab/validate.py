@@ -20,6 +20,7 @@ from the two samples (``raidlab_core::metrics::demerit``).
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 from dataclasses import dataclass
@@ -167,6 +168,21 @@ def drive_table(drive: Union[PathLike, Mapping[str, Any]]) -> Dict[str, Any]:
     return {"preset": os.fspath(drive)}
 
 
+def _check_meant_as_file(drive: Union[PathLike, Mapping[str, Any]]) -> None:
+    """A drive named like a file (a suffix, a directory part) that is not a file is a
+    :class:`RaidlabIOError` saying so, rather than "unknown drive preset '../specs/x.parv'"
+    (presets are plain names)."""
+    if isinstance(drive, Mapping):
+        return
+    name = os.fspath(drive)
+    path = Path(name)
+    if path.is_file():
+        return
+    if path.exists() or path.suffix or "/" in name or os.sep in name:
+        error = errno.EISDIR if path.is_dir() else errno.ENOENT
+        raise RaidlabIOError(os.strerror(error), file=name, errno=error)
+
+
 def validate(
     drive: Union[PathLike, Mapping[str, Any]],
     trace: PathLike,
@@ -178,6 +194,7 @@ def validate(
     current directory). Errors are :class:`raidlab.RaidlabError` subclasses: a bad drive is a
     ``ConfigError`` (or ``SpecError``), a malformed trace line a ``TraceError`` with file and
     line."""
+    _check_meant_as_file(drive)
     base = Path(base_dir) if base_dir is not None else Path.cwd()
     # The trace is named by the user: relative to the working directory, not to `base_dir`.
     trace_path = Path(os.fspath(trace)).resolve()
@@ -499,6 +516,9 @@ def write_validation_report(
     to ``validation/`` beside it (stale plots of that directory are removed first)."""
     path = Path(output)
     image_dir = path.parent / path.stem
+    if not Path(diskspecs_dir).is_dir():
+        # Checked first: the report and its plots are replaced, with every drive failed.
+        raise RaidlabIOError("not a directory of DiskSim specs and traces", file=os.fspath(diskspecs_dir))
     try:
         if image_dir.is_dir():
             for stale in image_dir.glob("*.png"):
