@@ -163,3 +163,16 @@ def test_tomli_is_used_before_python_3_11():  # pragma: no cover
     import raidlab.config as config
 
     assert config.tomllib.__name__ == "tomli"
+
+
+@pytest.mark.parametrize("config", ["configs/missing", "/tmp"])
+def test_a_one_line_path_that_is_not_a_file_is_an_io_error_naming_it(config):
+    # It was taken as TOML text: "config: TOML parse error at line 1 ... expected `=`".
+    with pytest.raises(RaidlabIOError) as caught:
+        load_config(config)
+    assert caught.value.filename == config
+
+
+def test_overrides_given_as_one_string_are_a_type_error(small_config_text):
+    with pytest.raises(TypeError, match="overrides"):
+        load_config(small_config_text, overrides="seed=9")

@@ -62,8 +62,8 @@ def load_config(
 ) -> LoadedConfig:
     """Turn a path, a TOML string or a mapping into TOML text for the core.
 
-    A ``str`` is a path when it names an existing file or ends in ``.toml`` (and has no line
-    break); otherwise it is TOML text. ``base_dir`` defaults to the file's directory for a path
+    A ``str`` is a path when it has no line break and no ``=`` and names an existing file or
+    directory, ends in ``.toml`` or has a directory part; otherwise it is TOML text. ``base_dir`` defaults to the file's directory for a path
     and to the current directory otherwise.
     """
     name: Optional[str] = None
@@ -82,6 +82,10 @@ def load_config(
         raise TypeError(
             f"config must be a path, a TOML string or a mapping, not {type(config).__name__}"
         )
+    if isinstance(overrides, (str, bytes)):
+        # Iterating it would make one override of each character ("s: override 's' is not ...").
+        raise TypeError(f"overrides must be a sequence of 'key=value' strings, not a single "
+                        f"{type(overrides).__name__}: use [{overrides!r}]")
     if overrides:
         text = apply_overrides(text, overrides)
     resolved_base = Path(base_dir).resolve() if base_dir is not None else default_base
@@ -91,7 +95,9 @@ def load_config(
 def _looks_like_path(text: str) -> bool:
     if "\n" in text or ("=" in text and not text.endswith(".toml")):
         return False
-    return text.endswith(".toml") or Path(text).is_file()
+    # One line without "=" is no configuration; with a directory part it is a path (so a
+    # missing file or a directory is reported as such, not as a TOML syntax error).
+    return text.endswith(".toml") or Path(text).exists() or "/" in text or os.sep in text
 
 
 def _read_text(path: Path) -> str:
