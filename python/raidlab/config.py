@@ -63,8 +63,9 @@ def load_config(
     """Turn a path, a TOML string or a mapping into TOML text for the core.
 
     A ``str`` is a path when it has no line break and no ``=`` and names an existing file or
-    directory, ends in ``.toml`` or has a directory part; otherwise it is TOML text. ``base_dir`` defaults to the file's directory for a path
-    and to the current directory otherwise.
+    directory, ends in ``.toml`` or has a directory part; otherwise it is TOML text.
+    ``base_dir`` defaults to the file's directory for a path and to the current directory
+    otherwise.
     """
     name: Optional[str] = None
     if isinstance(config, Mapping):
