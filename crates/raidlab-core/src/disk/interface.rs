@@ -138,10 +138,9 @@ enum Watermark {
     Sectors(u64),
 }
 
+/// `value` ms in ns, within the bound every drive time has.
 fn check_ms(value: f64, key: String) -> Result<Nanos> {
-    if !value.is_finite() || !(0.0..=1000.0).contains(&value) {
-        return Err(Error::config(key, format!("must be a finite number of ms within [0, 1000], got {}", readable(value))));
-    }
+    super::mechanics::check_duration_ms(value, key)?;
     Ok(ms_to_ns(value))
 }
 
