@@ -181,7 +181,7 @@ impl Config {
         if sectors >= u64::MAX as f64 {
             return Err(Error::config(
                 "array.stripe_unit_kib",
-                format!("{:e} KiB is larger than any drive", self.array.stripe_unit_kib),
+                format!("{} KiB is larger than any drive", crate::error::readable(self.array.stripe_unit_kib)),
             ));
         }
         Ok(sectors as u64)

@@ -990,7 +990,7 @@ impl Drive {
         let geometry = &model.geometry;
         let (mut cylinder, mut surface) = (self.cylinder, self.surface);
         if until <= p.start || p.limit == 0 {
-            return PrefetchProgress { read: 0, free: p.start.max(until.min(p.start)), cylinder, surface, resume: (*p, cylinder, surface) };
+            return PrefetchProgress { read: 0, free: p.start, cylinder, surface, resume: (*p, cylinder, surface) };
         }
         let mut run = self.locate(p.lba);
         let mut t = p.start;
