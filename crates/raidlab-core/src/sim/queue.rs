@@ -96,13 +96,27 @@ impl<E: Copy> EventQueue<E> {
                 if child >= len {
                     break;
                 }
-                let end = (child + ARITY).min(len);
-                let mut smallest = child;
-                for c in child + 1..end {
-                    if self.heap[c].key < self.heap[smallest].key {
-                        smallest = c;
+                let smallest = if child + ARITY <= len {
+                    // A full family: a tournament of selects, which compile to conditional
+                    // moves. Which child is smallest is a coin toss for a branch predictor,
+                    // and this runs once or twice per event.
+                    let key = |c: usize| self.heap[c].key;
+                    let left = if key(child + 1) < key(child) { child + 1 } else { child };
+                    let right = if key(child + 3) < key(child + 2) { child + 3 } else { child + 2 };
+                    if key(right) < key(left) {
+                        right
+                    } else {
+                        left
                     }
-                }
+                } else {
+                    let mut smallest = child;
+                    for c in child + 1..len {
+                        if self.heap[c].key < self.heap[smallest].key {
+                            smallest = c;
+                        }
+                    }
+                    smallest
+                };
                 if self.heap[smallest].key >= last.key {
                     break;
                 }
