@@ -77,7 +77,8 @@ pub struct FailureConfig {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ContentConfig {
-    /// Check every read's data.
+    /// Check every read's data. A request may then move at most 8 GiB (2²⁴ sectors) in one
+    /// stripe: the model holds a value per sector of each stripe piece in flight.
     #[serde(default)]
     pub check: bool,
 }

@@ -181,6 +181,11 @@ pub struct Controller {
 /// 32 bits each fill the u64 token.
 const OP_BITS: u32 = 32;
 
+/// The most sectors one stripe piece may move with the content model on (8 GiB): the model
+/// keeps a value per sector of the piece's plan in memory (8 bytes each, here 128 MiB), and a
+/// plan's value offsets are 32-bit.
+pub const MAX_CONTENT_PIECE_SECTORS: usize = 1 << 24;
+
 impl Controller {
     /// A controller for `layout`; `check_content` switches the content model on.
     pub fn new(layout: Box<dyn Layout>, check_content: bool, rng: RngStream) -> Self {
@@ -341,8 +346,21 @@ impl Controller {
         p.phase = 0;
         p.aborted = false;
         if self.content.is_some() {
+            let sectors = p.plan.value_sectors();
+            if sectors > MAX_CONTENT_PIECE_SECTORS {
+                return Err(Error::config(
+                    "content.check",
+                    format!(
+                        "a request moves {} sectors in one stripe; the content model follows at most {} \
+                         ({} GiB) per stripe; use smaller requests or switch the check off",
+                        sectors,
+                        MAX_CONTENT_PIECE_SECTORS,
+                        MAX_CONTENT_PIECE_SECTORS >> 21
+                    ),
+                ));
+            }
             p.values.clear();
-            p.values.resize(p.plan.value_sectors(), 0);
+            p.values.resize(sectors, 0);
         }
         self.issue_phase(idx)
     }

@@ -19,7 +19,9 @@ pub struct PlanOp {
     pub kind: OpKind,
     /// Phase index (0-based).
     pub phase: u8,
-    /// Offset of this op's sector values in the piece's value buffer (content model).
+    /// Offset of this op's sector values in the piece's value buffer (content model). Saturates
+    /// at `u32::MAX`: the controller refuses plans whose values would not fit
+    /// ([`super::MAX_CONTENT_PIECE_SECTORS`]) before it reads any offset.
     pub value_offset: u32,
 }
 
@@ -114,7 +116,7 @@ impl Plan {
             let phase = if kind == OpKind::Write && has_reads { 1 } else { 0 };
             let sectors = (end - start) as u32;
             self.ops.push(PlanOp { drive, pba: start, sectors, kind, phase, value_offset: offset });
-            offset += sectors;
+            offset = offset.saturating_add(sectors);
             self.phases = self.phases.max(phase + 1);
         }
     }
@@ -180,7 +182,7 @@ fn plan_units_directly(map: &StripeMap, kind: OpKind, failed: &[bool], plan: &mu
     let mut offset = 0;
     for op in plan.ops.iter_mut() {
         op.value_offset = offset;
-        offset += op.sectors;
+        offset = offset.saturating_add(op.sectors);
     }
     plan.phases = 1;
     true
@@ -229,8 +231,8 @@ fn plan_parity_single_unit(map: &StripeMap, unit: u64, spec: PieceSpec, failed: 
     let (first, second) = if data.drive < parity.drive { (data, parity) } else { (parity, data) };
     plan.ops.push(op(first.drive, first.pba, OpKind::Read, 0, 0));
     plan.ops.push(op(second.drive, second.pba, OpKind::Read, 0, sectors));
-    plan.ops.push(op(first.drive, first.pba, OpKind::Write, 1, 2 * sectors));
-    plan.ops.push(op(second.drive, second.pba, OpKind::Write, 1, 3 * sectors));
+    plan.ops.push(op(first.drive, first.pba, OpKind::Write, 1, sectors.saturating_mul(2)));
+    plan.ops.push(op(second.drive, second.pba, OpKind::Write, 1, sectors.saturating_mul(3)));
     plan.phases = 2;
     plan.pre_read_sectors = 2 * (b - a);
     plan.rmw_segments = 1;

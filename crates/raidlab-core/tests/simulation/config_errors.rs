@@ -86,3 +86,21 @@ fn a_raid1_write_to_65536_copies_runs() {
     let out = api::run_toml(text, Path::new("."), None).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(out.summary["requests_completed"], 3);
 }
+
+#[test]
+fn the_content_model_refuses_a_stripe_piece_too_large_to_follow() {
+    // One 16 GiB read (2^25 sectors) on a 1.6·10⁹-sector drive: without the check it runs; with
+    // it, the values it would keep (256 MiB) are refused with the key, not allocated.
+    let text = |check: bool| {
+        format!(
+            "[array]\nlayout = \"raid0\"\ndrives = 1\nstripe_unit_kib = 33554432\n[drive.model]\nrpm = 7200\nsurfaces = 16\n\
+             zones = [{{ cylinders = 100000, sectors_per_track = 1000 }}]\nseek = {{ kind = \"formula\", a_ms = 1, b_ms = 0, c_ms = 0 }}\n\
+             [workload]\nrequests = 1\nsize_kib = 16777216\n[content]\ncheck = {check}\n"
+        )
+    };
+    let out = api::run_toml(&text(false), Path::new("."), None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.summary["requests_completed"], 1);
+    let e = run_error(&text(true));
+    assert!(e.starts_with("content.check: a request moves "), "{e}");
+    assert!(e.contains("sectors in one stripe; the content model follows at most 16777216 (8 GiB)"), "{e}");
+}
