@@ -289,6 +289,31 @@ def test_trace_info_table(capsys):
 
 
 @pytest.mark.engine
+@pytest.mark.parametrize("sample, fmt", [
+    ("msr-cambridge1-sample.csv", "msr"),
+    ("systor17-traces-sample.csv.gz", "systor"),
+    ("tencent-cbs-cloud_storage-sample.bz2", "tencent"),
+])
+def test_trace_info_tells_the_format_of_every_sample(sample, fmt, capsys):
+    assert run_cli("trace", "info", TRACES / sample, "--json") == 0
+    detected = json.loads(capsys.readouterr().out)
+    assert run_cli("trace", "info", TRACES / sample, "--format", fmt, "--json") == 0
+    named = json.loads(capsys.readouterr().out)
+    assert detected == named and detected["format"] == fmt
+    assert run_cli("trace", "info", TRACES / sample) == 0
+    assert f"({fmt} trace detected)" in capsys.readouterr().out
+
+
+@pytest.mark.engine
+def test_trace_info_of_an_unknown_layout_asks_for_the_format(tmp_path, capsys):
+    odd = tmp_path / "odd.txt"
+    odd.write_text("12.5;read;4096;8\n")
+    assert run_cli("trace", "info", odd) == 2
+    err = capsys.readouterr().err
+    assert "trace.format:" in err and "fit none of the formats" in err and "Traceback" not in err
+
+
+@pytest.mark.engine
 def test_trace_info_of_a_missing_file_exits_2(tmp_path, capsys):
     assert run_cli("trace", "info", tmp_path / "none.csv", "--format", "msr") == 2
     assert "none.csv" in capsys.readouterr().err

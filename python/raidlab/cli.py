@@ -4,7 +4,7 @@
 
     raidlab run CONFIG.toml [-o DIR] [--set key=value ...] [--quiet]
     raidlab plot RUN_DIR [-o FILE]
-    raidlab trace info FILE --format FORMAT [--set key=value ...] [--json]
+    raidlab trace info FILE [--format FORMAT] [--set key=value ...] [--json]
     raidlab bench [--requests N] [--case NAME ...] [--json]
     raidlab validate DISKSPEC_OR_PRESET TRACE [-o PNG] [--json]
     raidlab schema [-o FILE]
@@ -236,11 +236,14 @@ def _command_trace_info(args: argparse.Namespace, out: Console, err: Console) ->
     if args.json:
         out.print_json(data=stats)
         return 0
-    out.print(f"{args.file} ({args.format} trace)", markup=False, highlight=False, soft_wrap=True)
+    detected = " detected" if args.format == "auto" else ""
+    out.print(f"{args.file} ({stats['format']} trace{detected})", markup=False, highlight=False, soft_wrap=True)
     table = Table(show_header=False)
     table.add_column("statistic")
     table.add_column("value", justify="right")
     for key, value in stats.items():
+        if key == "format":
+            continue
         label, show = _TRACE_FIELDS.get(key, (key, str))
         table.add_row(label, show(value) if value is not None else "—")
     out.print(table)
@@ -464,7 +467,9 @@ def build_parser() -> argparse.ArgumentParser:
     info = trace_commands.add_parser("info", help="statistics of a trace file",
                                      description="Read a trace once and print its statistics.")
     info.add_argument("file", metavar="FILE")
-    info.add_argument("--format", required=True, help="trace format: spc, msr, systor, tencent, csv or validate")
+    info.add_argument("--format", default="auto",
+                      help="trace format: spc, msr, systor, tencent, csv (with --set csv.…) or validate; "
+                           "default: auto, told from the first lines")
     info.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                       help="other keys of workload.trace, e.g. --set csv.time_column=0 "
                            "--set max_requests=1000")

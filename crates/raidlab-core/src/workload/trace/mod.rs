@@ -30,6 +30,7 @@
 //! * [`stats`] summarises a trace in one streaming pass over the raw records.
 
 mod csv;
+mod detect;
 mod fields;
 mod input;
 mod msr;
@@ -88,7 +89,9 @@ pub enum FoldMode {
 pub struct TraceConfig {
     /// Trace file; `.gz` and `.bz2` (detected from the content) are decompressed on the fly.
     pub path: PathBuf,
-    /// Format: `spc`, `msr`, `systor`, `tencent`, `csv` or `validate` (see [`trace_formats`]).
+    /// Format: `auto` (told from the first lines; the default), `spc`, `msr`, `systor`,
+    /// `tencent`, `csv` (needs `csv`, the column mapping) or `validate` (see [`trace_formats`]).
+    #[serde(default = "auto")]
     pub format: String,
     /// Column mapping, required when `format = "csv"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -106,6 +109,9 @@ pub struct TraceConfig {
 
 fn one() -> f64 {
     1.0
+}
+fn auto() -> String {
+    detect::AUTO.to_string()
 }
 
 /// Column mapping of a generic CSV trace (0-based column indices).
@@ -210,17 +216,20 @@ struct TraceFormat {
     name: &'static str,
     parser: ParserConstructor,
     description: &'static str,
+    /// The format reads nothing without more configuration (a column mapping), so `auto`
+    /// does not try it.
+    needs_configuration: bool,
 }
 
 /// The registry of trace formats. Adding a format = one file with a [`LineParser`] + one line.
 #[rustfmt::skip]
 const TRACE_FORMATS: &[TraceFormat] = &[
-    TraceFormat { name: "spc", parser: spc::parser, description: "SPC ASCII (UMass Financial, WebSearch): ASU,LBA,Size,Opcode,Timestamp; sectors, bytes, r/w, seconds" },
-    TraceFormat { name: "msr", parser: msr::parser, description: "MSR Cambridge: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime; filetime, Read/Write, bytes" },
-    TraceFormat { name: "systor", parser: systor::parser, description: "Systor '17 VDI: header, Timestamp,Response,IOType,LUN,Offset,Size; epoch seconds, R/W, bytes" },
-    TraceFormat { name: "tencent", parser: tencent::parser, description: "Tencent CBS: Timestamp,Offset,Size,IOType,VolumeID; epoch seconds, sectors, 0 read / 1 write" },
-    TraceFormat { name: "csv", parser: csv::parser, description: "generic delimited text, columns and units given by the `csv` mapping" },
-    TraceFormat { name: "validate", parser: validate::parser, description: "DiskSim validate: R|W Hit|Miss LBN blocks service_us next_interarrival_us; whitespace, 512-byte blocks, µs" },
+    TraceFormat { name: "spc", parser: spc::parser, description: "SPC ASCII (UMass Financial, WebSearch): ASU,LBA,Size,Opcode,Timestamp; sectors, bytes, r/w, seconds", needs_configuration: false },
+    TraceFormat { name: "msr", parser: msr::parser, description: "MSR Cambridge: Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime; filetime, Read/Write, bytes", needs_configuration: false },
+    TraceFormat { name: "systor", parser: systor::parser, description: "Systor '17 VDI: header, Timestamp,Response,IOType,LUN,Offset,Size; epoch seconds, R/W, bytes", needs_configuration: false },
+    TraceFormat { name: "tencent", parser: tencent::parser, description: "Tencent CBS: Timestamp,Offset,Size,IOType,VolumeID; epoch seconds, sectors, 0 read / 1 write", needs_configuration: false },
+    TraceFormat { name: "csv", parser: csv::parser, description: "generic delimited text, columns and units given by the `csv` mapping", needs_configuration: true },
+    TraceFormat { name: "validate", parser: validate::parser, description: "DiskSim validate: R|W Hit|Miss LBN blocks service_us next_interarrival_us; whitespace, 512-byte blocks, µs", needs_configuration: false },
 ];
 
 /// The known trace formats as (name, one-line description), in registry order.
@@ -228,29 +237,37 @@ pub fn trace_formats() -> impl Iterator<Item = (&'static str, &'static str)> {
     TRACE_FORMATS.iter().map(|format| (format.name, format.description))
 }
 
-/// Check the config and build the line parser of its format.
-fn resolve_parser(cfg: &TraceConfig, key: &str) -> Result<Box<dyn LineParser>> {
-    let Some(format) = TRACE_FORMATS.iter().find(|format| format.name == cfg.format) else {
+/// The format `cfg` names, or with `auto` the one its first lines fit.
+fn format_of(cfg: &TraceConfig, key: &str) -> Result<&'static TraceFormat> {
+    let name = match cfg.format.as_str() {
+        // A column mapping says what the file is.
+        detect::AUTO if cfg.csv.is_some() => "csv",
+        detect::AUTO => detect::detect(cfg, key)?,
+        name => name,
+    };
+    let Some(format) = TRACE_FORMATS.iter().find(|format| format.name == name) else {
         let known: Vec<&str> = TRACE_FORMATS.iter().map(|format| format.name).collect();
         return Err(Error::config(
             format!("{key}.format"),
-            format!("unknown trace format \"{}\"; known formats: {}", cfg.format, known.join(", ")),
+            format!("unknown trace format \"{}\"; known formats: {}, or auto", cfg.format, known.join(", ")),
         ));
     };
     if cfg.csv.is_some() && format.name != "csv" {
         return Err(Error::config(
             format!("{key}.csv"),
-            format!("a column mapping is only used with format = \"csv\", not \"{}\"", format.name),
+            format!("a column mapping is only used with format = \"csv\", not \"{}\"", cfg.format),
         ));
     }
-    (format.parser)(cfg, key)
+    Ok(format)
 }
 
-/// Open the trace's records (parsed, not yet converted to the array).
-fn open_records(cfg: &TraceConfig, key: &str) -> Result<RecordReader> {
-    let parser = resolve_parser(cfg, key)?;
+/// Open the trace's records (parsed, not yet converted to the array), with the name of the
+/// format read.
+fn open_records(cfg: &TraceConfig, key: &str) -> Result<(RecordReader, &'static str)> {
+    let format = format_of(cfg, key)?;
+    let parser = (format.parser)(cfg, key)?;
     let skip_lines = parser.skip_lines();
-    RecordReader::open(&cfg.path, parser, skip_lines, cfg.max_requests)
+    Ok((RecordReader::open(&cfg.path, parser, skip_lines, cfg.max_requests)?, format.name))
 }
 
 /// Records held back to put an unsorted trace in time order (see the module docs).
@@ -363,10 +380,10 @@ impl TraceSource {
             return Err(Error::config(key, "the array has no capacity to replay the trace on"));
         }
         let largest_end = match cfg.fold {
-            FoldMode::Scale => largest_end_sector(&mut open_records(cfg, key)?)?,
+            FoldMode::Scale => largest_end_sector(&mut open_records(cfg, key)?.0)?,
             FoldMode::Modulo | FoldMode::Reject => 0,
         };
-        let records = open_records(cfg, key)?;
+        let (records, _) = open_records(cfg, key)?;
         let window_capacity = window_capacity.max(1);
         Ok(TraceSource {
             records,
@@ -461,6 +478,8 @@ fn largest_end_sector(records: &mut RecordReader) -> Result<u64> {
 /// definitions.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TraceStats {
+    /// The format read (the one detected when the configuration said `auto`).
+    pub format: &'static str,
     pub requests: u64,
     pub read_fraction: f64,
     pub mean_size_bytes: f64,

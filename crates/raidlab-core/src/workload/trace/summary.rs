@@ -36,7 +36,7 @@ const STATS_KEY: &str = "trace";
 ///
 /// An empty trace gives all zeros. Config errors name the key `trace.…`.
 pub fn stats(cfg: &TraceConfig) -> Result<TraceStats> {
-    let mut records = open_records(cfg, STATS_KEY)?;
+    let (mut records, format) = open_records(cfg, STATS_KEY)?;
     let mut requests = 0u64;
     let mut reads = 0u64;
     let mut size_sum = 0u128;
@@ -60,6 +60,7 @@ pub fn stats(cfg: &TraceConfig) -> Result<TraceStats> {
     }
     if requests == 0 {
         return Ok(TraceStats {
+            format,
             requests: 0,
             read_fraction: 0.0,
             mean_size_bytes: 0.0,
@@ -76,6 +77,7 @@ pub fn stats(cfg: &TraceConfig) -> Result<TraceStats> {
     let hot_accesses: u64 = accesses[..hot_blocks].iter().sum();
     let duration_s = (latest - earliest) as f64 / 1e9;
     Ok(TraceStats {
+        format,
         requests,
         read_fraction: reads as f64 / requests as f64,
         mean_size_bytes: size_sum as f64 / requests as f64,

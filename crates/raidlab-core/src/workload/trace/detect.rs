@@ -1,0 +1,162 @@
+//! Telling a trace's format from its first lines (`format = "auto"`, the default).
+//!
+//! The first [`SNIFF_LINES`] non-blank lines are read through the same reader as a replay
+//! (decompression, line-length limit, UTF-8 check), then offered to the parser of every
+//! format that needs no further configuration. A format fits when it accepts every one of
+//! those lines and finds at least one request in them. The formats' layouts are disjoint on
+//! real traces (field counts, and the words or digits that say read or write), so exactly one
+//! fits; none or several is an error that names the file, shows its first line and asks for
+//! `format`.
+
+use super::input::RecordReader;
+use super::{LineParser, RawRecord, TraceConfig, TRACE_FORMATS};
+use crate::error::{Error, Result};
+
+/// The `format` value that asks for detection.
+pub const AUTO: &str = "auto";
+
+/// Non-blank lines offered to each format.
+const SNIFF_LINES: u64 = 32;
+
+/// Keeps the lines it is given instead of parsing them.
+#[derive(Default)]
+struct LineCollector {
+    lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl LineParser for LineCollector {
+    fn parse_line(&mut self, line: &str) -> Result<Option<RawRecord>, String> {
+        self.lines.lock().expect("collector lock").push(line.to_string());
+        Ok(Some(RawRecord { time_ns: 0, offset_bytes: 0, size_bytes: 0, is_write: false }))
+    }
+}
+
+/// Whether `parser` accepts every line and finds a request in at least one.
+fn fits(mut parser: Box<dyn LineParser>, lines: &[String]) -> bool {
+    let mut requests = 0;
+    for line in lines {
+        match parser.parse_line(line) {
+            Ok(Some(_)) => requests += 1,
+            Ok(None) => {}
+            Err(_) => return false,
+        }
+    }
+    requests > 0
+}
+
+/// The name of the format of the trace at `cfg.path` (`key`: the config key path of the
+/// trace table, for errors).
+pub(crate) fn detect(cfg: &TraceConfig, key: &str) -> Result<&'static str> {
+    let collector = LineCollector::default();
+    let lines = std::sync::Arc::clone(&collector.lines);
+    let mut reader = RecordReader::open(&cfg.path, Box::new(collector), 0, Some(SNIFF_LINES))?;
+    while reader.next_record()?.is_some() {}
+    let lines = std::mem::take(&mut *lines.lock().expect("collector lock"));
+    let Some(first) = lines.first() else {
+        return Err(Error::trace(
+            &cfg.path,
+            reader.lines_read().max(1),
+            format!(
+                "the trace holds no requests ({} lines, all blank), so its format cannot be told",
+                reader.lines_read()
+            ),
+        ));
+    };
+    let mut fitting = Vec::new();
+    for format in TRACE_FORMATS.iter().filter(|format| !format.needs_configuration) {
+        let candidate = TraceConfig { format: format.name.to_string(), ..cfg.clone() };
+        if fits((format.parser)(&candidate, key)?, &lines) {
+            fitting.push(format.name);
+        }
+    }
+    let tried: Vec<&str> =
+        TRACE_FORMATS.iter().filter(|format| !format.needs_configuration).map(|format| format.name).collect();
+    let shown: String = first.chars().take(120).collect();
+    match fitting.as_slice() {
+        [name] => Ok(name),
+        [] => Err(Error::config(
+            format!("{key}.format"),
+            format!(
+                "{}: the first {} lines fit none of the formats {} (first line: \"{shown}\"); \
+                 set `format`, with \"csv\" and a column mapping for other layouts",
+                cfg.path.display(),
+                lines.len(),
+                tried.join(", ")
+            ),
+        )),
+        several => Err(Error::config(
+            format!("{key}.format"),
+            format!(
+                "{}: the first {} lines fit several formats ({}); set `format` to the right one",
+                cfg.path.display(),
+                lines.len(),
+                several.join(", ")
+            ),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{config, TempFile, MSR_SAMPLE, SYSTOR_SAMPLE, TENCENT_SAMPLE};
+    use super::super::{stats, CsvColumns};
+    use super::*;
+
+    const KEY: &str = "workload.trace";
+    const VALIDATE_SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/diskspecs/atlas10k.trace");
+
+    #[test]
+    fn every_sample_is_told_by_its_first_lines() {
+        let spc = TempFile::new("financial.txt", b"0,303567,3584,w,0.000000\n1,55590,3072,r,0.000000\n");
+        for (path, format) in [
+            (MSR_SAMPLE, "msr"),
+            (SYSTOR_SAMPLE, "systor"),
+            (TENCENT_SAMPLE, "tencent"),
+            (VALIDATE_SAMPLE, "validate"),
+            (spc.0.to_str().unwrap(), "spc"),
+        ] {
+            assert_eq!(detect(&config(path, AUTO), KEY).unwrap(), format, "{path}");
+            // Detection is what a replay with the format named would read.
+            let auto = stats(&config(path, AUTO)).unwrap();
+            let named = stats(&config(path, format)).unwrap();
+            assert_eq!(auto, named, "{path}");
+            assert_eq!(auto.format, format);
+        }
+    }
+
+    #[test]
+    fn a_layout_no_format_fits_asks_for_the_format_and_shows_the_first_line() {
+        let file = TempFile::new("odd.csv", b"\n\n12.5;read;4096;8\n13.0;write;0;8\n");
+        let err = detect(&config(&file.0, AUTO), KEY).unwrap_err().to_string();
+        assert!(err.starts_with("workload.trace.format: "), "{err}");
+        assert!(err.contains("the first 2 lines fit none of the formats spc, msr, systor, tencent, validate"), "{err}");
+        assert!(err.contains("(first line: \"12.5;read;4096;8\")"), "{err}");
+        // One line of another format among good ones is enough to rule a format out.
+        let mixed = TempFile::new("mixed.spc", b"0,303567,3584,w,0.000000\n1538323200,4247200,128,1,1058\n");
+        let err = detect(&config(&mixed.0, AUTO), KEY).unwrap_err().to_string();
+        assert!(err.contains("fit none of the formats"), "{err}");
+    }
+
+    #[test]
+    fn an_empty_trace_has_no_format_to_tell() {
+        let file = TempFile::new("empty.spc", b"\n  \n");
+        let err = detect(&config(&file.0, AUTO), KEY).unwrap_err();
+        assert!(err.to_string().contains("the trace holds no requests (2 lines, all blank)"), "{err}");
+    }
+
+    #[test]
+    fn a_column_mapping_means_csv_without_reading_the_file() {
+        let file = TempFile::new("mapped.csv", b"0.5,4096,8192,W\n");
+        let mut cfg = config(&file.0, AUTO);
+        cfg.csv = Some(CsvColumns::new(0, 1, 2, 3));
+        let summary = stats(&cfg).unwrap();
+        assert_eq!((summary.format, summary.requests), ("csv", 1));
+    }
+
+    #[test]
+    fn the_format_defaults_to_auto() {
+        let cfg: TraceConfig = toml::from_str(&format!("path = \"{MSR_SAMPLE}\"")).unwrap();
+        assert_eq!(cfg.format, AUTO);
+        assert_eq!(stats(&cfg).unwrap().format, "msr");
+    }
+}
