@@ -133,6 +133,17 @@ def test_plot_of_a_corrupt_table_exits_2_naming_the_file(synthetic_run_dir: Path
     assert err.startswith("error: ") and "timeseries.parquet" in err
 
 
+def test_plot_of_a_malformed_summary_exits_2_naming_the_file_and_the_field(synthetic_run_dir: Path, capsys):
+    summary_path = synthetic_run_dir / "summary.json"
+    summary = json.loads(summary_path.read_text())
+    summary["failures"] = [{"drive": 2, "at_s": "five"}]
+    summary_path.write_text(json.dumps(summary))
+    assert run_cli("plot", synthetic_run_dir) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {summary_path}: failures[0].at_s: expected a number of seconds, found \"five\"\n"
+    assert not (synthetic_run_dir / "plot.png").exists()
+
+
 # -- schema and docs ----------------------------------------------------------------------------
 
 

@@ -138,6 +138,59 @@ def test_load_of_a_corrupt_file_is_a_raidlab_io_error_naming_it(
     assert caught.value.filename == str(run_dir / file)
 
 
+@pytest.mark.parametrize(
+    "field, value, named",
+    [
+        ("failures", "drive 2 at 5 s", "failures"),
+        ("failures", {"drive": 2, "at_s": 5.0}, "failures"),
+        ("failures", [5.0], "failures[0]"),
+        ("failures", [{"drive": 2, "at_s": 5.0}, {"drive": 3}], "failures[1].at_s"),
+        ("failures", [{"drive": 2, "at_s": "soon"}], "failures[0].at_s"),
+        ("failures", [{"drive": 2, "at_s": True}], "failures[0].at_s"),
+        ("failures", [{"drive": 2, "at_s": math.inf}], "failures[0].at_s"),
+        ("failures", [{"drive": "two", "at_s": 5.0}], "failures[0].drive"),
+        ("data_loss", "no", "data_loss"),
+        ("cancelled", 1, "cancelled"),
+        ("seed", "one", "seed"),
+        ("config_hash", 12345, "config_hash"),
+    ],
+)
+def test_load_of_a_malformed_summary_field_names_the_file_and_the_field(
+    tmp_path: Path, synthetic: Result, field: str, value: object, named: str
+):
+    run_dir = synthetic.save(tmp_path / "run")
+    path = run_dir / "summary.json"
+    summary = json.loads(path.read_text())
+    summary[field] = value
+    path.write_text(json.dumps(summary))  # json writes inf as Infinity, which json reads back
+    with pytest.raises(RaidlabIOError) as caught:
+        Result.load(run_dir)
+    assert caught.value.filename == str(path)
+    assert str(caught.value).startswith(f"{path}: {named}: "), str(caught.value)
+
+
+def test_load_accepts_a_summary_without_the_optional_fields(tmp_path: Path, synthetic: Result):
+    run_dir = synthetic.save(tmp_path / "run")
+    path = run_dir / "summary.json"
+    summary = json.loads(path.read_text())
+    for field in ("failures", "data_loss", "seed"):
+        del summary[field]
+    path.write_text(json.dumps(summary))
+    loaded = Result.load(run_dir)
+    assert loaded.seed is None and not loaded.data_loss and not loaded.cancelled
+
+
+def test_load_of_a_manifest_with_a_malformed_config_hash_names_it(tmp_path: Path, synthetic: Result):
+    run_dir = synthetic.save(tmp_path / "run")
+    path = run_dir / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["config_hash"] = ["0123"]
+    path.write_text(json.dumps(manifest))
+    with pytest.raises(RaidlabIOError) as caught:
+        Result.load(run_dir)
+    assert str(caught.value).startswith(f"{path}: config_hash: ")
+
+
 def test_load_of_a_missing_table_says_no_such_file(tmp_path: Path, synthetic: Result):
     run_dir = synthetic.save(tmp_path / "run")
     (run_dir / "histogram.parquet").unlink()

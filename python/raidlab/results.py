@@ -222,7 +222,10 @@ class Result:
         if not directory.is_dir():
             raise RaidlabIOError("not a run directory", file=str(directory), errno=None)
         manifest = _read_json(directory / MANIFEST_FILE) if (directory / MANIFEST_FILE).exists() else None
+        if manifest is not None:
+            _check_config_hash(manifest, directory / MANIFEST_FILE)
         summary = _read_json(directory / SUMMARY_FILE)
+        _check_summary(summary, directory / SUMMARY_FILE)
         resolved_config = _read_text(directory / CONFIG_FILE)
         if manifest is not None and "files" in manifest:
             table_files = {name: directory / file for name, file in _manifest_tables(manifest, directory).items()}
@@ -277,6 +280,56 @@ def _read_json(path: Path) -> Dict[str, Any]:
             f"expected a JSON object, found {type(value).__name__}", file=str(path)
         )
     return value
+
+
+def _check_summary(summary: Mapping[str, Any], path: Path) -> None:
+    """The summary fields that results, plots and reports read must have the types the core
+    writes; a hand-edited or damaged ``summary.json`` fails here, naming the field, rather than
+    as a traceback in whatever reads it first. Fields a summary may lack (older runs) are
+    skipped."""
+    _check_config_hash(summary, path)
+    if "seed" in summary and summary["seed"] is not None and not _is_integer(summary["seed"]):
+        raise _field_error(path, "seed", "expected a whole number", summary["seed"])
+    for flag in ("data_loss", "cancelled"):
+        if flag in summary and not isinstance(summary[flag], bool):
+            raise _field_error(path, flag, "expected true or false", summary[flag])
+    failures = summary.get("failures", [])
+    if not isinstance(failures, list):
+        raise _field_error(path, "failures", "expected a list of {drive, at_s} objects", failures)
+    for index, failure in enumerate(failures):
+        field = f"failures[{index}]"
+        if not isinstance(failure, Mapping):
+            raise _field_error(path, field, "expected a {drive, at_s} object", failure)
+        drive = failure.get("drive", _MISSING)
+        if not _is_integer(drive):
+            raise _field_error(path, f"{field}.drive", "expected a drive number", drive)
+        at_s = failure.get("at_s", _MISSING)
+        if not (isinstance(at_s, (int, float)) and not isinstance(at_s, bool) and math.isfinite(at_s)):
+            raise _field_error(path, f"{field}.at_s", "expected a number of seconds", at_s)
+
+
+def _check_config_hash(document: Mapping[str, Any], path: Path) -> None:
+    """``config_hash`` (in the summary and the manifest), where present, is text."""
+    if "config_hash" in document and not isinstance(document["config_hash"], str):
+        raise _field_error(path, "config_hash", "expected a hex digest string", document["config_hash"])
+
+
+def _is_integer(value: Any) -> bool:
+    # JSON true/false arrive as bool, which is an int to Python but not a number to a reader.
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+#: Stands for a key the summary lacks, which reads differently from a JSON ``null``.
+_MISSING = object()
+
+
+def _field_error(path: Path, field: str, expected: str, found: Any) -> RaidlabIOError:
+    if found is _MISSING:
+        return RaidlabIOError(f"{field}: missing ({expected})", file=str(path))
+    text = json.dumps(found)  # as the file spells it: "five", true, null
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return RaidlabIOError(f"{field}: {expected}, found {text}", file=str(path))
 
 
 def _manifest_tables(manifest: Mapping[str, Any], directory: Path) -> Dict[str, str]:
