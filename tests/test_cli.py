@@ -144,6 +144,18 @@ def test_plot_of_a_malformed_summary_exits_2_naming_the_file_and_the_field(synth
     assert not (synthetic_run_dir / "plot.png").exists()
 
 
+def test_plot_of_a_table_with_text_for_numbers_exits_2_naming_the_file(synthetic_run_dir: Path, capsys):
+    import pandas as pd
+
+    path = synthetic_run_dir / "timeseries.parquet"
+    frame = pd.read_parquet(path)
+    frame["mean_response_ms"] = "slow"
+    frame.to_parquet(path)
+    assert run_cli("plot", synthetic_run_dir) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}: ") and "mean_response_ms" in err
+
+
 # -- schema and docs ----------------------------------------------------------------------------
 
 

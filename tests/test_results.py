@@ -209,6 +209,22 @@ def test_load_of_a_table_without_its_documented_columns_names_them(tmp_path: Pat
     assert "arrivals" in str(caught.value)
 
 
+@pytest.mark.parametrize("table, column", [("timeseries", "arrivals"), ("histogram", "upper_ms"),
+                                           ("outcomes", "time_s")])
+def test_load_of_a_table_with_text_in_a_numeric_column_names_it(
+    tmp_path: Path, synthetic: Result, table: str, column: str
+):
+    run_dir = synthetic.save(tmp_path / "run")
+    path = run_dir / f"{table}.parquet"
+    frame = pd.read_parquet(path)
+    frame[column] = ["many"] * len(frame)
+    frame.to_parquet(path)
+    with pytest.raises(RaidlabIOError) as caught:
+        Result.load(run_dir)
+    assert caught.value.filename == str(path)
+    assert f"column {column} " in str(caught.value)
+
+
 # -- with the engine: real runs --------------------------------------------------------------
 
 

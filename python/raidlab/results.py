@@ -55,6 +55,9 @@ TABLE_COLUMNS: Dict[str, List[str]] = {
     "outcomes": ["time_s", "kind", "drive", "detail"],
 }
 
+#: The documented columns that hold text; every other documented column holds numbers.
+TEXT_COLUMNS = {"histogram": ["class"], "outcomes": ["kind", "detail"]}
+
 PathLike = Union[str, "os.PathLike[str]"]
 
 
@@ -364,6 +367,14 @@ def _read_table(name: str, path: Path) -> pd.DataFrame:
             f"(written by another raidlab version?)",
             file=str(path),
         )
+    # The plots and summaries compute with these; text there would fail far from its file.
+    numeric = [column for column in TABLE_COLUMNS.get(name, []) if column not in TEXT_COLUMNS.get(name, [])]
+    for column in numeric:
+        if not pd.api.types.is_numeric_dtype(frame[column]):
+            raise RaidlabIOError(
+                f"the {name} table's column {column} must hold numbers, not {frame[column].dtype} values",
+                file=str(path),
+            )
     return frame
 
 
