@@ -409,6 +409,36 @@ def test_ctrl_c_stops_a_run_cleanly(small_config_path, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+#: Libraries that take long to import: the command must not load them before main() runs,
+#: where a Ctrl-C is caught.
+SLOW_IMPORTS = ("numpy", "pandas", "pyarrow", "matplotlib", "rich")
+
+
+def test_importing_the_command_loads_no_slow_library():
+    code = f"import sys, raidlab.cli; print(*[m for m in {SLOW_IMPORTS!r} if m in sys.modules])"
+    completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip() == ""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the console script is an .exe there")
+@pytest.mark.parametrize("entry", ["console script", "python -m raidlab"])
+@pytest.mark.parametrize("library", ["rich", "pandas"])
+def test_ctrl_c_while_the_command_loads_its_libraries_exits_130(synthetic_run_dir, tmp_path, entry, library):
+    """A Ctrl-C during the first second, while `raidlab plot` imports rich and then pandas: a
+    stand-in module, found before the real one, is interrupted as it is imported."""
+    stand_in = tmp_path / "stand-ins" / library
+    stand_in.mkdir(parents=True)
+    (stand_in / "__init__.py").write_text("raise KeyboardInterrupt\n")
+    command = ([str(Path(sys.executable).with_name("raidlab"))] if entry == "console script"
+               else [sys.executable, "-m", "raidlab"])
+    path = os.pathsep.join(filter(None, [str(stand_in.parent), os.environ.get("PYTHONPATH")]))
+    completed = subprocess.run([*command, "plot", str(synthetic_run_dir)], capture_output=True, text=True,
+                               timeout=120, env={**os.environ, "PYTHONPATH": path})
+    assert (completed.returncode, completed.stderr) == (130, "interrupted\n")
+    assert not (synthetic_run_dir / "plot.png").exists()
+
+
 # -- validate, docs validation (DiskSim's real-drive traces) ---------------------------------------
 
 IBM18ES_TRACE = TRACES.parent / "diskspecs" / "ibm18es.trace"

@@ -13,7 +13,7 @@ provides the ``raidlab`` command.
 from __future__ import annotations
 
 import os
-from typing import Callable, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Union
 
 from raidlab import _core
 from raidlab.config import ConfigSource, load_config
@@ -26,7 +26,9 @@ from raidlab.exceptions import (
     SpecError,
     TraceError,
 )
-from raidlab.results import Result
+
+if TYPE_CHECKING:
+    from raidlab.results import Result
 
 __version__: str = _core.version()
 
@@ -59,6 +61,8 @@ def run(
     returning ``False`` cancels the run (``result.cancelled`` is then true). The GIL is
     released while the simulation runs.
     """
+    from raidlab.results import Result
+
     loaded = load_config(config, base_dir=base_dir, overrides=overrides)
     output = _core.run(loaded.text, str(loaded.base_dir), progress)
     return Result.from_core(output)
@@ -77,4 +81,21 @@ def resolve_config(
 
 def load_result(run_dir: Union[str, "os.PathLike[str]"]) -> Result:
     """Load a run directory written by :meth:`Result.save` (or ``raidlab run``)."""
+    from raidlab.results import Result
+
     return Result.load(run_dir)
+
+
+def __getattr__(name: str) -> Any:
+    # ``raidlab.Result`` loads pandas and pyarrow (about half a second) on first use, not on
+    # ``import raidlab``: the ``raidlab`` command imports this package before it can catch a
+    # Ctrl-C, so what it imports here must be quick.
+    if name == "Result":
+        from raidlab.results import Result
+
+        return Result
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> List[str]:
+    return sorted(set(globals()) | {"Result"})

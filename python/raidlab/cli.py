@@ -12,7 +12,11 @@
     raidlab docs validation [-o FILE] [--diskspecs DIR]
 
 User errors (configuration, trace, drive spec, files) print ``error: <message>`` — with the
-key path or ``file:line`` — and exit with status 2; no traceback.
+key path or ``file:line`` — and exit with status 2; no traceback. Ctrl-C prints
+``interrupted`` and exits with status 130, whenever it comes: :func:`main` catches it, and
+this module imports nothing slow at its top (rich, pandas, pyarrow and Matplotlib take most of
+a second to load), so that the loading happens inside :func:`main` too. Commands import what
+they need where they need it.
 """
 
 from __future__ import annotations
@@ -23,23 +27,17 @@ import math
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
-
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    Progress,
-    TaskProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.table import Table
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from raidlab import _core, __version__
 from raidlab.config import apply_overrides, load_config, to_toml
 from raidlab.exceptions import ConfigError, RaidlabError, RaidlabIOError
-from raidlab.results import Result
+
+if TYPE_CHECKING:  # slow imports: at run time, inside the functions that use them
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from raidlab.results import Result
 
 __all__ = ["main", "build_parser"]
 
@@ -83,6 +81,15 @@ class ProgressReporter:
         if self.progress is None:
             if time.monotonic() - self.started < self.delay_s:
                 return True
+            from rich.progress import (
+                BarColumn,
+                Progress,
+                TaskProgressColumn,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
             self.progress = Progress(
                 TextColumn("simulating"),
                 BarColumn(),
@@ -109,6 +116,8 @@ class ProgressReporter:
 
 
 def _command_run(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from raidlab.results import Result
+
     loaded = load_config(args.config, overrides=args.set)
     reporter = ProgressReporter(err, enabled=not args.quiet)
     try:
@@ -133,6 +142,8 @@ def _ms(value: Any) -> str:
 
 def print_summary(console: Console, result: Result, run_dir: Optional[Path] = None) -> None:
     """The summary tables ``raidlab run`` prints."""
+    from rich.table import Table
+
     summary = result.summary
     response = summary.get("response_ms") or {}
     table = Table(title="Response time (ms)", title_justify="left")
@@ -200,7 +211,8 @@ def _data_loss_text(result: Result) -> str:
 
 
 def _command_plot(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from raidlab.plots import plot_run  # Matplotlib is slow to import; only this command needs it.
+    from raidlab.plots import plot_run
+    from raidlab.results import Result
 
     result = Result.load(args.run_dir)
     target = Path(args.output) if args.output else Path(args.run_dir) / "plot.png"
@@ -229,6 +241,8 @@ _TRACE_FIELDS = {
 
 
 def _command_trace_info(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from rich.table import Table
+
     trace_toml = to_toml({"path": str(Path(args.file).resolve()), "format": args.format})
     if args.set:
         trace_toml = apply_overrides(trace_toml, args.set)
@@ -278,6 +292,8 @@ def _request_count(text: str) -> int:
 
 
 def _command_bench(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from rich.table import Table
+
     known = _core.bench_cases()
     cases = args.case or known
     unknown = [case for case in cases if case not in known]
@@ -326,6 +342,8 @@ _VALIDATE_ROWS = ((None, "all requests"), ("read", "reads"), ("write", "writes")
 
 
 def _command_validate(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from rich.table import Table
+
     from raidlab.validate import drive_table, plot_validation, validate
 
     drive = drive_table(args.drive)
@@ -528,10 +546,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """Entry point of the ``raidlab`` command; returns the exit status."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
-        # Inside the try: a Ctrl-C that lands while the command line is parsed is an interrupt
-        # like any other, not a traceback.
+        # Inside the try: a Ctrl-C that lands while the command line is parsed or rich loads
+        # is an interrupt like any other, not a traceback.
         args = build_parser().parse_args(arguments)
         args.argv = arguments
+        from rich.console import Console
+
         # Rich wraps at 80 columns when not writing to a terminal; tables read better wider.
         out = Console(width=None if sys.stdout.isatty() else 160)
         err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
