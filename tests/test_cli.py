@@ -409,6 +409,41 @@ def test_ctrl_c_stops_a_run_cleanly(small_config_path, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.engine
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT delivery is POSIX-specific")
+def test_ctrl_c_stops_a_bench_case_at_once():
+    import signal
+    import time
+
+    # Says when the case starts, so the Ctrl-C lands in the core's loop, not before it.
+    script = (
+        "import sys, raidlab.cli\n"
+        "from raidlab import _core\n"
+        "bench = _core.bench\n"
+        "def announced(case, requests):\n"
+        "    sys.stderr.write('benching\\n'); sys.stderr.flush()\n"
+        "    return bench(case, requests)\n"
+        "_core.bench = announced\n"
+        "sys.exit(raidlab.cli.main(sys.argv[1:]))\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, "bench", "--case", "single_drive", "--requests", str(10**9)],
+        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert process.stderr.readline() == "benching\n"
+        time.sleep(0.3)
+        process.send_signal(signal.SIGINT)
+        interrupted = time.monotonic()
+        out, err = process.communicate(timeout=10)  # the whole case would take minutes
+        assert time.monotonic() - interrupted < 5
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == 130
+    assert err == "interrupted\n" and out == ""
+
+
 #: Libraries that take long to import: the command must not load them before main() runs,
 #: where a Ctrl-C is caught.
 SLOW_IMPORTS = ("numpy", "pandas", "pyarrow", "matplotlib", "rich")

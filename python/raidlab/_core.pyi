@@ -27,6 +27,8 @@ class _BenchResult(TypedDict):
     wall_seconds: float
     requests_per_second: float
     disk_ops_per_second: float
+    cancelled: bool
+    """Always false from ``bench``: a Ctrl-C raises ``KeyboardInterrupt`` instead."""
 
 def run(
     config_toml: str,
@@ -43,7 +45,8 @@ def config_schema() -> str:
     """The JSON Schema of the configuration."""
 
 def bench(case: str, requests: int) -> _BenchResult:
-    """Run a built-in benchmark case."""
+    """Run a built-in benchmark case (GIL released); Ctrl-C stops it with
+    ``KeyboardInterrupt``."""
 
 def bench_cases() -> List[str]:
     """Names of the built-in benchmark cases."""

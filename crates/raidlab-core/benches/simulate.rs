@@ -13,7 +13,7 @@ fn simulate(c: &mut Criterion) {
     group.throughput(Throughput::Elements(REQUESTS));
     for case in api::bench_cases() {
         group.bench_function(*case, |b| {
-            b.iter(|| api::bench(case, REQUESTS).expect("bench case runs"));
+            b.iter(|| api::bench(case, REQUESTS, None).expect("bench case runs"));
         });
     }
     group.finish();

@@ -3,7 +3,7 @@ fn main() {
     let requests = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
     let only = std::env::args().nth(2);
     for case in raidlab_core::api::bench_cases().iter().filter(|c| only.as_deref().is_none_or(|o| o == **c)) {
-        let r = raidlab_core::api::bench(case, requests).expect("bench case runs");
+        let r = raidlab_core::api::bench(case, requests, None).expect("bench case runs");
         println!("{case}: {} requests, {} disk ops in {:.3} s: {:.0} req/s, {:.0} ops/s", r.requests, r.disk_ops, r.wall_seconds, r.requests_per_second, r.disk_ops_per_second);
     }
 }

@@ -74,14 +74,20 @@ pub fn run_config(config: Config, progress: Option<&mut dyn FnMut(Progress) -> b
     let resolved_config = config.to_toml();
     let config_hash = config.hash();
     let mut sim = Simulation::new(config)?;
+    run_reporting(&mut sim, progress)?;
+    Ok(RunOutput { summary: summary(&sim, &config_hash), tables: tables(&sim), resolved_config, config_hash })
+}
+
+/// Run `sim` to the end, reporting to `progress` as [`Progress`]; returning `false` from it
+/// cancels the run (`sim.cancelled`).
+fn run_reporting(sim: &mut Simulation, progress: Option<&mut dyn FnMut(Progress) -> bool>) -> Result<()> {
     match progress {
         Some(p) => {
             let mut hook = |fraction: f64, completed_requests: u64| p(Progress { fraction, completed_requests });
-            sim.run(Some(&mut hook))?
+            sim.run(Some(&mut hook))
         }
-        None => sim.run(None)?,
+        None => sim.run(None),
     }
-    Ok(RunOutput { summary: summary(&sim, &config_hash), tables: tables(&sim), resolved_config, config_hash })
 }
 
 fn finite(x: f64) -> serde_json::Value {
@@ -269,6 +275,9 @@ pub struct BenchResult {
     pub requests_per_second: f64,
     /// Simulated disk operations per wall-clock second.
     pub disk_ops_per_second: f64,
+    /// Whether the progress hook stopped the case early; the figures then cover the
+    /// requests simulated until it did.
+    pub cancelled: bool,
 }
 
 /// Names of the built-in benchmark cases: `single_drive` (one IBM 0661, random 4 KiB reads),
@@ -289,8 +298,10 @@ fn bench_config(layout: &str, drives: u32, preset: &str, workload: &str, utiliza
     )
 }
 
-/// Run benchmark case `case` with `requests` user requests.
-pub fn bench(case: &str, requests: u64) -> Result<BenchResult> {
+/// Run benchmark case `case` with `requests` user requests. `progress`, as for [`run_toml`],
+/// lets a caller cancel a long case (the binding does, on Ctrl-C); it is asked about every
+/// 100 ms of wall time, so it does not slow the case down.
+pub fn bench(case: &str, requests: u64, progress: Option<&mut dyn FnMut(Progress) -> bool>) -> Result<BenchResult> {
     let text = match case {
         "single_drive" => bench_config("raid0", 1, "ibm0661", "read_fraction = 1.0\nsize_kib = 4", 0.7, requests),
         "raid5" => bench_config(
@@ -309,7 +320,7 @@ pub fn bench(case: &str, requests: u64) -> Result<BenchResult> {
     let config = Config::from_toml(&text, Path::new("."))?;
     let mut sim = Simulation::new(config)?;
     let start = std::time::Instant::now();
-    sim.run(None)?;
+    run_reporting(&mut sim, progress)?;
     let wall_seconds = start.elapsed().as_secs_f64();
     let disk_ops: u64 = sim.drives.iter().map(|d| d.operations).sum();
     Ok(BenchResult {
@@ -319,6 +330,7 @@ pub fn bench(case: &str, requests: u64) -> Result<BenchResult> {
         wall_seconds,
         requests_per_second: sim.recorder.completed as f64 / wall_seconds,
         disk_ops_per_second: disk_ops as f64 / wall_seconds,
+        cancelled: sim.cancelled,
     })
 }
 
@@ -516,5 +528,38 @@ fn without_toml_excerpt(error: Error) -> Error {
             Error::config(key, last.trim().to_string())
         }
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_progress_hook_returning_false_cancels_a_bench_case() {
+        // Far more requests than the test could simulate: only the cancel ends it quickly.
+        let requests = 1_000_000_000;
+        let mut asked = 0;
+        let mut cancel = |_: Progress| {
+            asked += 1;
+            false
+        };
+        let result = bench("single_drive", requests, Some(&mut cancel)).expect("bench case runs");
+        assert_eq!(asked, 1);
+        assert!(result.cancelled);
+        assert!(result.requests > 0 && result.requests < requests, "{} requests", result.requests);
+    }
+
+    #[test]
+    fn a_bench_case_whose_hook_carries_on_runs_to_the_end() {
+        let mut last = None;
+        let mut carry_on = |step: Progress| {
+            last = Some((step.fraction, step.completed_requests));
+            true
+        };
+        let result = bench("raid5", 2_000, Some(&mut carry_on)).expect("bench case runs");
+        assert!(!result.cancelled);
+        assert_eq!(result.requests, 2_000);
+        assert_eq!(last, Some((1.0, 2_000)));
     }
 }

@@ -3,8 +3,8 @@
 //! Conversions only — every decision is made in the core (simulation, validation) or in the
 //! Python package (files, CLI, plots). Each function:
 //!
-//! 1. releases the GIL (`Python::detach`) while the core works; a run re-attaches only to call
-//!    the progress callback and to let Python handle Ctrl-C;
+//! 1. releases the GIL (`Python::detach`) while the core works; a run or bench re-attaches
+//!    only to call the progress callback and to let Python handle Ctrl-C;
 //! 2. runs the core under `catch_unwind`, so a panic in the core (a bug, or a `todo!()` stub)
 //!    becomes `raidlab.exceptions.SimulationError` instead of killing or poisoning Python;
 //! 3. maps every `raidlab_core::Error` variant to its own class in `raidlab.exceptions`.
@@ -296,6 +296,45 @@ fn json_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<Bound
 }
 
 // ---------------------------------------------------------------------------------------------
+// Progress and Ctrl-C
+// ---------------------------------------------------------------------------------------------
+
+/// The progress hook of a core call made without the GIL. Each time the core asks (about every
+/// 100 ms), it re-attaches to Python to let it handle signals — a Ctrl-C would otherwise wait
+/// for the whole call — and then asks `callback(fraction, completed_requests)`, if any.
+/// A Python exception (`KeyboardInterrupt` from Ctrl-C, or one raised by the callback) cancels
+/// the call and is left in `error` for the caller to raise; so does the callback returning
+/// `False`, without an error.
+fn python_progress<'a>(
+    callback: Option<&'a Py<PyAny>>,
+    error: &'a mut Option<PyErr>,
+) -> impl FnMut(Progress) -> bool + 'a {
+    move |step: Progress| -> bool {
+        // Python code is not core code: its panics (in other extensions) report normally.
+        let _outside_core = OutsideCore::enter();
+        Python::attach(|py| {
+            if let Err(signal_error) = py.check_signals() {
+                *error = Some(signal_error);
+                return false;
+            }
+            let Some(callback) = callback else {
+                return true;
+            };
+            let answer = callback
+                .call1(py, (step.fraction, step.completed_requests))
+                .and_then(|answer| {
+                    let answer = answer.bind(py);
+                    Ok(answer.is_none() || answer.is_truthy()?)
+                });
+            answer.unwrap_or_else(|callback_error| {
+                *error = Some(callback_error);
+                false
+            })
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Functions
 // ---------------------------------------------------------------------------------------------
 
@@ -314,29 +353,7 @@ fn run<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let mut callback_error: Option<PyErr> = None;
     let outcome = py.detach(|| {
-        let mut report = |step: Progress| -> bool {
-            // Python code is not core code: its panics (in other extensions) report normally.
-            let _outside_core = OutsideCore::enter();
-            Python::attach(|py| {
-                if let Err(error) = py.check_signals() {
-                    callback_error = Some(error);
-                    return false;
-                }
-                let Some(callback) = &progress else {
-                    return true;
-                };
-                let answer = callback
-                    .call1(py, (step.fraction, step.completed_requests))
-                    .and_then(|answer| {
-                        let answer = answer.bind(py);
-                        Ok(answer.is_none() || answer.is_truthy()?)
-                    });
-                answer.unwrap_or_else(|error| {
-                    callback_error = Some(error);
-                    false
-                })
-            })
-        };
+        let mut report = python_progress(progress.as_ref(), &mut callback_error);
         guarded(|| api::run_toml(config_toml, Path::new(base_dir), Some(&mut report)))
     });
     if let Some(error) = callback_error {
@@ -360,17 +377,23 @@ fn config_schema(py: Python<'_>) -> PyResult<String> {
     into_py_result(py, outcome)
 }
 
-/// Run the built-in benchmark `case` with `requests` user requests.
+/// Run the built-in benchmark `case` with `requests` user requests. A Ctrl-C stops the case
+/// and raises `KeyboardInterrupt`.
 #[pyfunction]
 #[pyo3(name = "bench")]
 fn run_bench<'py>(py: Python<'py>, case: &str, requests: u64) -> PyResult<Bound<'py, PyAny>> {
+    let mut signal_error: Option<PyErr> = None;
     let outcome = py.detach(|| {
+        let mut report = python_progress(None, &mut signal_error);
         guarded(|| {
-            let result = api::bench(case, requests)?;
+            let result = api::bench(case, requests, Some(&mut report))?;
             serde_json::to_value(&result)
                 .map_err(|error| Error::Invariant(format!("bench result is not JSON: {error}")))
         })
     });
+    if let Some(error) = signal_error {
+        return Err(error);
+    }
     let value = into_py_result(py, outcome)?;
     json_to_py(py, &value)
 }
