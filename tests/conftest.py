@@ -171,6 +171,22 @@ def synthetic_run_dir(tmp_path: Path) -> Path:
     return synthetic_result().save(tmp_path / "synthetic-run")
 
 
+def interrupt_the_second_table(monkeypatch: pytest.MonkeyPatch, error: BaseException) -> None:
+    """Make saving raise ``error`` (a Ctrl-C, a full disk) after the first table is written."""
+    import raidlab.results
+
+    write_table = raidlab.results.pq.write_table
+    written = []
+
+    def failing(table, where, *args, **kwargs):
+        if written:
+            raise error
+        written.append(where)
+        return write_table(table, where, *args, **kwargs)
+
+    monkeypatch.setattr(raidlab.results.pq, "write_table", failing)
+
+
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """Say plainly when failures come from the core still being a stub."""
     stub_failures = [

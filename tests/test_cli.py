@@ -13,7 +13,7 @@ import pytest
 import raidlab
 from raidlab import _core, cli
 
-from conftest import DATA, TRACES
+from conftest import DATA, TRACES, interrupt_the_second_table
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -406,6 +406,14 @@ def test_ctrl_c_stops_a_run_cleanly(small_config_path, tmp_path):
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130
     assert "interrupted" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.engine
+def test_ctrl_c_while_the_run_directory_is_written_leaves_none(small_config_path, tmp_path, monkeypatch, capsys):
+    interrupt_the_second_table(monkeypatch, KeyboardInterrupt())
+    assert run_cli("run", small_config_path, "-o", tmp_path / "out", "--quiet") == 130
+    assert capsys.readouterr().err == "interrupted\n"
     assert not (tmp_path / "out").exists()
 
 

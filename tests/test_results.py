@@ -17,7 +17,7 @@ import raidlab
 from raidlab.exceptions import RaidlabIOError
 from raidlab.results import TABLE_COLUMNS, Result
 
-from conftest import SMALL_CONFIG, synthetic_result
+from conftest import SMALL_CONFIG, interrupt_the_second_table, synthetic_result
 
 RUN_FILES = {"config.toml", "manifest.json", "summary.json"}
 #: Requests that keep the small configuration busy for about two seconds.
@@ -223,6 +223,37 @@ def test_load_of_a_table_with_text_in_a_numeric_column_names_it(
         Result.load(run_dir)
     assert caught.value.filename == str(path)
     assert f"column {column} " in str(caught.value)
+
+
+@pytest.mark.parametrize("error, raised", [(KeyboardInterrupt(), KeyboardInterrupt),
+                                           (OSError(28, "No space left on device"), RaidlabIOError)])
+def test_an_unfinished_save_into_a_new_directory_leaves_no_directory(
+    tmp_path: Path, synthetic: Result, monkeypatch, error, raised
+):
+    interrupt_the_second_table(monkeypatch, error)
+    with pytest.raises(raised):
+        synthetic.save(tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_unfinished_save_over_an_earlier_run_is_refused_by_load(tmp_path: Path, monkeypatch):
+    earlier = synthetic_result()
+    run_dir = earlier.save(tmp_path / "run")
+    later = synthetic_result()
+    later.summary["requests_completed"] = 1
+    interrupt_the_second_table(monkeypatch, KeyboardInterrupt())
+    with pytest.raises(KeyboardInterrupt):
+        later.save(run_dir)
+    # Its summary is the later run's, its manifest and most tables the earlier one's.
+    with pytest.raises(RaidlabIOError) as caught:
+        Result.load(run_dir)
+    assert caught.value.filename == str(run_dir / "INCOMPLETE")
+    assert "did not finish" in str(caught.value)
+
+    monkeypatch.undo()
+    later.save(run_dir)
+    assert not (run_dir / "INCOMPLETE").exists()
+    assert Result.load(run_dir).summary["requests_completed"] == 1
 
 
 # -- with the engine: real runs --------------------------------------------------------------

@@ -7,6 +7,8 @@ A run directory holds everything needed to inspect, plot or reproduce a run::
                         overrides
     summary.json        the run summary
     <table>.parquet     one file per result table (timeseries, histogram, drives, outcomes)
+    INCOMPLETE          only while the directory is being written: saving that was interrupted
+                        (Ctrl-C) or failed leaves it behind, and loading refuses the directory
 
 Plots and reports read these files; they never rerun the simulation.
 """
@@ -31,12 +33,18 @@ import pyarrow.parquet as pq
 
 from raidlab.exceptions import RaidlabIOError
 
-__all__ = ["Result", "TABLE_COLUMNS", "CONFIG_FILE", "MANIFEST_FILE", "SUMMARY_FILE"]
+__all__ = ["Result", "TABLE_COLUMNS", "CONFIG_FILE", "MANIFEST_FILE", "SUMMARY_FILE", "INCOMPLETE_FILE"]
 
 CONFIG_FILE = "config.toml"
 MANIFEST_FILE = "manifest.json"
 SUMMARY_FILE = "summary.json"
 TABLE_SUFFIX = ".parquet"
+#: Marks a run directory whose writing has not finished.
+INCOMPLETE_FILE = "INCOMPLETE"
+INCOMPLETE_TEXT = (
+    "raidlab began saving a run into this directory and did not finish (interrupted, or a\n"
+    "write failed): its files may be missing, or left from an earlier run. Run it again.\n"
+)
 
 #: The tables every run produces and the columns they are documented to have (the core may
 #: add columns; a table the core did not produce reads as empty with these columns).
@@ -166,19 +174,32 @@ class Result:
 
         ``overrides`` (the ``--set`` values) and ``command_line`` (default ``sys.argv``) are
         recorded in the manifest, which is written last.
+
+        A save that does not finish (Ctrl-C, a failed write) removes the directory if this
+        call created it; otherwise it leaves an ``INCOMPLETE`` file there, and :meth:`load`
+        refuses the directory until a save into it finishes.
         """
         directory = Path(run_dir)
+        created = not directory.exists()
         try:
             directory.mkdir(parents=True, exist_ok=True)
-            (directory / CONFIG_FILE).write_text(self.resolved_config, encoding="utf-8")
-            _write_json(directory / SUMMARY_FILE, self.summary)
-            table_files = {}
-            for name, frame in self.tables.items():
-                file_name = name + TABLE_SUFFIX
-                pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), directory / file_name)
-                table_files[name] = file_name
-            manifest = self._manifest(table_files, overrides, command_line)
-            _write_json(directory / MANIFEST_FILE, manifest)
+            # Before any other file changes: from here on the directory may mix two runs.
+            (directory / INCOMPLETE_FILE).write_text(INCOMPLETE_TEXT, encoding="utf-8")
+            try:
+                (directory / CONFIG_FILE).write_text(self.resolved_config, encoding="utf-8")
+                _write_json(directory / SUMMARY_FILE, self.summary)
+                table_files = {}
+                for name, frame in self.tables.items():
+                    file_name = name + TABLE_SUFFIX
+                    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), directory / file_name)
+                    table_files[name] = file_name
+                manifest = self._manifest(table_files, overrides, command_line)
+                _write_json(directory / MANIFEST_FILE, manifest)
+            except BaseException:
+                if created:
+                    _remove_unfinished(directory)
+                raise
+            (directory / INCOMPLETE_FILE).unlink()
         except OSError as error:
             raise RaidlabIOError(
                 error.strerror or str(error),
@@ -224,6 +245,12 @@ class Result:
         directory = Path(run_dir)
         if not directory.is_dir():
             raise RaidlabIOError("not a run directory", file=str(directory), errno=None)
+        if (directory / INCOMPLETE_FILE).exists():
+            raise RaidlabIOError(
+                "saving this run directory did not finish (interrupted, or a write failed); "
+                "its files may be missing or from an earlier run: run it again",
+                file=str(directory / INCOMPLETE_FILE),
+            )
         manifest = _read_json(directory / MANIFEST_FILE) if (directory / MANIFEST_FILE).exists() else None
         if manifest is not None:
             _check_config_hash(manifest, directory / MANIFEST_FILE)
@@ -243,6 +270,19 @@ class Result:
             config_hash=config_hash,
             manifest=manifest,
         )
+
+
+def _remove_unfinished(directory: Path) -> None:
+    """Remove a run directory that an unfinished save created, its marker last, so that a
+    second Ctrl-C during the removal still leaves a directory marked incomplete."""
+    try:
+        for path in directory.iterdir():  # only the files this save wrote: it made the directory
+            if path.name != INCOMPLETE_FILE:
+                path.unlink()
+        (directory / INCOMPLETE_FILE).unlink()
+        directory.rmdir()
+    except OSError:
+        pass  # best effort: what is left still holds the marker, or is empty
 
 
 def _write_json(path: Path, value: Any) -> None:
