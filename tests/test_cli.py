@@ -466,10 +466,11 @@ def test_importing_the_command_loads_no_slow_library():
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the console script is an .exe there")
 @pytest.mark.parametrize("entry", ["console script", "python -m raidlab"])
-@pytest.mark.parametrize("library", ["rich", "pandas"])
+@pytest.mark.parametrize("library", ["tomli_w", "rich", "pandas"])
 def test_ctrl_c_while_the_command_loads_its_libraries_exits_130(synthetic_run_dir, tmp_path, entry, library):
-    """A Ctrl-C during the first second, while `raidlab plot` imports rich and then pandas: a
-    stand-in module, found before the real one, is interrupted as it is imported."""
+    """A Ctrl-C during the first second, while `raidlab plot` loads raidlab.cli (which imports
+    tomli_w), then rich and pandas: a stand-in module, found before the real one, is
+    interrupted as it is imported."""
     stand_in = tmp_path / "stand-ins" / library
     stand_in.mkdir(parents=True)
     (stand_in / "__init__.py").write_text("raise KeyboardInterrupt\n")

@@ -16,7 +16,6 @@ import os
 from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Union
 
 from raidlab import _core
-from raidlab.config import ConfigSource, load_config
 from raidlab import exceptions
 from raidlab.exceptions import (
     ConfigError,
@@ -27,7 +26,11 @@ from raidlab.exceptions import (
     TraceError,
 )
 
+# What this module imports must load quickly: the ``raidlab`` command imports it before it can
+# catch a Ctrl-C. The configuration and results modules (tomllib, dataclasses; pandas, pyarrow)
+# are imported where they are used.
 if TYPE_CHECKING:
+    from raidlab.config import ConfigSource
     from raidlab.results import Result
 
 __version__: str = _core.version()
@@ -61,6 +64,7 @@ def run(
     returning ``False`` cancels the run (``result.cancelled`` is then true). The GIL is
     released while the simulation runs.
     """
+    from raidlab.config import load_config
     from raidlab.results import Result
 
     loaded = load_config(config, base_dir=base_dir, overrides=overrides)
@@ -75,6 +79,8 @@ def resolve_config(
     overrides: Sequence[str] = (),
 ) -> "tuple[str, str]":
     """Validate a configuration without running it: ``(resolved TOML, config hash)``."""
+    from raidlab.config import load_config
+
     loaded = load_config(config, base_dir=base_dir, overrides=overrides)
     return _core.resolve_config(loaded.text, str(loaded.base_dir))
 
@@ -88,8 +94,7 @@ def load_result(run_dir: Union[str, "os.PathLike[str]"]) -> Result:
 
 def __getattr__(name: str) -> Any:
     # ``raidlab.Result`` loads pandas and pyarrow (about half a second) on first use, not on
-    # ``import raidlab``: the ``raidlab`` command imports this package before it can catch a
-    # Ctrl-C, so what it imports here must be quick.
+    # ``import raidlab``.
     if name == "Result":
         from raidlab.results import Result
 

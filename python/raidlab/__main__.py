@@ -1,7 +1,23 @@
-"""``python -m raidlab`` is the ``raidlab`` command."""
+"""The ``raidlab`` command: the console script and ``python -m raidlab`` both run :func:`main`.
+
+:func:`raidlab.cli.main` turns a Ctrl-C into one line and exit status 130 while a command runs.
+Loading :mod:`raidlab.cli` itself (argparse, tomllib, dataclasses, ...) takes tens of
+milliseconds before that guard exists, so this module imports it inside one.
+"""
 
 import sys
 
-from raidlab.cli import main
 
-sys.exit(main())
+def main() -> int:
+    """Run the ``raidlab`` command with ``sys.argv``; returns the exit status."""
+    try:
+        from raidlab.cli import main as run_command
+
+        return run_command()
+    except KeyboardInterrupt:  # reported as raidlab.cli.main reports it, which may not be loaded
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

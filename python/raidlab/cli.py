@@ -13,10 +13,10 @@
 
 User errors (configuration, trace, drive spec, files) print ``error: <message>`` — with the
 key path or ``file:line`` — and exit with status 2; no traceback. Ctrl-C prints
-``interrupted`` and exits with status 130, whenever it comes: :func:`main` catches it, and
-this module imports nothing slow at its top (rich, pandas, pyarrow and Matplotlib take most of
-a second to load), so that the loading happens inside :func:`main` too. Commands import what
-they need where they need it.
+``interrupted`` and exits with status 130, whenever it comes: :func:`main` catches it while a
+command runs, and :mod:`raidlab.__main__` (the console script) while this module loads. This
+module imports nothing slow at its top (rich, pandas, pyarrow and Matplotlib take most of a
+second to load): commands import what they need where they need it, inside :func:`main`.
 """
 
 from __future__ import annotations
@@ -543,7 +543,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Entry point of the ``raidlab`` command; returns the exit status."""
+    """Run the ``raidlab`` command line ``argv`` (default ``sys.argv[1:]``); returns the exit
+    status. The console script calls it through :func:`raidlab.__main__.main`, which also
+    catches a Ctrl-C while this module loads."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:
         # Inside the try: a Ctrl-C that lands while the command line is parsed or rich loads
