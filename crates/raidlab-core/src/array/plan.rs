@@ -146,7 +146,7 @@ impl Plan {
 pub fn plan_parity(map: &StripeMap, unit: u64, spec: PieceSpec, failed: &[bool], plan: &mut Plan) {
     plan.reset();
     plan.compute_touched(map, unit, spec);
-    if !(plan_parity_normal_read(map, spec, failed, plan) || plan_parity_single_unit(map, unit, spec, failed, plan)) {
+    if !(plan_parity_normal_read(map, spec, failed, plan) || plan_parity_single_unit(map, spec, failed, plan)) {
         plan_parity_general(map, spec, failed, plan);
     }
 }
@@ -192,9 +192,9 @@ fn plan_units_directly(map: &StripeMap, kind: OpKind, failed: &[bool], plan: &mu
 /// exactly the plan `plan_parity_general` would (a test compares them), without segments,
 /// sorting or merging. Returns false when the general path is needed.
 #[inline]
-fn plan_parity_single_unit(map: &StripeMap, unit: u64, spec: PieceSpec, failed: &[bool], plan: &mut Plan) -> bool {
-    let i = (spec.first / unit) as usize;
-    if (spec.first + spec.sectors - 1) / unit != i as u64 {
+fn plan_parity_single_unit(map: &StripeMap, spec: PieceSpec, failed: &[bool], plan: &mut Plan) -> bool {
+    let i = plan.first_unit;
+    if plan.last_unit != i {
         return false;
     }
     let (a, b) = plan.touched[i];

@@ -40,7 +40,12 @@ pub struct StripeMap {
 impl StripeMap {
     /// Number of data units in the stripe.
     pub fn data_units(&self) -> usize {
-        self.data.len() / self.copies.max(1) as usize
+        // Striped and parity layouts (one copy) divide by nothing: this is asked per piece.
+        if self.copies <= 1 {
+            self.data.len()
+        } else {
+            self.data.len() / self.copies as usize
+        }
     }
     /// The copies of data unit `i`.
     pub fn copies_of(&self, i: usize) -> &[UnitLocation] {
