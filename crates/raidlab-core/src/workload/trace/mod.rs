@@ -89,8 +89,9 @@ pub enum FoldMode {
 pub struct TraceConfig {
     /// Trace file; `.gz` and `.bz2` (detected from the content) are decompressed on the fly.
     pub path: PathBuf,
-    /// Format: `auto` (told from the first lines; the default), `spc`, `msr`, `systor`,
-    /// `tencent`, `csv` (needs `csv`, the column mapping) or `validate` (see [`trace_formats`]).
+    /// Format: `auto` (the default: told from the first lines, or `csv` when a column mapping
+    /// is given), `spc`, `msr`, `systor`, `tencent`, `csv` (needs `csv`, the column mapping)
+    /// or `validate` (see [`trace_formats`]).
     #[serde(default = "auto")]
     pub format: String,
     /// Column mapping, required when `format = "csv"`.
