@@ -23,11 +23,10 @@ pub const MAX_SIM_TIME_NS: Nanos = 1 << 62;
 #[inline]
 pub fn round_ns(x: f64) -> Nanos {
     let whole = x as Nanos;
-    if x < 4_503_599_627_370_496.0 && x - whole as f64 >= 0.5 {
-        whole + 1
-    } else {
-        whole
-    }
+    // Whether to round up is a coin toss for random times (an exponential gap per arrival):
+    // added as a 0 or 1, not branched on.
+    let up = (x < 4_503_599_627_370_496.0) & (x - whole as f64 >= 0.5);
+    whole + up as Nanos
 }
 
 /// Milliseconds (as in the papers and spec files) to nanoseconds, rounded to nearest.
