@@ -305,6 +305,19 @@ def test_trace_info_of_the_msr_sample(capsys):
 
 
 @pytest.mark.engine
+def test_trace_info_time_scale_scales_duration_and_rate(capsys):
+    sample = TRACES / "msr-cambridge1-sample.csv"
+    assert run_cli("trace", "info", sample, "--json") == 0
+    recorded = json.loads(capsys.readouterr().out)
+    assert run_cli("trace", "info", sample, "--set", "time_scale=0.5", "--json") == 0
+    halved = json.loads(capsys.readouterr().out)
+    assert halved["duration_s"] == pytest.approx(recorded["duration_s"] / 2)
+    assert halved["iops"] == pytest.approx(recorded["iops"] * 2)
+    assert run_cli("trace", "info", sample, "--set", "time_scale=0") == 2
+    assert "trace.time_scale: expected a positive finite factor" in capsys.readouterr().err
+
+
+@pytest.mark.engine
 def test_trace_info_table(capsys):
     sample = TRACES / "systor17-traces-sample.csv.gz"
     assert run_cli("trace", "info", sample, "--format", "systor") == 0

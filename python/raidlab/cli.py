@@ -490,7 +490,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "default: auto, told from the first lines")
     info.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                       help="other keys of workload.trace, e.g. --set csv.time_column=0 "
-                           "--set max_requests=1000")
+                           "--set max_requests=1000; time_scale scales the duration and rate")
     info.add_argument("--json", action="store_true", help="print JSON instead of a table")
     info.set_defaults(handler=_command_trace_info)
 

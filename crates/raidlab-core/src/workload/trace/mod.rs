@@ -271,6 +271,17 @@ fn open_records(cfg: &TraceConfig, key: &str) -> Result<(RecordReader, &'static 
     Ok((RecordReader::open(&cfg.path, parser, skip_lines, cfg.max_requests)?, format.name))
 }
 
+/// `cfg.time_scale` is a positive finite factor (`key`: the trace table's key path).
+fn check_time_scale(cfg: &TraceConfig, key: &str) -> Result<()> {
+    if cfg.time_scale.is_finite() && cfg.time_scale > 0.0 {
+        return Ok(());
+    }
+    Err(Error::config(
+        format!("{key}.time_scale"),
+        format!("expected a positive finite factor, got {}", cfg.time_scale),
+    ))
+}
+
 /// Records held back to put an unsorted trace in time order (see the module docs).
 pub const REORDER_WINDOW: usize = 4096;
 
@@ -371,12 +382,7 @@ impl TraceSource {
         key: &str,
         window_capacity: usize,
     ) -> Result<Self> {
-        if !(cfg.time_scale.is_finite() && cfg.time_scale > 0.0) {
-            return Err(Error::config(
-                format!("{key}.time_scale"),
-                format!("expected a positive finite factor, got {}", cfg.time_scale),
-            ));
-        }
+        check_time_scale(cfg, key)?;
         if capacity_sectors == 0 {
             return Err(Error::config(key, "the array has no capacity to replay the trace on"));
         }

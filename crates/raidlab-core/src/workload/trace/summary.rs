@@ -16,12 +16,14 @@ const STATS_KEY: &str = "trace";
 
 /// Read the whole trace once (streaming) and summarise it.
 ///
-/// Uses the trace's own addresses (no folding) and times (no `time_scale`, no reordering);
-/// `max_requests` applies. With `n` requests:
+/// Uses the trace's own addresses (no folding) and times (no reordering); `max_requests`
+/// applies, and `time_scale` scales the duration (so the rate is the one a replay would
+/// offer). With `n` requests:
 ///
 /// * `requests` = `n`; `read_fraction` = reads / `n`;
 /// * `mean_size_bytes` = mean request size in bytes, as stated in the trace;
-/// * `duration_s` = latest − earliest timestamp (the trace need not be sorted), seconds;
+/// * `duration_s` = (latest − earliest timestamp) × `time_scale` (the trace need not be
+///   sorted), seconds;
 /// * `iops` = `n` / `duration_s` (0 when the duration is 0);
 /// * `footprint_bytes` = 4096 × the number of distinct 4 KiB blocks touched, a block being
 ///   `byte address / 4096` and a request touching every block from its first to its last
@@ -36,6 +38,7 @@ const STATS_KEY: &str = "trace";
 ///
 /// An empty trace gives all zeros. Config errors name the key `trace.…`.
 pub fn stats(cfg: &TraceConfig) -> Result<TraceStats> {
+    super::check_time_scale(cfg, STATS_KEY)?;
     let (mut records, format) = open_records(cfg, STATS_KEY)?;
     let mut requests = 0u64;
     let mut reads = 0u64;
@@ -75,7 +78,7 @@ pub fn stats(cfg: &TraceConfig) -> Result<TraceStats> {
     let hot_blocks = distinct_blocks.div_ceil(HOT_AREA_ONE_IN);
     accesses.sort_unstable_by(|a, b| b.cmp(a));
     let hot_accesses: u64 = accesses[..hot_blocks].iter().sum();
-    let duration_s = (latest - earliest) as f64 / 1e9;
+    let duration_s = (latest - earliest) as f64 / 1e9 * cfg.time_scale;
     Ok(TraceStats {
         format,
         requests,
@@ -142,12 +145,23 @@ mod tests {
         cfg.time_scale = 0.5;
         let stats = stats(&cfg).unwrap();
         // Lines 1–3: writes of 2048, 512 and 4096 B at 9056014336, 11855351808, 5548077056
-        // (three distinct blocks), 512 ticks apart at most.
+        // (three distinct blocks), 512 ticks (51.2 µs) apart at most, halved by the scale.
         assert_eq!(stats.requests, 3);
         assert_eq!(stats.read_fraction, 0.0);
         assert_eq!(stats.mean_size_bytes, 6656.0 / 3.0);
         assert_eq!(stats.footprint_bytes, 3 * 4096);
-        assert!((stats.duration_s - 51_200e-9).abs() < 1e-15);
+        assert!((stats.duration_s - 25_600e-9).abs() < 1e-15);
+        assert!((stats.iops - 3.0 / 25_600e-9).abs() < 1e-3);
+    }
+
+    #[test]
+    fn a_time_scale_a_replay_would_refuse_is_refused() {
+        for time_scale in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let mut cfg = config(MSR_SAMPLE, "msr");
+            cfg.time_scale = time_scale;
+            let err = stats(&cfg).unwrap_err().to_string();
+            assert!(err.starts_with("trace.time_scale: expected a positive finite factor"), "{err}");
+        }
     }
 
     #[test]
