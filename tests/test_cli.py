@@ -465,6 +465,54 @@ def test_ctrl_c_stops_a_bench_case_at_once():
     assert err == "interrupted\n" and out == ""
 
 
+@pytest.mark.engine
+@pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and SIGINT delivery are POSIX-specific")
+def test_ctrl_c_stops_trace_info_on_an_endless_trace(tmp_path):
+    import signal
+    import threading
+    import time
+
+    # A named pipe fed the same SPC line for as long as it is read: a trace without an end.
+    fifo = tmp_path / "endless.spc"
+    os.mkfifo(fifo)
+
+    def feed():
+        try:
+            with open(fifo, "w") as pipe:
+                while True:
+                    pipe.write("0,1,512,r,0.0\n" * 4096)
+        except (BrokenPipeError, OSError):
+            pass
+
+    threading.Thread(target=feed, daemon=True).start()
+    script = (
+        "import sys, raidlab.cli\n"
+        "from raidlab import _core\n"
+        "info = _core.trace_info\n"
+        "def announced(*args):\n"
+        "    sys.stderr.write('reading\\n'); sys.stderr.flush()\n"
+        "    return info(*args)\n"
+        "_core.trace_info = announced\n"
+        "sys.exit(raidlab.cli.main(sys.argv[1:]))\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", script, "trace", "info", str(fifo), "--format", "spc"],
+        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert process.stderr.readline() == "reading\n"
+        time.sleep(0.3)
+        process.send_signal(signal.SIGINT)
+        interrupted = time.monotonic()
+        out, err = process.communicate(timeout=10)  # without the check it never ends
+        assert time.monotonic() - interrupted < 5
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == 130
+    assert err == "interrupted\n" and out == ""
+
+
 #: Libraries that take long to import: the command must not load them before main() runs,
 #: where a Ctrl-C is caught.
 SLOW_IMPORTS = ("numpy", "pandas", "pyarrow", "matplotlib", "rich")

@@ -52,7 +52,8 @@ def bench_cases() -> List[str]:
     """Names of the built-in benchmark cases."""
 
 def trace_info(trace_toml: str, base_dir: str) -> str:
-    """Statistics of a trace (TOML with the keys of ``workload.trace``), as JSON."""
+    """Statistics of a trace (TOML with the keys of ``workload.trace``), as JSON (GIL
+    released); Ctrl-C stops the pass with ``KeyboardInterrupt``."""
 
 def validate(drive_toml: str, trace_path: str, base_dir: str) -> _RunOutput:
     """Replay a DiskSim ``validate`` trace on one drive (``drive_toml``: the keys of a

@@ -336,15 +336,26 @@ pub fn bench(case: &str, requests: u64, progress: Option<&mut dyn FnMut(Progress
 
 /// Statistics of a trace described by a TOML table with the keys of `workload.trace`
 /// (`path`, `format`, optional `csv`), as JSON.
-pub fn trace_info_toml(toml_text: &str, base_dir: &Path) -> Result<String> {
+/// `progress`, as for [`run_toml`], is told the requests read so far (`fraction` is NaN: the
+/// length of a trace is not known before it is read) and may stop the pass: `None` then.
+pub fn trace_info_toml(
+    toml_text: &str,
+    base_dir: &Path,
+    progress: Option<&mut dyn FnMut(Progress) -> bool>,
+) -> Result<Option<String>> {
     let de = toml::Deserializer::parse(toml_text).map_err(|e| Error::config("trace", e.to_string()))?;
     let mut cfg: crate::workload::TraceConfig = serde_path_to_error::deserialize(de)
         .map_err(|e| Error::config(format!("trace.{}", e.path()), e.inner().to_string()))?;
     if cfg.path.is_relative() {
         cfg.path = base_dir.join(&cfg.path);
     }
-    let stats = crate::workload::trace::stats(&cfg)?;
-    Ok(serde_json::to_string_pretty(&stats).expect("stats serialize"))
+    let stats = match progress {
+        Some(report) => crate::workload::trace::stats_until(&cfg, &mut |read| {
+            report(Progress { fraction: f64::NAN, completed_requests: read })
+        })?,
+        None => Some(crate::workload::trace::stats(&cfg)?),
+    };
+    Ok(stats.map(|stats| serde_json::to_string_pretty(&stats).expect("stats serialize")))
 }
 
 // ---------------------------------------------------------------------------------------------

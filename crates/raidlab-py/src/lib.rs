@@ -411,10 +411,22 @@ fn bench_cases(py: Python<'_>) -> PyResult<Vec<String>> {
 }
 
 /// Statistics of a trace described by a TOML table with the keys of `workload.trace`, as JSON.
+/// A Ctrl-C stops the pass and raises `KeyboardInterrupt`.
 #[pyfunction]
 fn trace_info(py: Python<'_>, trace_toml: &str, base_dir: &str) -> PyResult<String> {
-    let outcome = py.detach(|| guarded(|| api::trace_info_toml(trace_toml, Path::new(base_dir))));
-    into_py_result(py, outcome)
+    let mut signal_error: Option<PyErr> = None;
+    let outcome = py.detach(|| {
+        let mut report = python_progress(None, &mut signal_error);
+        guarded(|| api::trace_info_toml(trace_toml, Path::new(base_dir), Some(&mut report)))
+    });
+    if let Some(error) = signal_error {
+        return Err(error);
+    }
+    match into_py_result(py, outcome)? {
+        Some(json) => Ok(json),
+        // Only a Python error stops the pass, and it was raised above.
+        None => Err(PyRuntimeError::new_err("trace info stopped without a Python error")),
+    }
 }
 
 /// Replay a DiskSim `validate` trace on one drive (`drive_toml`: the keys of a `[drive]`

@@ -52,7 +52,7 @@ use crate::error::{Error, Result};
 use crate::sim::Nanos;
 use input::RecordReader;
 
-pub use summary::stats;
+pub use summary::{stats, stats_until};
 pub use validate::{read_validate_trace, BufferAction, ValidateRequest};
 
 /// One request of a block trace in raidlab's units.

@@ -38,6 +38,15 @@ const STATS_KEY: &str = "trace";
 ///
 /// An empty trace gives all zeros. Config errors name the key `trace.…`.
 pub fn stats(cfg: &TraceConfig) -> Result<TraceStats> {
+    Ok(stats_until(cfg, &mut |_| true)?.expect("never cancelled"))
+}
+
+/// Requests read between two questions to [`stats_until`]'s `keep_going`.
+const RECORDS_PER_QUESTION: u64 = 1 << 16;
+
+/// [`stats`], asking `keep_going(records read)` every [`RECORDS_PER_QUESTION`] records
+/// whether to go on: a trace can hold billions. `None` when it said no.
+pub fn stats_until(cfg: &TraceConfig, keep_going: &mut dyn FnMut(u64) -> bool) -> Result<Option<TraceStats>> {
     super::check_time_scale(cfg, STATS_KEY)?;
     let (mut records, format) = open_records(cfg, STATS_KEY)?;
     let mut requests = 0u64;
@@ -49,6 +58,9 @@ pub fn stats(cfg: &TraceConfig) -> Result<TraceStats> {
     let mut accesses_per_block: FxHashMap<u64, u64> = FxHashMap::default();
     let mut block_accesses = 0u64;
     while let Some((_, raw)) = records.next_record()? {
+        if requests % RECORDS_PER_QUESTION == RECORDS_PER_QUESTION - 1 && !keep_going(requests + 1) {
+            return Ok(None);
+        }
         requests += 1;
         reads += u64::from(!raw.is_write);
         size_sum += u128::from(raw.size_bytes);
@@ -62,7 +74,7 @@ pub fn stats(cfg: &TraceConfig) -> Result<TraceStats> {
         block_accesses += last_block - first_block + 1;
     }
     if requests == 0 {
-        return Ok(TraceStats {
+        return Ok(Some(TraceStats {
             format,
             requests: 0,
             read_fraction: 0.0,
@@ -71,7 +83,7 @@ pub fn stats(cfg: &TraceConfig) -> Result<TraceStats> {
             iops: 0.0,
             footprint_bytes: 0,
             locality_hot20: 0.0,
-        });
+        }));
     }
     let distinct_blocks = accesses_per_block.len();
     let mut accesses: Vec<u64> = accesses_per_block.into_values().collect();
@@ -79,7 +91,7 @@ pub fn stats(cfg: &TraceConfig) -> Result<TraceStats> {
     accesses.sort_unstable_by(|a, b| b.cmp(a));
     let hot_accesses: u64 = accesses[..hot_blocks].iter().sum();
     let duration_s = (latest - earliest) as f64 / 1e9 * cfg.time_scale;
-    Ok(TraceStats {
+    Ok(Some(TraceStats {
         format,
         requests,
         read_fraction: reads as f64 / requests as f64,
@@ -88,7 +100,7 @@ pub fn stats(cfg: &TraceConfig) -> Result<TraceStats> {
         iops: if duration_s > 0.0 { requests as f64 / duration_s } else { 0.0 },
         footprint_bytes: distinct_blocks as u64 * BLOCK_BYTES,
         locality_hot20: hot_accesses as f64 / block_accesses as f64,
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -152,6 +164,30 @@ mod tests {
         assert_eq!(stats.footprint_bytes, 3 * 4096);
         assert!((stats.duration_s - 25_600e-9).abs() < 1e-15);
         assert!((stats.iops - 3.0 / 25_600e-9).abs() < 1e-3);
+    }
+
+    #[test]
+    fn keep_going_is_asked_every_65536_records_and_stops_the_pass() {
+        // 200,000 one-line SPC records: asked at 65,536, 131,072 and 196,608 records.
+        let lines: String = (0..200_000).map(|i| format!("0,{i},512,r,{}\n", i as f64 / 1000.0)).collect();
+        let file = TempFile::new("long.spc", lines.as_bytes());
+        let cfg = config(&file.0, "spc");
+        let mut asked = Vec::new();
+        let all = stats_until(&cfg, &mut |read| {
+            asked.push(read);
+            true
+        })
+        .unwrap()
+        .unwrap();
+        assert_eq!(all.requests, 200_000);
+        assert_eq!(asked, [65_536, 131_072, 196_608]);
+        let mut asked = 0;
+        let stopped = stats_until(&cfg, &mut |_| {
+            asked += 1;
+            false
+        })
+        .unwrap();
+        assert_eq!((stopped, asked), (None, 1));
     }
 
     #[test]
