@@ -430,47 +430,51 @@ def test_ctrl_c_while_the_run_directory_is_written_leaves_none(small_config_path
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.engine
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT delivery is POSIX-specific")
-def test_ctrl_c_stops_a_bench_case_at_once():
+def interrupt_inside(core_function: str, *args: str) -> "tuple[int, str, str]":
+    """Run ``raidlab ARGS`` in a child process, send it SIGINT 0.3 s after it enters
+    ``raidlab._core.<core_function>`` (so the Ctrl-C lands in the core's loop, not before it),
+    and return its exit status, stdout and stderr, checking that it ended within 5 s."""
     import signal
     import time
 
-    # Says when the case starts, so the Ctrl-C lands in the core's loop, not before it.
     script = (
         "import sys, raidlab.cli\n"
         "from raidlab import _core\n"
-        "bench = _core.bench\n"
-        "def announced(case, requests):\n"
-        "    sys.stderr.write('benching\\n'); sys.stderr.flush()\n"
-        "    return bench(case, requests)\n"
-        "_core.bench = announced\n"
+        f"inner = _core.{core_function}\n"
+        "def announced(*args):\n"
+        "    sys.stderr.write('entered\\n'); sys.stderr.flush()\n"
+        "    return inner(*args)\n"
+        f"_core.{core_function} = announced\n"
         "sys.exit(raidlab.cli.main(sys.argv[1:]))\n"
     )
     process = subprocess.Popen(
-        [sys.executable, "-c", script, "bench", "--case", "single_drive", "--requests", str(10**9)],
-        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        [sys.executable, "-c", script, *args], stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )
     try:
-        assert process.stderr.readline() == "benching\n"
+        assert process.stderr.readline() == "entered\n"
         time.sleep(0.3)
         process.send_signal(signal.SIGINT)
         interrupted = time.monotonic()
-        out, err = process.communicate(timeout=10)  # the whole case would take minutes
+        out, err = process.communicate(timeout=10)  # the whole call would take minutes or forever
         assert time.monotonic() - interrupted < 5
     finally:
         process.kill()
         process.wait()
-    assert process.returncode == 130
+    return process.returncode, out, err
+
+
+@pytest.mark.engine
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT delivery is POSIX-specific")
+def test_ctrl_c_stops_a_bench_case_at_once():
+    status, out, err = interrupt_inside("bench", "bench", "--case", "single_drive", "--requests", str(10**9))
+    assert status == 130
     assert err == "interrupted\n" and out == ""
 
 
 @pytest.mark.engine
 @pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and SIGINT delivery are POSIX-specific")
 def test_ctrl_c_stops_trace_info_on_an_endless_trace(tmp_path):
-    import signal
     import threading
-    import time
 
     # A named pipe fed the same SPC line for as long as it is read: a trace without an end.
     fifo = tmp_path / "endless.spc"
@@ -481,35 +485,12 @@ def test_ctrl_c_stops_trace_info_on_an_endless_trace(tmp_path):
             with open(fifo, "w") as pipe:
                 while True:
                     pipe.write("0,1,512,r,0.0\n" * 4096)
-        except (BrokenPipeError, OSError):
+        except OSError:  # the reader went away
             pass
 
     threading.Thread(target=feed, daemon=True).start()
-    script = (
-        "import sys, raidlab.cli\n"
-        "from raidlab import _core\n"
-        "info = _core.trace_info\n"
-        "def announced(*args):\n"
-        "    sys.stderr.write('reading\\n'); sys.stderr.flush()\n"
-        "    return info(*args)\n"
-        "_core.trace_info = announced\n"
-        "sys.exit(raidlab.cli.main(sys.argv[1:]))\n"
-    )
-    process = subprocess.Popen(
-        [sys.executable, "-c", script, "trace", "info", str(fifo), "--format", "spc"],
-        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )
-    try:
-        assert process.stderr.readline() == "reading\n"
-        time.sleep(0.3)
-        process.send_signal(signal.SIGINT)
-        interrupted = time.monotonic()
-        out, err = process.communicate(timeout=10)  # without the check it never ends
-        assert time.monotonic() - interrupted < 5
-    finally:
-        process.kill()
-        process.wait()
-    assert process.returncode == 130
+    status, out, err = interrupt_inside("trace_info", "trace", "info", str(fifo), "--format", "spc")
+    assert status == 130
     assert err == "interrupted\n" and out == ""
 
 
