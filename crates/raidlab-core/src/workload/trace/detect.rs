@@ -1,6 +1,6 @@
 //! Telling a trace's format from its first lines (`format = "auto"`, the default).
 //!
-//! The first [`SNIFF_LINES`] non-blank lines are read through the same reader as a replay
+//! The first [`SNIFF_LINES`] non-blank lines are read through the same line reader as a replay
 //! (decompression, line-length limit, UTF-8 check), then offered to the parser of every
 //! format that needs no further configuration. A format fits when it accepts every one of
 //! those lines and finds at least one request in them. The formats' layouts are disjoint on
@@ -8,28 +8,15 @@
 //! fits; none or several is an error that names the file, shows its first line and asks for
 //! `format`.
 
-use super::input::RecordReader;
-use super::{LineParser, RawRecord, TraceConfig, TRACE_FORMATS};
+use super::input::LineReader;
+use super::{LineParser, TraceConfig, TRACE_FORMATS};
 use crate::error::{Error, Result};
 
 /// The `format` value that asks for detection.
 pub const AUTO: &str = "auto";
 
 /// Non-blank lines offered to each format.
-const SNIFF_LINES: u64 = 32;
-
-/// Keeps the lines it is given instead of parsing them.
-#[derive(Default)]
-struct LineCollector {
-    lines: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
-}
-
-impl LineParser for LineCollector {
-    fn parse_line(&mut self, line: &str) -> Result<Option<RawRecord>, String> {
-        self.lines.lock().expect("collector lock").push(line.to_string());
-        Ok(Some(RawRecord { time_ns: 0, offset_bytes: 0, size_bytes: 0, is_write: false }))
-    }
-}
+const SNIFF_LINES: usize = 32;
 
 /// Whether `parser` accepts every line and finds a request in at least one.
 fn fits(mut parser: Box<dyn LineParser>, lines: &[String]) -> bool {
@@ -47,11 +34,14 @@ fn fits(mut parser: Box<dyn LineParser>, lines: &[String]) -> bool {
 /// The name of the format of the trace at `cfg.path` (`key`: the config key path of the
 /// trace table, for errors).
 pub(crate) fn detect(cfg: &TraceConfig, key: &str) -> Result<&'static str> {
-    let collector = LineCollector::default();
-    let lines = std::sync::Arc::clone(&collector.lines);
-    let mut reader = RecordReader::open(&cfg.path, Box::new(collector), 0, Some(SNIFF_LINES))?;
-    while reader.next_record()?.is_some() {}
-    let lines = std::mem::take(&mut *lines.lock().expect("collector lock"));
+    let mut reader = LineReader::open(&cfg.path, 0)?;
+    let mut lines = Vec::with_capacity(SNIFF_LINES);
+    while lines.len() < SNIFF_LINES {
+        match reader.next_text()? {
+            Some(text) => lines.push(text.to_string()),
+            None => break,
+        }
+    }
     let Some(first) = lines.first() else {
         return Err(Error::trace(
             &cfg.path,

@@ -48,36 +48,26 @@ pub(crate) fn open_decompressed(path: &Path) -> Result<Box<dyn BufRead + Send>> 
     Ok(Box::new(BufReader::with_capacity(READ_BUFFER_BYTES, content)))
 }
 
-/// Streams the records of one trace file: lines are read into one reused buffer, blank lines
-/// and the first `skip_lines` lines are skipped, every other line goes to the format's parser.
-pub(crate) struct RecordReader {
+/// Reads the text lines of a trace file: blank lines and the first `skip_lines` lines are
+/// passed over, every other line is checked (length, UTF-8) and trimmed.
+pub(crate) struct LineReader {
     path: PathBuf,
     input: Box<dyn BufRead + Send>,
-    parser: Box<dyn LineParser>,
-    line: Vec<u8>,
+    /// The last line read, its storage reused from line to line.
+    line: String,
     /// 1-based number of the line in `line`.
     line_number: u64,
     skip_lines: u64,
-    max_records: Option<u64>,
-    records: u64,
 }
 
-impl RecordReader {
-    pub(crate) fn open(
-        path: &Path,
-        parser: Box<dyn LineParser>,
-        skip_lines: u64,
-        max_records: Option<u64>,
-    ) -> Result<Self> {
-        Ok(RecordReader {
+impl LineReader {
+    pub(crate) fn open(path: &Path, skip_lines: u64) -> Result<Self> {
+        Ok(LineReader {
             path: path.to_path_buf(),
             input: open_decompressed(path)?,
-            parser,
-            line: Vec::with_capacity(256),
+            line: String::with_capacity(256),
             line_number: 0,
             skip_lines,
-            max_records,
-            records: 0,
         })
     }
 
@@ -105,17 +95,17 @@ impl RecordReader {
         }
     }
 
-    /// The next record with its 1-based line number; `None` at the end of the file or after
-    /// `max_records` records.
-    pub(crate) fn next_record(&mut self) -> Result<Option<(u64, RawRecord)>> {
-        if self.max_records.is_some_and(|max| self.records >= max) {
-            return Ok(None);
-        }
+    /// The next line with text, trimmed (its number is [`LineReader::lines_read`]); `None` at
+    /// the end of the file.
+    pub(crate) fn next_text(&mut self) -> Result<Option<&str>> {
         loop {
-            self.line.clear();
+            // Read as bytes into the line's own storage, then take it back as text: one UTF-8
+            // check, no copy.
+            let mut bytes = std::mem::take(&mut self.line).into_bytes();
+            bytes.clear();
             let read = (&mut self.input)
                 .take(MAX_LINE_BYTES + 1)
-                .read_until(b'\n', &mut self.line)
+                .read_until(b'\n', &mut bytes)
                 .map_err(|err| self.read_error(err))?;
             if read == 0 {
                 return Ok(None);
@@ -129,23 +119,62 @@ impl RecordReader {
                 ));
             }
             if self.line_number <= self.skip_lines {
+                self.line = String::from_utf8(bytes).unwrap_or_default();
                 continue;
             }
-            let text = std::str::from_utf8(&self.line).map_err(|err| {
-                Error::trace(&self.path, self.line_number, format!("not UTF-8 text: {err}"))
+            self.line = String::from_utf8(bytes).map_err(|err| {
+                Error::trace(&self.path, self.line_number, format!("not UTF-8 text: {}", err.utf8_error()))
             })?;
-            let text = text.trim();
-            if text.is_empty() {
-                continue;
+            if !self.line.trim().is_empty() {
+                return Ok(Some(self.line.trim()));
             }
+        }
+    }
+}
+
+/// Streams the records of one trace file: each text line goes to the format's parser.
+pub(crate) struct RecordReader {
+    lines: LineReader,
+    parser: Box<dyn LineParser>,
+    max_records: Option<u64>,
+    records: u64,
+}
+
+impl RecordReader {
+    pub(crate) fn open(
+        path: &Path,
+        parser: Box<dyn LineParser>,
+        skip_lines: u64,
+        max_records: Option<u64>,
+    ) -> Result<Self> {
+        Ok(RecordReader { lines: LineReader::open(path, skip_lines)?, parser, max_records, records: 0 })
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        self.lines.path()
+    }
+
+    /// Lines read so far (the 1-based number of the last one).
+    pub(crate) fn lines_read(&self) -> u64 {
+        self.lines.lines_read()
+    }
+
+    /// The next record with its 1-based line number; `None` at the end of the file or after
+    /// `max_records` records.
+    pub(crate) fn next_record(&mut self) -> Result<Option<(u64, RawRecord)>> {
+        if self.max_records.is_some_and(|max| self.records >= max) {
+            return Ok(None);
+        }
+        while let Some(text) = self.lines.next_text()? {
             match self.parser.parse_line(text) {
                 Ok(Some(record)) => {
                     self.records += 1;
-                    return Ok(Some((self.line_number, record)));
+                    return Ok(Some((self.lines.lines_read(), record)));
                 }
                 Ok(None) => continue,
-                Err(message) => return Err(Error::trace(&self.path, self.line_number, message)),
+                Err(message) => return Err(Error::trace(self.lines.path(), self.lines.lines_read(), message)),
             }
         }
+        Ok(None)
     }
 }
