@@ -138,7 +138,9 @@ impl<'a> Fields<'a> {
     }
 
     /// `ms`, the time `node` gives (after any time scale), if it is within
-    /// [`MAX_DURATION_MS`]; the drive model rejects longer ones, but without the line.
+    /// [`MAX_DURATION_MS`]. The drive model rejects longer ones too, and the conversion's
+    /// origins would put that error at this line; checked here, the message can say that a
+    /// time scale multiplied the value given.
     fn duration(node: &Node, key: &str, ms: f64) -> Result<f64> {
         if ms <= MAX_DURATION_MS {
             return Ok(ms);
