@@ -19,6 +19,8 @@
 //!   `RawRecord` (time in ns from the format's own origin, offset and size in bytes), and
 //!   one line of the registry `TRACE_FORMATS`, which `TraceConfig.format` is resolved
 //!   against ([`trace_formats`] lists it). Adding a format = one file + one registry line.
+//!   `format = "auto"` (the default) offers the first lines to every parser that needs no
+//!   column mapping and takes the one format that accepts them all (`detect.rs`).
 //! * **Order.** Real traces are not sorted (Systor '17 steps back by milliseconds, Tencent
 //!   CBS by whole seconds). Records enter a min-heap of [`REORDER_WINDOW`] records keyed by
 //!   (time, line number) and leave it in time order. A record older than one already emitted
