@@ -44,7 +44,7 @@ pub fn stats(cfg: &TraceConfig) -> Result<TraceStats> {
 /// Requests read between two questions to [`stats_until`]'s `keep_going`.
 const RECORDS_PER_QUESTION: u64 = 1 << 16;
 
-/// [`stats`], asking `keep_going(records read)` every [`RECORDS_PER_QUESTION`] records
+/// [`stats`], asking `keep_going(records read)` every 65,536 records
 /// whether to go on: a trace can hold billions. `None` when it said no.
 pub fn stats_until(cfg: &TraceConfig, keep_going: &mut dyn FnMut(u64) -> bool) -> Result<Option<TraceStats>> {
     super::check_time_scale(cfg, STATS_KEY)?;
