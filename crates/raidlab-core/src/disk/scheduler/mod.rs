@@ -17,6 +17,8 @@ pub mod keyed;
 pub mod sptf;
 pub mod sstf;
 
+use std::collections::VecDeque;
+
 use super::{Drive, OpKind};
 use crate::sim::Nanos;
 
@@ -133,11 +135,23 @@ pub fn make(name: &str) -> Option<Box<dyn Scheduler>> {
 /// A drive's queue: foreground and background classes, each ordered by the discipline.
 #[derive(Debug)]
 pub struct DiskQueue {
-    classes: Box<dyn ClassDiscipline>,
+    classes: Classes,
     orders_by_cylinder: bool,
     /// Operations waiting in both classes, kept here so that asking an empty queue (which
     /// the engine does after every completion) costs no dynamic call.
     waiting: usize,
+}
+
+/// The class discipline of a [`DiskQueue`].
+#[derive(Debug)]
+enum Classes {
+    /// `foreground_first` over `fcfs`, the default, held inline: the same order as
+    /// [`ForegroundFirst`] over two [`FcfsQueue`]s, without the two dynamic calls and the
+    /// copies of the operation through them on every push and pop (together some 5 % of
+    /// the time of an 8-drive RAID-5 run).
+    ForegroundFirstFcfs { foreground: VecDeque<QueuedOp>, background: VecDeque<QueuedOp> },
+    /// Any other combination, through the registries.
+    General(Box<dyn ClassDiscipline>),
 }
 
 impl DiskQueue {
@@ -149,11 +163,25 @@ impl DiskQueue {
 
     /// Queue with discipline `scheduler` and class discipline `classes` (see
     /// [`classes::CLASS_DISCIPLINES`]); `None` if either name is unknown.
-    pub fn with_classes(scheduler: &str, classes: &str) -> Option<Self> {
+    pub fn with_classes(scheduler: &str, class_discipline: &str) -> Option<Self> {
         let scheduler = entry(scheduler)?;
-        let classes = classes::entry(classes)?;
+        let class_entry = classes::entry(class_discipline)?;
+        let classes = if scheduler.name == "fcfs" && class_entry.name == "foreground_first" {
+            Classes::ForegroundFirstFcfs { foreground: VecDeque::new(), background: VecDeque::new() }
+        } else {
+            Classes::General((class_entry.make)(scheduler.make))
+        };
+        Some(DiskQueue { classes, orders_by_cylinder: scheduler.orders_by_cylinder, waiting: 0 })
+    }
+
+    /// The same queue through the registries, never the inline path (for tests that
+    /// compare the two).
+    #[cfg(test)]
+    fn general(scheduler: &str, class_discipline: &str) -> Option<Self> {
+        let scheduler = entry(scheduler)?;
+        let class_entry = classes::entry(class_discipline)?;
         Some(DiskQueue {
-            classes: (classes.make)(scheduler.make),
+            classes: Classes::General((class_entry.make)(scheduler.make)),
             orders_by_cylinder: scheduler.orders_by_cylinder,
             waiting: 0,
         })
@@ -164,9 +192,16 @@ impl DiskQueue {
         self.orders_by_cylinder
     }
 
+    #[inline]
     pub fn push(&mut self, priority: Priority, op: QueuedOp) {
         self.waiting += 1;
-        self.classes.push(priority, op);
+        match &mut self.classes {
+            Classes::ForegroundFirstFcfs { foreground, background } => match priority {
+                Priority::Foreground => foreground.push_back(op),
+                Priority::Background => background.push_back(op),
+            },
+            Classes::General(classes) => classes.push(priority, op),
+        }
     }
 
     /// Next operation to serve: foreground first; background only when no foreground
@@ -176,7 +211,13 @@ impl DiskQueue {
         if self.waiting == 0 {
             return None;
         }
-        let next = self.classes.pop(drive, now);
+        let next = match &mut self.classes {
+            Classes::ForegroundFirstFcfs { foreground, background } => match foreground.pop_front() {
+                Some(op) => Some((Priority::Foreground, op)),
+                None => background.pop_front().map(|op| (Priority::Background, op)),
+            },
+            Classes::General(classes) => classes.pop(drive, now),
+        };
         self.waiting -= next.is_some() as usize;
         next
     }
@@ -189,16 +230,29 @@ impl DiskQueue {
 
     /// Waiting operations of one class.
     pub fn len_of(&self, priority: Priority) -> usize {
-        self.classes.len_of(priority)
+        match &self.classes {
+            Classes::ForegroundFirstFcfs { foreground, background } => match priority {
+                Priority::Foreground => foreground.len(),
+                Priority::Background => background.len(),
+            },
+            Classes::General(classes) => classes.len_of(priority),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// Remove everything waiting (used when the drive fails).
+    /// Remove everything waiting (used when the drive fails), each class in arrival order,
+    /// foreground first.
     pub fn drain_into(&mut self, out: &mut Vec<(Priority, QueuedOp)>) {
-        self.classes.drain_into(out);
+        match &mut self.classes {
+            Classes::ForegroundFirstFcfs { foreground, background } => {
+                out.extend(foreground.drain(..).map(|op| (Priority::Foreground, op)));
+                out.extend(background.drain(..).map(|op| (Priority::Background, op)));
+            }
+            Classes::General(classes) => classes.drain_into(out),
+        }
         self.waiting = 0;
     }
 }
@@ -291,6 +345,47 @@ mod tests {
             ]
         );
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn the_inline_default_queue_serves_as_the_registry_built_one_does() {
+        // Random pushes of both classes, pops and a drain midway: the inline
+        // foreground-first FCFS queue and the same discipline through the registries give
+        // the same operations in the same order with the same counts.
+        let d = drive();
+        let mut rng = crate::sim::RngStream::new(3, crate::sim::StreamId::Policy(0));
+        let mut inline = DiskQueue::new("fcfs").unwrap();
+        let mut general = DiskQueue::general("fcfs", classes::DEFAULT).unwrap();
+        assert!(matches!(inline.classes, Classes::ForegroundFirstFcfs { .. }));
+        assert!(matches!(general.classes, Classes::General(_)));
+        let (mut pushed, mut popped) = (0u64, 0);
+        for step in 0..20_000u64 {
+            if rng.below(5) < 3 {
+                let priority = if rng.below(4) == 0 { Priority::Background } else { Priority::Foreground };
+                let op = op_at(&d, rng.below(900) as u32, step);
+                inline.push(priority, op);
+                general.push(priority, op);
+                pushed += 1;
+            } else {
+                let (a, b) = (inline.pop(&d, step), general.pop(&d, step));
+                assert_eq!(a.map(|(p, op)| (p, op.token)), b.map(|(p, op)| (p, op.token)), "step {step}");
+                popped += a.is_some() as u64;
+            }
+            for priority in [Priority::Foreground, Priority::Background] {
+                assert_eq!(inline.len_of(priority), general.len_of(priority));
+            }
+            assert_eq!(inline.len(), general.len());
+            if step == 10_000 {
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                inline.drain_into(&mut a);
+                general.drain_into(&mut b);
+                let tokens = |v: &[(Priority, QueuedOp)]| v.iter().map(|(p, op)| (*p, op.token)).collect::<Vec<_>>();
+                assert_eq!(tokens(&a), tokens(&b));
+                popped += a.len() as u64;
+                assert!(inline.is_empty() && general.is_empty());
+            }
+        }
+        assert!(popped > 1000 && pushed > popped, "the sequence exercises both queues");
     }
 
     #[test]
