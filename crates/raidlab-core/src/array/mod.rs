@@ -361,6 +361,8 @@ impl Controller {
             }
             p.values.clear();
             p.values.resize(sectors, 0);
+            // The content model reads the rows of every unit of the stripe.
+            p.plan.fill_touched();
         }
         self.issue_phase(idx)
     }

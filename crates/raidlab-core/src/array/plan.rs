@@ -52,11 +52,18 @@ pub struct Plan {
     pub rcw_segments: u32,
     /// Scratch: (drive, kind, start pba, end pba) before merging.
     ranges: Vec<(u32, OpKind, u64, u64)>,
-    /// Scratch: touched row range [start, end) of every data unit (empty when start == end).
+    /// Scratch: touched row range [start, end) of every data unit (empty when start == end),
+    /// filled by [`Plan::fill_touched`]; the fast paths ask [`Plan::touched_at`] instead.
     pub touched: Vec<(u64, u64)>,
     /// Scratch: the first and last data unit the piece touches (every one between them whole).
     first_unit: usize,
     last_unit: usize,
+    /// Scratch: the piece's rows in the first and the last unit it touches.
+    first_rows: (u64, u64),
+    last_rows: (u64, u64),
+    /// Scratch: the stripe unit, sectors, and the stripe's data units.
+    unit: u64,
+    data_units: usize,
     boundaries: Vec<u64>,
 }
 
@@ -126,19 +133,47 @@ impl Plan {
         self.ops.iter().map(|o| o.sectors as usize).sum()
     }
 
-    /// Fill `touched` for a piece of `spec.sectors` > 0 sectors: the piece covers data units
+    /// Find the units a piece of `spec.sectors` > 0 sectors touches: data units
     /// `first_unit..=last_unit`, the first from its offset in the unit and the last up to
-    /// its end; every unit between them whole.
+    /// its end; every unit between them whole. The table of every unit's rows is filled only
+    /// when a planner needs it ([`Plan::fill_touched`]): the common small piece touches one
+    /// unit, and clearing and filling a row range per data unit of the stripe cost as much
+    /// as planning it.
     fn compute_touched(&mut self, map: &StripeMap, unit: u64, spec: PieceSpec) {
         let (lo, hi) = (spec.first, spec.first + spec.sectors);
         let (first, last) = ((lo / unit) as usize, ((hi - 1) / unit) as usize);
-        self.touched.clear();
-        self.touched.resize(map.data_units(), (0, 0));
-        self.touched[first..=last].fill((0, unit));
-        self.touched[first].0 = lo - first as u64 * unit;
-        self.touched[last].1 = hi - last as u64 * unit;
         self.first_unit = first;
         self.last_unit = last;
+        self.first_rows = (lo - first as u64 * unit, if first == last { hi - first as u64 * unit } else { unit });
+        self.last_rows = (if first == last { self.first_rows.0 } else { 0 }, hi - last as u64 * unit);
+        self.unit = unit;
+        self.data_units = map.data_units();
+        self.touched.clear();
+    }
+
+    /// The rows data unit `i` (in `first_unit..=last_unit`) of the piece covers.
+    #[inline]
+    fn touched_at(&self, i: usize) -> (u64, u64) {
+        if i == self.first_unit {
+            self.first_rows
+        } else if i == self.last_unit {
+            self.last_rows
+        } else {
+            (0, self.unit)
+        }
+    }
+
+    /// Fill `touched`, the rows of every data unit of the stripe, from
+    /// [`Plan::compute_touched`]'s findings.
+    pub fn fill_touched(&mut self) {
+        if self.touched.len() == self.data_units {
+            return;
+        }
+        self.touched.clear();
+        self.touched.resize(self.data_units, (0, 0));
+        for i in self.first_unit..=self.last_unit {
+            self.touched[i] = self.touched_at(i);
+        }
     }
 }
 
@@ -169,7 +204,7 @@ fn plan_units_directly(map: &StripeMap, kind: OpKind, failed: &[bool], plan: &mu
         return false;
     }
     for i in plan.first_unit..=plan.last_unit {
-        let (a, b) = plan.touched[i];
+        let (a, b) = plan.touched_at(i);
         let u = map.data[i];
         if failed[u.drive as usize] {
             plan.ops.clear();
@@ -197,7 +232,7 @@ fn plan_parity_single_unit(map: &StripeMap, spec: PieceSpec, failed: &[bool], pl
     if plan.last_unit != i {
         return false;
     }
-    let (a, b) = plan.touched[i];
+    let (a, b) = plan.touched_at(i);
     let data = map.data[i];
     let parity = map.parity[0];
     if failed[data.drive as usize] {
@@ -240,6 +275,7 @@ fn plan_parity_single_unit(map: &StripeMap, spec: PieceSpec, failed: &[bool], pl
 }
 
 fn plan_parity_general(map: &StripeMap, spec: PieceSpec, failed: &[bool], plan: &mut Plan) {
+    plan.fill_touched();
     let parity = map.parity[0];
     let parity_failed = failed[parity.drive as usize];
     let n = map.data_units();
@@ -376,6 +412,7 @@ pub fn plan_mirror(
 ) {
     plan.reset();
     plan.compute_touched(map, unit, spec);
+    plan.fill_touched();
     for i in 0..map.data_units() {
         let (a, b) = plan.touched[i];
         if a == b {
@@ -436,6 +473,7 @@ pub fn plan_striped(map: &StripeMap, unit: u64, spec: PieceSpec, failed: &[bool]
 }
 
 fn plan_striped_general(map: &StripeMap, kind: OpKind, failed: &[bool], plan: &mut Plan) {
+    plan.fill_touched();
     for i in 0..map.data_units() {
         let (a, b) = plan.touched[i];
         if a == b {
