@@ -393,7 +393,7 @@ impl Simulation {
         if slot.in_service.is_some() || slot.failed_at.is_some() {
             return;
         }
-        if let Some((_, op)) = slot.queue.pop(&slot.drive, now) {
+        if let Some(op) = slot.queue.pop_op(&slot.drive, now) {
             let service = slot.drive.service(now, op.lba, op.sectors, op.kind);
             slot.in_service = Some((op.token, now));
             self.events.push(now + service.total(), Event::DiskDone { drive, epoch: slot.epoch });

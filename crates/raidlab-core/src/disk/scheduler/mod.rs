@@ -14,12 +14,12 @@ pub mod classes;
 pub mod clook;
 pub mod fcfs;
 pub mod keyed;
+mod op_ring;
 pub mod sptf;
 pub mod sstf;
 
-use std::collections::VecDeque;
-
 use super::{Drive, OpKind};
+use op_ring::OpRing;
 use crate::sim::Nanos;
 
 pub use classes::{ClassDiscipline, ForegroundFirst};
@@ -143,13 +143,16 @@ pub struct DiskQueue {
 }
 
 /// The class discipline of a [`DiskQueue`].
+// One per drive: the inline variant's size costs nothing, a box around it an indirection
+// per operation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 enum Classes {
     /// `foreground_first` over `fcfs`, the default, held inline: the same order as
     /// [`ForegroundFirst`] over two [`FcfsQueue`]s, without the two dynamic calls and the
     /// copies of the operation through them on every push and pop (together some 5 % of
-    /// the time of an 8-drive RAID-5 run).
-    ForegroundFirstFcfs { foreground: VecDeque<QueuedOp>, background: VecDeque<QueuedOp> },
+    /// the time of an 8-drive RAID-5 run), in rings stored field by field (see `op_ring`).
+    ForegroundFirstFcfs { foreground: OpRing, background: OpRing },
     /// Any other combination, through the registries.
     General(Box<dyn ClassDiscipline>),
 }
@@ -167,7 +170,7 @@ impl DiskQueue {
         let scheduler = entry(scheduler)?;
         let class_entry = classes::entry(class_discipline)?;
         let classes = if scheduler.name == "fcfs" && class_entry.name == "foreground_first" {
-            Classes::ForegroundFirstFcfs { foreground: VecDeque::new(), background: VecDeque::new() }
+            Classes::ForegroundFirstFcfs { foreground: OpRing::default(), background: OpRing::default() }
         } else {
             Classes::General((class_entry.make)(scheduler.make))
         };
@@ -222,6 +225,25 @@ impl DiskQueue {
         next
     }
 
+    /// [`DiskQueue::pop`] without the class, for the engine, which does not need it: the
+    /// operation comes back as a plain `Option<QueuedOp>`. (The class tag beside it put the
+    /// operation at odd offsets on the stack, and reading it back stalled on every store it
+    /// was copied through: some 3 % of an 8-drive RAID-5 run.)
+    #[inline]
+    pub fn pop_op(&mut self, drive: &Drive, now: Nanos) -> Option<QueuedOp> {
+        if self.waiting == 0 {
+            return None;
+        }
+        let next = match &mut self.classes {
+            Classes::ForegroundFirstFcfs { foreground, background } => {
+                foreground.pop_front().or_else(|| background.pop_front())
+            }
+            Classes::General(classes) => classes.pop(drive, now).map(|(_, op)| op),
+        };
+        self.waiting -= next.is_some() as usize;
+        next
+    }
+
     /// Waiting operations, both classes.
     #[inline]
     pub fn len(&self) -> usize {
@@ -248,8 +270,8 @@ impl DiskQueue {
     pub fn drain_into(&mut self, out: &mut Vec<(Priority, QueuedOp)>) {
         match &mut self.classes {
             Classes::ForegroundFirstFcfs { foreground, background } => {
-                out.extend(foreground.drain(..).map(|op| (Priority::Foreground, op)));
-                out.extend(background.drain(..).map(|op| (Priority::Background, op)));
+                out.extend(foreground.drain().map(|op| (Priority::Foreground, op)));
+                out.extend(background.drain().map(|op| (Priority::Background, op)));
             }
             Classes::General(classes) => classes.drain_into(out),
         }
@@ -366,9 +388,13 @@ mod tests {
                 inline.push(priority, op);
                 general.push(priority, op);
                 pushed += 1;
-            } else {
+            } else if step % 2 == 0 {
                 let (a, b) = (inline.pop(&d, step), general.pop(&d, step));
                 assert_eq!(a.map(|(p, op)| (p, op.token)), b.map(|(p, op)| (p, op.token)), "step {step}");
+                popped += a.is_some() as u64;
+            } else {
+                let (a, b) = (inline.pop_op(&d, step), general.pop_op(&d, step));
+                assert_eq!(a.map(|op| op.token), b.map(|op| op.token), "step {step}");
                 popped += a.is_some() as u64;
             }
             for priority in [Priority::Foreground, Priority::Background] {
