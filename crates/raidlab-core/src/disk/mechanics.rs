@@ -452,7 +452,11 @@ impl DriveModel {
         zero_latency: bool,
     ) -> (Nanos, Nanos) {
         let spindle = &self.spindle;
-        let phase = (spindle.phase(t) + phase_offset) % P;
+        // Both terms are below P: one conditional subtraction reduces the sum, where `% P`
+        // put a multiply, a shift and a second multiply on the chain every access waits on.
+        debug_assert!(phase_offset < P);
+        let phase = spindle.phase(t) + phase_offset;
+        let phase = if phase >= P { phase - P } else { phase };
         let (wait, end) = track_portion(
             phase,
             timing,
