@@ -123,6 +123,8 @@ pub enum Loop {
 /// A running workload.
 pub struct Workload {
     source: Source,
+    /// Synthetic requests with Poisson arrivals, generated ahead (see [`Batch`]).
+    batch: Option<Batch>,
     /// The resolved arrival process.
     pub arrival: Loop,
     arrivals_rng: RngStream,
@@ -136,6 +138,22 @@ pub struct Workload {
     /// With `think_from_trace`: the trace's request after the one last issued, read ahead.
     looked_ahead: Option<trace::TraceRecord>,
 }
+
+/// Requests generated ahead, for a synthetic workload with Poisson arrivals, whose requests
+/// do not depend on the simulation. Drawing many in one loop lets the processor overlap the
+/// draws of one request with those of the next, where drawing each when it is due left them
+/// waiting on one another in the middle of the event loop. The random streams are drawn in
+/// the same order, so the requests are the same.
+struct Batch {
+    requests: Vec<UserRequest>,
+    /// The next request to issue.
+    next: usize,
+    /// The last request was generated (the request limit or the end of arrivals reached).
+    ended: bool,
+}
+
+/// Requests generated ahead at a time.
+const BATCH_REQUESTS: usize = 64;
 
 impl Workload {
     /// Build from the configuration for an array of `capacity` sectors. `rate_per_s` is the
@@ -181,8 +199,15 @@ impl Workload {
             }
         };
         let think_from_trace = matches!(cfg.arrival, ArrivalConfig::Closed { think_from_trace: true, .. });
+        let batch = match (&source, arrival) {
+            (Source::Synthetic(_), Loop::Poisson { .. }) => {
+                Some(Batch { requests: Vec::with_capacity(BATCH_REQUESTS), next: 0, ended: false })
+            }
+            _ => None,
+        };
         Ok(Workload {
             source,
+            batch,
             arrival,
             arrivals_rng: RngStream::new(seed, StreamId::Arrivals),
             next_arrival_ns: 0.0,
@@ -230,6 +255,17 @@ impl Workload {
     /// The next request. Open loop: with its own arrival time. Closed loop: arriving `now`.
     /// `None` once the workload is exhausted.
     pub fn next(&mut self, now: Nanos) -> Result<Option<UserRequest>> {
+        if let Some(batch) = &self.batch {
+            if batch.next == batch.requests.len() && !self.generate_batch() {
+                self.exhausted = true;
+                return Ok(None);
+            }
+            let batch = self.batch.as_mut().expect("a batch");
+            let request = batch.requests[batch.next];
+            batch.next += 1;
+            self.issued += 1;
+            return Ok(Some(request));
+        }
         if self.exhausted || self.max_requests.is_some_and(|m| self.issued >= m) {
             self.exhausted = true;
             return Ok(None);
@@ -273,6 +309,38 @@ impl Workload {
         Ok(Some(UserRequest { arrival, lba, sectors, is_write }))
     }
 
+    /// Generate the next batch of synthetic requests with their Poisson arrivals, exactly as
+    /// issuing them one at a time would: a request and its arrival are drawn, and the
+    /// arrivals end at the first one past `duration_s` (drawn, not issued) or at the request
+    /// limit. Returns false when there is none left.
+    fn generate_batch(&mut self) -> bool {
+        let (Some(batch), Source::Synthetic(generator), Loop::Poisson { mean_interarrival_ns }) =
+            (&mut self.batch, &mut self.source, self.arrival)
+        else {
+            return false;
+        };
+        batch.requests.clear();
+        batch.next = 0;
+        if batch.ended || self.exhausted {
+            return false;
+        }
+        // Every request generated so far has been issued.
+        let left = self.max_requests.map_or(u64::MAX, |m| m.saturating_sub(self.issued));
+        let count = left.min(BATCH_REQUESTS as u64) as usize;
+        batch.ended = count as u64 == left;
+        for _ in 0..count {
+            let (lba, sectors, is_write) = generator.next_request();
+            self.next_arrival_ns += self.arrivals_rng.exponential(mean_interarrival_ns);
+            let arrival = crate::sim::round_ns(self.next_arrival_ns);
+            if self.end_time.is_some_and(|end| arrival > end) {
+                batch.ended = true;
+                break;
+            }
+            batch.requests.push(UserRequest { arrival, lba, sectors, is_write });
+        }
+        !batch.requests.is_empty()
+    }
+
     /// Closed loop with think times from the trace: read the request after the one just
     /// issued (trace time `issued_at`) and make the gap between them the next think time. At
     /// the end of the trace or of `max_requests` the workload is exhausted now, so that no
@@ -292,5 +360,55 @@ impl Workload {
         }
         self.looked_ahead = next;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::StreamId;
+
+    /// Synthetic requests with Poisson arrivals are what drawing one request and one gap at a
+    /// time gives: the same requests, the same arrivals, and the same end, whether it comes
+    /// from the request limit or from the end of arrivals, inside a batch or at its edge.
+    #[test]
+    fn requests_generated_ahead_are_those_drawn_one_at_a_time() {
+        let capacity = 1 << 24;
+        let rate = 2_000.0;
+        for (requests, duration_s) in [(Some(1), None), (Some(64), None), (Some(65), None), (Some(1_000), None), (None, Some(0.3)), (Some(5_000), Some(0.5)), (Some(100), Some(10.0))] {
+            let cfg = WorkloadConfig {
+                requests,
+                duration_s,
+                read_fraction: 0.7,
+                size: Some(SizeConfig::Uniform { min_kib: 4.0, max_kib: 64.0, step_kib: 4.0 }),
+                ..toml::from_str("").expect("defaults")
+            };
+            let mut workload = Workload::new(&cfg, capacity, Some(rate), 11, "workload").expect("valid");
+            let mut issued = Vec::new();
+            while let Some(r) = workload.next(0).expect("synthetic") {
+                issued.push(r);
+                assert!(issued.len() <= 10_000, "never ends");
+            }
+            assert!(workload.exhausted());
+            assert!(workload.next(0).expect("synthetic").is_none());
+            assert_eq!(workload.issued(), issued.len() as u64);
+            // The definition: one request, then one exponential gap, until a limit.
+            let mut generator =
+                SyntheticGenerator::new(&cfg, capacity, RngStream::new(11, StreamId::Requests), "workload").expect("valid");
+            let mut arrivals = RngStream::new(11, StreamId::Arrivals);
+            let (mut clock, mut expected) = (0.0, Vec::new());
+            let end = duration_s.map(s_to_ns);
+            while requests.is_none_or(|m| (expected.len() as u64) < m) {
+                let (lba, sectors, is_write) = generator.next_request();
+                clock += arrivals.exponential(1e9 / rate);
+                let arrival = crate::sim::round_ns(clock);
+                if end.is_some_and(|end| arrival > end) {
+                    break;
+                }
+                expected.push(UserRequest { arrival, lba, sectors, is_write });
+            }
+            assert!(!expected.is_empty());
+            assert_eq!(issued, expected, "requests {requests:?}, duration {duration_s:?} s");
+        }
     }
 }
