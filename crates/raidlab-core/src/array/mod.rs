@@ -398,29 +398,14 @@ impl Controller {
     pub fn op_done(&mut self, now: Nanos, token: u64, ok: bool, view: &dyn DriveView) -> Result<()> {
         let idx = (token >> OP_BITS) as u32;
         let op_index = (token & ((1 << OP_BITS) - 1)) as usize;
-        let p = &mut self.pieces[idx as usize];
-        let Some(op) = p.plan.ops.get(op_index).copied() else {
+        if op_index >= self.pieces.get(idx as usize).map_or(0, |p| p.plan.ops.len()) {
             return Err(Error::Invariant(format!("completion of unknown op {token:#x}")));
-        };
-        if ok {
-            if let Some(content) = self.content.as_mut() {
-                let layout = self.layout.as_ref();
-                let values = &mut p.values[op.value_offset as usize..][..op.sectors as usize];
-                for (k, v) in values.iter_mut().enumerate() {
-                    let pba = op.pba + k as u64;
-                    match op.kind {
-                        OpKind::Read => {
-                            *v = content.read_physical(layout, op.drive, pba).ok_or_else(|| {
-                                Error::Invariant(format!("read of failed drive {} succeeded", op.drive))
-                            })?
-                        }
-                        OpKind::Write => content.write_physical(op.drive, pba, *v),
-                    }
-                }
-            }
-        } else {
-            p.aborted = true;
         }
+        if ok && self.content.is_some() {
+            self.move_values(idx, op_index)?;
+        }
+        let p = &mut self.pieces[idx as usize];
+        p.aborted |= !ok;
         p.outstanding -= 1;
         if p.outstanding > 0 {
             return Ok(());
@@ -436,6 +421,31 @@ impl Controller {
             self.issue_phase(idx)?;
         }
         self.run_ready(now, view)
+    }
+
+    /// The content model's side of a finished op: a read takes the values the drive holds,
+    /// a write stores the piece's. Kept out of [`Controller::op_done`], which runs for every
+    /// op and is leaner without it.
+    #[cold]
+    #[inline(never)]
+    fn move_values(&mut self, idx: u32, op_index: usize) -> Result<()> {
+        let Some(content) = self.content.as_mut() else { return Ok(()) };
+        let p = &mut self.pieces[idx as usize];
+        let op = p.plan.ops[op_index];
+        let layout = self.layout.as_ref();
+        let values = &mut p.values[op.value_offset as usize..][..op.sectors as usize];
+        for (k, v) in values.iter_mut().enumerate() {
+            let pba = op.pba + k as u64;
+            match op.kind {
+                OpKind::Read => {
+                    *v = content
+                        .read_physical(layout, op.drive, pba)
+                        .ok_or_else(|| Error::Invariant(format!("read of failed drive {} succeeded", op.drive)))?
+                }
+                OpKind::Write => content.write_physical(op.drive, pba, *v),
+            }
+        }
+        Ok(())
     }
 
     fn finish_piece(&mut self, idx: u32) -> Result<()> {
