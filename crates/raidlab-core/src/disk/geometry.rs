@@ -335,6 +335,8 @@ pub struct Geometry {
     /// runs on every access.
     zone_of_bucket: Box<[u16]>,
     lba_shift: u32,
+    /// Entry `i`: the first LBA of zone `i + 1` (`u64::MAX` for the last zone).
+    next_zone_lba: Box<[u64]>,
 }
 
 /// Most zones a drive may have (zone indices are held in 16 bits).
@@ -422,7 +424,9 @@ impl Geometry {
             Some(c) => c,
         };
         let (zone_of_bucket, lba_shift) = zone_lookup(&built, capacity);
+        let next_zone_lba = built.iter().skip(1).map(|z| z.first_lba).chain([u64::MAX]).collect();
         Ok(Geometry {
+            next_zone_lba,
             surfaces,
             cylinders: next_cylinder,
             capacity,
@@ -685,7 +689,11 @@ impl Geometry {
         // The bucket's first LBA lies in zone `i`; zones are sorted by first LBA, so the
         // LBA's zone is `i` or one of the next few.
         let mut i = self.zone_of_bucket[(lba >> self.lba_shift) as usize] as usize;
-        while i + 1 < self.zones.len() && self.zones[i + 1].first_lba <= lba {
+        // A bucket rarely holds more than one zone's start: one step taken by adding 0 or
+        // 1 (whether this LBA lies past it is a coin toss), then a loop that almost never
+        // runs.
+        i += (self.next_zone_lba[i] <= lba) as usize;
+        while self.next_zone_lba[i] <= lba {
             i += 1;
         }
         i
