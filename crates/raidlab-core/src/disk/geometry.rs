@@ -192,9 +192,15 @@ impl Zone {
                 let mut position = unit * unit_sectors + r;
                 let mut run = (unit_lbas.get() - r).min(left_in_zone);
                 if !thresholds.is_empty() {
-                    let from = thresholds.partition_point(|&(u, _)| u < unit);
                     let to = thresholds.partition_point(|&(u, t)| u < unit || (u == unit && t <= r));
-                    position += (to - from) as u64;
+                    // This unit's slips among the `to` are the last few of them (thresholds
+                    // are sorted by unit): counted stepping back, not by a second search, as
+                    // a unit rarely holds one.
+                    let mut in_unit = 0;
+                    while in_unit < to && thresholds[to - 1 - in_unit].0 == unit {
+                        in_unit += 1;
+                    }
+                    position += in_unit as u64;
                     // The slips at or before `position` are the `to` ones counted so far
                     // (the unit's uncounted ones have thresholds past `r`, so positions past
                     // `position`): the next is the `to`-th.
