@@ -14,7 +14,7 @@
 use std::sync::Arc;
 
 use crate::array::plan::DriveView;
-use crate::array::{Controller, IssuedOp};
+use crate::array::Controller;
 use crate::config::Config;
 use crate::disk::{self, Drive, DriveModel, Priority, QueuedOp};
 use crate::error::{Error, Result};
@@ -109,7 +109,6 @@ pub struct Simulation {
     pub recorder: Recorder,
     /// Resolved Poisson rate, requests/s (None for closed loop and trace timing).
     pub arrival_rate_per_s: Option<f64>,
-    outbox: Vec<IssuedOp>,
     aborted: Vec<(Priority, QueuedOp)>,
     /// Events processed.
     pub events_processed: u64,
@@ -200,7 +199,6 @@ impl Simulation {
             pending: None,
             recorder,
             arrival_rate_per_s: rate,
-            outbox: Vec::new(),
             aborted: Vec::new(),
             events_processed: 0,
             cancelled: false,
@@ -445,13 +443,18 @@ impl Simulation {
     /// Queue the controller's new operations and account completed requests, until quiet.
     fn flush(&mut self) -> Result<()> {
         loop {
-            std::mem::swap(&mut self.outbox, &mut self.controller.outbox);
+            // The operations issued so far, read in place: an op issued while these are
+            // queued (a drive failed under one of them) lands after them and is queued on the
+            // next round. (Swapping the outbox for an empty one, as this did, read the vectors
+            // back with wide loads over the narrow stores that had just grown them, and
+            // waited for those stores on every round.)
+            let issued = self.controller.outbox.len();
             let completed = !self.controller.completed.is_empty();
-            if self.outbox.is_empty() && !completed {
+            if issued == 0 && !completed {
                 return Ok(());
             }
-            for i in 0..self.outbox.len() {
-                let op = self.outbox[i];
+            for i in 0..issued {
+                let op = self.controller.outbox[i];
                 let now = self.now;
                 let slot = &mut self.drives[op.drive as usize];
                 if slot.failed_at.is_some() {
@@ -479,7 +482,7 @@ impl Simulation {
                 );
                 self.start_next(op.drive);
             }
-            self.outbox.clear();
+            self.controller.outbox.drain(..issued);
             if completed {
                 let now = self.now;
                 for c in self.controller.completed.drain(..) {
