@@ -57,7 +57,9 @@ impl StripeLocks {
 
     /// Release a lock held by a piece; pushes the pieces now granted onto `granted`.
     pub fn release(&mut self, stripe: u64, write: bool, w: &mut impl Waiters, granted: &mut Vec<u32>) {
-        let Some(e) = self.table.get_mut(&stripe) else { return };
+        // One search for the stripe, whether its entry stays or goes.
+        let std::collections::hash_map::Entry::Occupied(mut occupied) = self.table.entry(stripe) else { return };
+        let e = occupied.get_mut();
         if write {
             e.writer = false;
         } else {
@@ -85,7 +87,7 @@ impl StripeLocks {
             }
         }
         if !e.writer && e.readers == 0 && e.head == NONE {
-            self.table.remove(&stripe);
+            occupied.remove();
         }
     }
 
