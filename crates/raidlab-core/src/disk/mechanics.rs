@@ -733,6 +733,9 @@ impl Drive {
         let after_write = (self.last_kind == OpKind::Write) as usize;
         let host = Host::Command { after_write: after_write == 1 };
         let [bus, write_bus] = self.model.bus_sector_ns;
+        // The segment holding a read's first sector, once looked up (nothing after the
+        // read-ahead's progress below changes the segments before the read is served).
+        let mut read_found = None;
         // The read-ahead up to now: it goes on through a read hit, anything else stops it.
         if let Some(p) = st.prefetch {
             let PrefetchProgress { read, free, cylinder, surface, resume } =
@@ -741,6 +744,7 @@ impl Drive {
             seg.end = p.lba + read;
             seg.start = seg.start.max(seg.end.saturating_sub(params.segment_sectors));
             let found = if kind == OpKind::Read && n > 0 { st.find(lba) } else { None };
+            read_found = Some(found);
             let full_hit = found.is_some_and(|i| end <= st.segments[i].end);
             // A read that starts in the segment being filled goes with the read-ahead: a full
             // hit, or one that ends past what is read so far and is served by the read-ahead
@@ -773,7 +777,8 @@ impl Drive {
         self.destage_until(st, now);
         let mut result;
         if kind == OpKind::Read && n > 0 {
-            let found = st.find(lba);
+            let found = read_found.unwrap_or_else(|| st.find(lba));
+            debug_assert_eq!(found, st.find(lba));
             let joined = st.prefetch.filter(|p| found == Some(p.segment) && end > st.segments[p.segment].end);
             if let (Some(p), Some(i)) = (joined, found) {
                 // The read-ahead reads the rest: the host transfer starts after the hit
