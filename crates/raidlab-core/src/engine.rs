@@ -445,9 +445,9 @@ impl Simulation {
         loop {
             // The operations issued so far, read in place: an op issued while these are
             // queued (a drive failed under one of them) lands after them and is queued on the
-            // next round. (Swapping the outbox for an empty one, as this did, read the vectors
-            // back with wide loads over the narrow stores that had just grown them, and
-            // waited for those stores on every round.)
+            // next round. Swapping the outbox for an empty one instead would read the vectors
+            // with wide loads over the narrow stores that just grew them, and wait for those
+            // stores every round.
             let issued = self.controller.outbox.len();
             let completed = !self.controller.completed.is_empty();
             if issued == 0 && !completed {

@@ -242,9 +242,9 @@ pub struct DriveModel {
 }
 
 /// The longest head switch, overhead, per-sector bus time or cache hit time accepted, ms
-/// (the bus protocol's times are checked by the same function). Far above any drive's; far enough below
-/// 2⁶⁴ ns that sums of them cannot overflow simulated time, which a value such as 1e300 ms
-/// (saturated to 2⁶⁴ − 1 ns) did.
+/// (the bus protocol's times are checked by the same function). Far above any drive's; far
+/// enough below 2⁶⁴ ns that sums of them cannot overflow simulated time, which a value such
+/// as 1e300 ms (saturated to 2⁶⁴ − 1 ns) did.
 pub const MAX_DURATION_MS: f64 = 1000.0;
 
 /// `value` is a duration in [0, MAX_DURATION_MS] ms.

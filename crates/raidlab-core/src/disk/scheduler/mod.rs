@@ -167,27 +167,20 @@ impl DiskQueue {
     /// Queue with discipline `scheduler` and class discipline `classes` (see
     /// [`classes::CLASS_DISCIPLINES`]); `None` if either name is unknown.
     pub fn with_classes(scheduler: &str, class_discipline: &str) -> Option<Self> {
+        Self::build(scheduler, class_discipline, true)
+    }
+
+    /// The queue of [`DiskQueue::with_classes`]; `inline`: whether the default pair may be
+    /// held inline (tests compare it with the registry-built one).
+    fn build(scheduler: &str, class_discipline: &str, inline: bool) -> Option<Self> {
         let scheduler = entry(scheduler)?;
         let class_entry = classes::entry(class_discipline)?;
-        let classes = if scheduler.name == "fcfs" && class_entry.name == "foreground_first" {
+        let classes = if inline && scheduler.name == "fcfs" && class_entry.name == "foreground_first" {
             Classes::ForegroundFirstFcfs { foreground: OpRing::default(), background: OpRing::default() }
         } else {
             Classes::General((class_entry.make)(scheduler.make))
         };
         Some(DiskQueue { classes, orders_by_cylinder: scheduler.orders_by_cylinder, waiting: 0 })
-    }
-
-    /// The same queue through the registries, never the inline path (for tests that
-    /// compare the two).
-    #[cfg(test)]
-    fn general(scheduler: &str, class_discipline: &str) -> Option<Self> {
-        let scheduler = entry(scheduler)?;
-        let class_entry = classes::entry(class_discipline)?;
-        Some(DiskQueue {
-            classes: Classes::General((class_entry.make)(scheduler.make)),
-            orders_by_cylinder: scheduler.orders_by_cylinder,
-            waiting: 0,
-        })
     }
 
     /// Whether the discipline needs `QueuedOp::cylinder` filled in.
@@ -207,28 +200,22 @@ impl DiskQueue {
         }
     }
 
-    /// Next operation to serve: foreground first; background only when no foreground
-    /// operation waits. Service is never preempted.
-    #[inline]
+    /// Next operation to serve, with its class: foreground first; background only when no
+    /// foreground operation waits. Service is never preempted.
     pub fn pop(&mut self, drive: &Drive, now: Nanos) -> Option<(Priority, QueuedOp)> {
-        if self.waiting == 0 {
-            return None;
+        if let Classes::General(classes) = &mut self.classes {
+            let next = classes.pop(drive, now);
+            self.waiting -= next.is_some() as usize;
+            return next;
         }
-        let next = match &mut self.classes {
-            Classes::ForegroundFirstFcfs { foreground, background } => match foreground.pop_front() {
-                Some(op) => Some((Priority::Foreground, op)),
-                None => background.pop_front().map(|op| (Priority::Background, op)),
-            },
-            Classes::General(classes) => classes.pop(drive, now),
-        };
-        self.waiting -= next.is_some() as usize;
-        next
+        let class = if self.len_of(Priority::Foreground) > 0 { Priority::Foreground } else { Priority::Background };
+        self.pop_op(drive, now).map(|op| (class, op))
     }
 
     /// [`DiskQueue::pop`] without the class, for the engine, which does not need it: the
-    /// operation comes back as a plain `Option<QueuedOp>`. (The class tag beside it put the
-    /// operation at odd offsets on the stack, and reading it back stalled on every store it
-    /// was copied through: some 3 % of an 8-drive RAID-5 run.)
+    /// operation comes back as a plain `Option<QueuedOp>`. The class tag beside it puts the
+    /// operation at odd offsets on the stack, and reading it back stalls on every store it
+    /// was copied through: some 3 % of an 8-drive RAID-5 run.
     #[inline]
     pub fn pop_op(&mut self, drive: &Drive, now: Nanos) -> Option<QueuedOp> {
         if self.waiting == 0 {
@@ -377,7 +364,7 @@ mod tests {
         let d = drive();
         let mut rng = crate::sim::RngStream::new(3, crate::sim::StreamId::Policy(0));
         let mut inline = DiskQueue::new("fcfs").unwrap();
-        let mut general = DiskQueue::general("fcfs", classes::DEFAULT).unwrap();
+        let mut general = DiskQueue::build("fcfs", classes::DEFAULT, false).unwrap();
         assert!(matches!(inline.classes, Classes::ForegroundFirstFcfs { .. }));
         assert!(matches!(general.classes, Classes::General(_)));
         let (mut pushed, mut popped) = (0u64, 0);
