@@ -128,6 +128,15 @@ impl Plan {
         }
     }
 
+    /// Make this the plan of a piece that is the one op `op`, in phase 0, with nothing
+    /// degraded, lost or pre-read: what the planners build for a piece inside one data unit
+    /// on a working drive that reads, or writes without redundancy.
+    pub fn set_single(&mut self, op: PlanOp) {
+        self.reset();
+        self.ops.push(op);
+        self.phases = 1;
+    }
+
     /// Sum of sectors over all ops (the size of the value buffer).
     pub fn value_sectors(&self) -> usize {
         self.ops.iter().map(|o| o.sectors as usize).sum()

@@ -95,6 +95,13 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     /// Drives whose simultaneous loss loses data, given `failed` drives: returns true when
     /// the failed set defeats the layout's redundancy somewhere.
     fn data_lost(&self, failed: &[u32]) -> bool;
+    /// Where data unit `index` (below [`Layout::data_units_per_stripe`]) of `stripe` lives:
+    /// `data[index]` of [`Layout::map_stripe`]'s map, without mapping the whole stripe, for
+    /// layouts that keep one copy of each data unit. `None` for the others, and by default
+    /// (the controller then maps the stripe).
+    fn data_unit(&self, _stripe: u64, _index: u32) -> Option<UnitLocation> {
+        None
+    }
 
     /// Drives in the array.
     fn drives(&self) -> u32 {
@@ -194,6 +201,12 @@ pub(crate) mod tests {
             layout.map_stripe(stripe, &mut map);
             assert_eq!(map.stripe, stripe);
             for i in 0..map.data_units() {
+                // The one-unit lookup agrees with the map where the layout offers it, and
+                // is not offered where a data unit has several copies.
+                match layout.data_unit(stripe, i as u32) {
+                    Some(loc) => assert_eq!((map.copies, loc), (1, map.data[i]), "data unit {i} of stripe {stripe}"),
+                    None => assert!(map.copies > 1 || layout.name() == "raid1", "{} maps no single unit", layout.name()),
+                }
                 for (c, loc) in map.copies_of(i).iter().enumerate() {
                     assert!(seen.insert((loc.drive, loc.pba)), "slot used twice: {loc:?}");
                     let role = UnitRole::Data { index: i as u32, copy: c as u32 };

@@ -36,6 +36,9 @@ impl Layout for Raid0Layout {
         let pba = stripe * self.shape.stripe_unit_sectors;
         out.data.extend((0..self.shape.drives).map(|drive| UnitLocation { drive, pba }));
     }
+    fn data_unit(&self, stripe: u64, index: u32) -> Option<UnitLocation> {
+        Some(UnitLocation { drive: index, pba: stripe * self.shape.stripe_unit_sectors })
+    }
     fn locate(&self, drive: u32, pba: u64) -> Option<(u64, UnitRole)> {
         let stripe = pba / self.shape.stripe_unit_sectors;
         (drive < self.shape.drives && stripe < self.shape.stripes)

@@ -119,6 +119,10 @@ impl Layout for Raid5Layout {
         out.parity.resize(1, UnitLocation { drive: 0, pba: 0 });
         out.parity[0] = UnitLocation { drive: parity, pba };
     }
+    fn data_unit(&self, stripe: u64, index: u32) -> Option<UnitLocation> {
+        let drive = self.data_drive(self.parity_drive(stripe), index);
+        Some(UnitLocation { drive, pba: stripe * self.shape.stripe_unit_sectors })
+    }
     fn locate(&self, drive: u32, pba: u64) -> Option<(u64, UnitRole)> {
         let stripe = pba / self.shape.stripe_unit_sectors;
         if drive >= self.shape.drives || stripe >= self.shape.stripes {
