@@ -160,12 +160,20 @@ impl Recorder {
 
     /// The window of time `t`; an error once the series would need more than
     /// `max_windows` windows (memory grows with the simulated time, not with the requests).
-    #[inline]
+    /// Asked twice per request, almost always for the current window: that check is inlined
+    /// and the move to another window kept apart.
+    #[inline(always)]
     fn window(&mut self, t: Nanos) -> Result<&mut Window> {
         let (start, end, index) = self.current_window;
         if start <= t && t < end {
             return Ok(&mut self.windows[index]);
         }
+        self.move_window(t)
+    }
+
+    /// The window of time `t`, made the current one (see [`Recorder::window`]).
+    #[inline(never)]
+    fn move_window(&mut self, t: Nanos) -> Result<&mut Window> {
         let i = t / self.window_ns;
         if i >= self.windows.len() as u64 {
             if i >= self.max_windows {

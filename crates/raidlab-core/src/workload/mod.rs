@@ -254,7 +254,24 @@ impl Workload {
 
     /// The next request. Open loop: with its own arrival time. Closed loop: arriving `now`.
     /// `None` once the workload is exhausted.
+    #[inline(always)]
     pub fn next(&mut self, now: Nanos) -> Result<Option<UserRequest>> {
+        // Once per request: a request generated ahead is handed out inline, everything else
+        // (a new batch, a trace record, a closed loop) is done apart.
+        if let Some(batch) = &mut self.batch {
+            if batch.next < batch.requests.len() {
+                let request = batch.requests[batch.next];
+                batch.next += 1;
+                self.issued += 1;
+                return Ok(Some(request));
+            }
+        }
+        self.next_apart(now)
+    }
+
+    /// [`Workload::next`] when no request generated ahead is left.
+    #[inline(never)]
+    fn next_apart(&mut self, now: Nanos) -> Result<Option<UserRequest>> {
         if let Some(batch) = &self.batch {
             if batch.next == batch.requests.len() && !self.generate_batch() {
                 self.exhausted = true;
