@@ -273,7 +273,11 @@ impl Controller {
         };
         let per_stripe = self.stripe_data_sectors;
         let first_stripe = req.lba / per_stripe;
-        let last_stripe = (req.lba + req.sectors as u64 - 1) / per_stripe;
+        // From the offset into the first stripe: a request rarely leaves it, and then needs
+        // no second division.
+        let last_in_first = req.lba - first_stripe * per_stripe + req.sectors as u64 - 1;
+        let last_stripe =
+            if last_in_first < per_stripe { first_stripe } else { first_stripe + last_in_first / per_stripe };
         let slot = RequestSlot {
             arrival: req.arrival,
             is_write: req.is_write,
