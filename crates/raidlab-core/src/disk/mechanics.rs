@@ -504,6 +504,9 @@ struct MediaAccess {
     /// The run of the first sector, and when the head reached its track.
     first_run: Run,
     first_arrival: Nanos,
+    /// The rotational wait, from `first_arrival`, for the first sector to come under the
+    /// head (without zero latency; with it, the wait for the first sector of the run).
+    first_wait: Nanos,
 }
 
 /// Whom a media access works for: a command (the bus protocol applies) or a destage.
@@ -621,7 +624,7 @@ impl Drive {
             result.seek = seek;
             self.cylinder = run.address.cylinder;
             self.surface = run.address.surface;
-            return MediaAccess { time: result, end: first_arrival, phase_offset: 0, first_run, first_arrival };
+            return MediaAccess { time: result, end: first_arrival, phase_offset: 0, first_run, first_arrival, first_wait: 0 };
         }
         let phase_offset = match self.rotation {
             RotationModel::Exact => 0,
@@ -648,6 +651,7 @@ impl Drive {
         };
         let mut watermark_at = command_done;
         let data_start = interface.map_or(command_done, |i| i.write_data_start(command_done));
+        let mut first_wait = 0;
         loop {
             let timing = model.track_timing(run.zone_index);
             let count = (total - done).min(run.sectors as u64) as u32;
@@ -665,6 +669,9 @@ impl Drive {
                     t = ready;
                     (wait_ns, end_ns) = portion(t);
                 }
+            }
+            if done == 0 {
+                first_wait = wait_ns;
             }
             result.rotation += wait_ns;
             result.transfer += end_ns - wait_ns;
@@ -717,7 +724,7 @@ impl Drive {
         }
         self.cylinder = run.address.cylinder;
         self.surface = run.address.surface;
-        MediaAccess { time: result, end: t, phase_offset, first_run, first_arrival }
+        MediaAccess { time: result, end: t, phase_offset, first_run, first_arrival, first_wait }
     }
 
     /// [`Drive::service`] on a drive with a cache (see [`super::cache`]). Kept out of line
@@ -901,7 +908,14 @@ impl Drive {
             return None;
         }
         let timing = model.track_timing(run.zone_index);
-        let (wait, _) = model.portion_ns(access.first_arrival, access.phase_offset, timing, run, 1, false);
+        // Without zero latency, the wait for the first sector is what the read itself waited
+        // when it reached the track (the wait does not depend on how many sectors follow).
+        let wait = if model.zero_latency[0] {
+            model.portion_ns(access.first_arrival, access.phase_offset, timing, run, 1, false).0
+        } else {
+            access.first_wait
+        };
+        debug_assert_eq!(wait, model.portion_ns(access.first_arrival, access.phase_offset, timing, run, 1, false).0);
         if wait <= before * timing.sector_pass_ns {
             return None;
         }
