@@ -92,6 +92,9 @@ enum ZoneMap {
         thresholds: Vec<(u64, u64)>,
         /// Slip positions, sorted.
         positions: Vec<u64>,
+        /// The whole zone is one unit (spares and slips at the end of the zone or of the
+        /// disk): every L′ value and position lies in unit 0, found without a division.
+        one_unit: bool,
     },
     /// Track sparing: L′ → (track, sector); slipped tracks are skipped.
     Tracks {
@@ -187,8 +190,8 @@ impl Zone {
         let left_in_zone = self.lbas - offset;
         match &self.map {
             ZoneMap::Direct => (l, left_in_zone),
-            ZoneMap::Units { unit_lbas, unit_sectors, thresholds, positions } => {
-                let (unit, r) = unit_lbas.div_rem(l);
+            ZoneMap::Units { unit_lbas, unit_sectors, thresholds, positions, one_unit } => {
+                let (unit, r) = if *one_unit { (0, l) } else { unit_lbas.div_rem(l) };
                 let mut position = unit * unit_sectors + r;
                 let mut run = (unit_lbas.get() - r).min(left_in_zone);
                 if !thresholds.is_empty() {
@@ -246,8 +249,8 @@ impl Zone {
     fn raw_inverse(&self, position: u64) -> Option<u64> {
         match &self.map {
             ZoneMap::Direct => Some(position),
-            ZoneMap::Units { unit_lbas, unit_sectors, positions, .. } => {
-                let unit = position / unit_sectors;
+            ZoneMap::Units { unit_lbas, unit_sectors, positions, one_unit, .. } => {
+                let unit = if *one_unit { 0 } else { position / unit_sectors };
                 let start = unit * unit_sectors;
                 let before = positions.partition_point(|&p| p < position);
                 if positions.get(before) == Some(&position) {
@@ -552,6 +555,8 @@ impl Geometry {
                     unit_sectors,
                     thresholds,
                     positions: zone.slips.clone(),
+                    // L′ values run below reserved + LBAs, positions below the zone's sectors.
+                    one_unit: unit_lbas >= zone.reserved_sectors + lbas && unit_sectors >= physical,
                 }
             }
         };
