@@ -1,9 +1,16 @@
-//! Simulator throughput: simulated requests per wall-clock second for the two reference
-//! cases of `raidlab bench` (one drive, random 4 KiB reads; 8-drive RAID-5, 70 % reads,
-//! 4–64 KiB). Run with `cargo bench -p raidlab-core`.
+//! Simulator throughput: simulated requests per wall-clock second for the reference cases of
+//! `raidlab bench` (`simulate`), and for the drive model alone on the one-drive cases
+//! (`drive_alone`). Run with `cargo bench -p raidlab-core`.
+
+use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use raidlab_core::api;
+use raidlab_core::array::UserRequest;
+use raidlab_core::disk::{Drive, OpKind};
+use raidlab_core::engine::Simulation;
+use raidlab_core::sim::{RngStream, StreamId};
+use raidlab_core::workload::Workload;
+use raidlab_core::{api, Config};
 
 const REQUESTS: u64 = 200_000;
 
@@ -19,5 +26,41 @@ fn simulate(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, simulate);
+/// The drive model alone: a one-drive case's requests (generated beforehand) served first
+/// come, first served by its drive, each starting when it has arrived and the one before it
+/// is done. No event queue, controller, drive queue or metrics: what a simulator around the
+/// same drive model could reach if all of that cost nothing (`docs/performance.md`).
+fn drive_alone(c: &mut Criterion) {
+    let mut group = c.benchmark_group("drive_alone");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(REQUESTS));
+    for case in ["single_drive", "ibm18es_cached"] {
+        let text = api::bench_case_config(case, REQUESTS).expect("a bench case");
+        let config = Config::from_toml(&text, Path::new(".")).expect("a valid case");
+        let sim = Simulation::new(config.clone()).expect("the case builds");
+        let drive = &sim.drives[0].drive;
+        let (model, rotation, capacity) = (drive.model.clone(), drive.rotation(), sim.controller.capacity_sectors());
+        let mut workload = Workload::new(&config.workload, capacity, sim.arrival_rate_per_s, config.seed, "workload")
+            .expect("the case's workload");
+        let mut requests: Vec<UserRequest> = Vec::new();
+        while let Some(request) = workload.next(0).expect("synthetic requests") {
+            requests.push(request);
+        }
+        group.bench_function(case, |b| {
+            b.iter(|| {
+                let mut drive = Drive::new(model.clone(), rotation, RngStream::new(config.seed, StreamId::Drive(0)));
+                let mut free = 0;
+                for r in &requests {
+                    let start = r.arrival.max(free);
+                    let kind = if r.is_write { OpKind::Write } else { OpKind::Read };
+                    free = start + drive.service(start, r.lba, r.sectors, kind).total();
+                }
+                free
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, simulate, drive_alone);
 criterion_main!(benches);

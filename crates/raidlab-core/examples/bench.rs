@@ -1,4 +1,4 @@
-//! `cargo run --release --example bench -- [requests]`: the two bench cases, one line each.
+//! `cargo run --release --example bench -- [requests] [case]`: the bench cases (or one), one line each.
 fn main() {
     let requests = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
     let only = std::env::args().nth(2);

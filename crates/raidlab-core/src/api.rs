@@ -302,22 +302,7 @@ fn bench_config(layout: &str, drives: u32, preset: &str, workload: &str, utiliza
 /// lets a caller cancel a long case (the binding does, on Ctrl-C); it is asked about every
 /// 100 ms of wall time, so it does not slow the case down.
 pub fn bench(case: &str, requests: u64, progress: Option<&mut dyn FnMut(Progress) -> bool>) -> Result<BenchResult> {
-    let text = match case {
-        "single_drive" => bench_config("raid0", 1, "ibm0661", "read_fraction = 1.0\nsize_kib = 4", 0.7, requests),
-        "raid5" => bench_config(
-            "raid5",
-            8,
-            "ibm0661",
-            "read_fraction = 0.7\nsize = { distribution = \"uniform\", min_kib = 4, max_kib = 64 }",
-            0.6,
-            requests,
-        ),
-        "ibm18es_cached" => bench_config("raid0", 1, "ibm18es", "read_fraction = 0.7\nsize_kib = 4", 0.7, requests),
-        other => {
-            return Err(Error::config("case", format!("unknown bench case {other:?}; known: {}", bench_cases().join(", "))))
-        }
-    };
-    let config = Config::from_toml(&text, Path::new("."))?;
+    let config = Config::from_toml(&bench_case_config(case, requests)?, Path::new("."))?;
     let mut sim = Simulation::new(config)?;
     let start = std::time::Instant::now();
     run_reporting(&mut sim, progress)?;
@@ -331,6 +316,25 @@ pub fn bench(case: &str, requests: u64, progress: Option<&mut dyn FnMut(Progress
         requests_per_second: sim.recorder.completed as f64 / wall_seconds,
         disk_ops_per_second: disk_ops as f64 / wall_seconds,
         cancelled: sim.cancelled,
+    })
+}
+
+/// The configuration (TOML) of benchmark case `case` with `requests` user requests.
+pub fn bench_case_config(case: &str, requests: u64) -> Result<String> {
+    Ok(match case {
+        "single_drive" => bench_config("raid0", 1, "ibm0661", "read_fraction = 1.0\nsize_kib = 4", 0.7, requests),
+        "raid5" => bench_config(
+            "raid5",
+            8,
+            "ibm0661",
+            "read_fraction = 0.7\nsize = { distribution = \"uniform\", min_kib = 4, max_kib = 64 }",
+            0.6,
+            requests,
+        ),
+        "ibm18es_cached" => bench_config("raid0", 1, "ibm18es", "read_fraction = 0.7\nsize_kib = 4", 0.7, requests),
+        other => {
+            return Err(Error::config("case", format!("unknown bench case {other:?}; known: {}", bench_cases().join(", "))))
+        }
     })
 }
 
