@@ -745,8 +745,11 @@ impl Drive {
         let mut read_found = None;
         // The read-ahead up to now: it goes on through a read hit, anything else stops it.
         if let Some(p) = st.prefetch {
-            let PrefetchProgress { read, free, cylinder, surface, resume } =
-                self.prefetch_progress(&p, now, params.stop_in_sector);
+            // Its fields are read where they are used, not moved out together: a move copied
+            // the result with 16-byte loads over the 8-byte stores that had just written it,
+            // and waited for them.
+            let progress = self.prefetch_progress(&p, now, params.stop_in_sector);
+            let read = progress.read;
             let seg = &mut st.segments[p.segment];
             seg.end = p.lba + read;
             seg.start = seg.start.max(seg.end.saturating_sub(params.segment_sectors));
@@ -760,9 +763,9 @@ impl Drive {
             let in_filling = found == Some(p.segment);
             if read == p.limit || !(full_hit || in_filling) {
                 st.prefetch = None;
-                st.mechanism_free = free;
-                self.cylinder = cylinder;
-                self.surface = surface;
+                st.mechanism_free = progress.free;
+                self.cylinder = progress.cylinder;
+                self.surface = progress.surface;
             } else {
                 // It goes on. A read in the segment being filled raises its target to the one
                 // computed for the read (DiskSim's `disk_buffer_attempt_seg_ownership`), so a
@@ -774,7 +777,7 @@ impl Drive {
                 } else {
                     0
                 };
-                let (mut from, arm_cylinder, arm_surface) = resume;
+                let (mut from, arm_cylinder, arm_surface) = progress.resume;
                 from.limit = from.limit.max(target.saturating_sub(from.lba));
                 st.prefetch = Some(from);
                 self.cylinder = arm_cylinder;
