@@ -504,8 +504,8 @@ struct MediaAccess {
     /// The run of the first sector, and when the head reached its track.
     first_run: Run,
     first_arrival: Nanos,
-    /// The rotational wait, from `first_arrival`, for the first sector to come under the
-    /// head (without zero latency; with it, the wait for the first sector of the run).
+    /// The rotational wait of the first track's portion. For a read without zero latency it
+    /// is the wait, from `first_arrival`, for the first sector to come under the head.
     first_wait: Nanos,
 }
 
