@@ -218,6 +218,16 @@ def test_bench_prints_a_table(fake_bench, capsys):
     assert "2,000" in out  # requests/s
 
 
+def test_bench_compares_the_cached_ibm18es_case_with_disksim(fake_bench, capsys):
+    assert run_cli("bench", "--requests", "260000", "--case", "ibm18es_cached") == 0
+    # 260,000 requests in 0.5 s are 520,000 per second: ten times DiskSim's 52,000.
+    assert "10.0 × DiskSim" in capsys.readouterr().err
+    assert run_cli("bench", "--requests", "260000", "--case", "ibm18es_cached", "--case", "raid5", "--json") == 0
+    cached, raid5 = json.loads(capsys.readouterr().out)
+    assert cached["times_disksim"] == pytest.approx(10.0)
+    assert "times_disksim" not in raid5
+
+
 def test_bench_json_has_rates_and_peak_memory(fake_bench, capsys):
     assert run_cli("bench", "--requests", "1000", "--case", "raid5", "--json") == 0
     [result] = json.loads(capsys.readouterr().out)
