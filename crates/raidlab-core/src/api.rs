@@ -102,9 +102,10 @@ fn finite(x: f64) -> serde_json::Value {
 pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
     let now = sim.now();
     let rec = &sim.recorder;
+    let histograms = rec.histograms();
     let mut response = serde_json::Map::new();
     for (i, name) in CLASS_NAMES.iter().enumerate() {
-        let h = &rec.histograms[i];
+        let h = &histograms[i];
         let ms = |ns: f64| finite(ns / 1e6);
         response.insert(
             name.to_string(),
@@ -196,8 +197,9 @@ pub fn tables(sim: &Simulation) -> Vec<Table> {
         ],
     };
     let (mut class, mut upper, mut count) = (Vec::new(), Vec::new(), Vec::new());
+    let histograms = rec.histograms();
     for (i, name) in CLASS_NAMES.iter().enumerate() {
-        for (u, c) in rec.histograms[i].buckets() {
+        for (u, c) in histograms[i].buckets() {
             class.push(name.to_string());
             upper.push(u as f64 / 1e6);
             count.push(c as i64);

@@ -60,6 +60,23 @@ impl Histogram {
         self.max = self.max.max(v);
     }
 
+    /// Add everything `other` recorded, as if each of its values had been recorded here.
+    pub fn merge(&mut self, other: &Histogram) {
+        if other.counts.is_empty() {
+            return;
+        }
+        if self.counts.is_empty() {
+            self.counts = vec![0; BUCKETS];
+        }
+        for (c, o) in self.counts.iter_mut().zip(&other.counts) {
+            *c += o;
+        }
+        self.count += other.count;
+        self.sum += other.sum;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+    }
+
     /// Values recorded.
     pub fn count(&self) -> u64 {
         self.count
@@ -132,5 +149,31 @@ mod tests {
         }
         assert_eq!(h.mean(), 50_000.5 * 1000.0);
         assert_eq!(h.max(), 100_000_000);
+    }
+
+    /// Merging two histograms gives the one that recorded both sets of values, also when
+    /// either is empty.
+    #[test]
+    fn a_merge_is_the_histogram_of_both_sets_of_values() {
+        let mut rng = crate::sim::RngStream::new(5, crate::sim::StreamId::Policy(0));
+        let values: Vec<u64> = (0..10_000)
+            .map(|_| {
+                let bits = 1 + rng.below(40);
+                rng.below(1 << bits)
+            })
+            .collect();
+        let (first, second) = values.split_at(3_000);
+        for (a, b) in [(first, second), (&values[..0], second), (first, &values[..0]), (&values[..0], &values[..0])] {
+            let (mut merged, mut other, mut both) = (Histogram::default(), Histogram::default(), Histogram::default());
+            a.iter().for_each(|&v| merged.record(v));
+            b.iter().for_each(|&v| other.record(v));
+            a.iter().chain(b).for_each(|&v| both.record(v));
+            merged.merge(&other);
+            assert_eq!((merged.count, merged.sum, merged.min, merged.max), (both.count, both.sum, both.min, both.max));
+            assert!(merged.buckets().eq(both.buckets()));
+            for q in [0.0, 0.5, 0.99, 1.0] {
+                assert_eq!(merged.quantile(q).to_bits(), both.quantile(q).to_bits(), "q{q}");
+            }
+        }
     }
 }
