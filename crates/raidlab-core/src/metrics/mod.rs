@@ -96,7 +96,8 @@ pub struct Recorder {
     /// The most windows the series may hold ([`MAX_WINDOWS`]; smaller in tests).
     max_windows: u64,
     warmup_ns: Nanos,
-    /// Response-time histograms by `Class`, but for `All` (see [`Recorder::histograms`]).
+    /// Response-time histograms by `Class`; the `All` entry stays empty (see
+    /// [`Recorder::histograms`]).
     histograms: [Histogram; 4],
     /// Time-series windows.
     pub windows: Vec<Window>,
