@@ -258,30 +258,32 @@ impl Workload {
     pub fn next(&mut self, now: Nanos) -> Result<Option<UserRequest>> {
         // Once per request: a request generated ahead is handed out inline, everything else
         // (a new batch, a trace record, a closed loop) is done apart.
-        if let Some(batch) = &mut self.batch {
-            if batch.next < batch.requests.len() {
-                let request = batch.requests[batch.next];
-                batch.next += 1;
-                self.issued += 1;
-                return Ok(Some(request));
-            }
+        match self.take_generated() {
+            Some(request) => Ok(Some(request)),
+            None => self.next_apart(now),
         }
-        self.next_apart(now)
+    }
+
+    /// The next request generated ahead, if one is left.
+    #[inline(always)]
+    fn take_generated(&mut self) -> Option<UserRequest> {
+        let batch = self.batch.as_mut()?;
+        let request = *batch.requests.get(batch.next)?;
+        batch.next += 1;
+        self.issued += 1;
+        Some(request)
     }
 
     /// [`Workload::next`] when no request generated ahead is left.
     #[inline(never)]
     fn next_apart(&mut self, now: Nanos) -> Result<Option<UserRequest>> {
-        if let Some(batch) = &self.batch {
-            if batch.next == batch.requests.len() && !self.generate_batch() {
+        if self.batch.is_some() {
+            // Every request generated so far is handed out: generate the next ones.
+            if !self.generate_batch() {
                 self.exhausted = true;
                 return Ok(None);
             }
-            let batch = self.batch.as_mut().expect("a batch");
-            let request = batch.requests[batch.next];
-            batch.next += 1;
-            self.issued += 1;
-            return Ok(Some(request));
+            return Ok(self.take_generated());
         }
         if self.exhausted || self.max_requests.is_some_and(|m| self.issued >= m) {
             self.exhausted = true;
