@@ -797,15 +797,18 @@ impl Geometry {
     }
 
     /// The run that starts at `lba`, the LBA right after run `previous` (a transfer going on
-    /// to the next track). Equal to `locate_run(lba)`; when the zone maps LBAs directly (no
-    /// spares, slips or remaps) it steps to the next track in LBA order without a search or a
-    /// division, which matters for drives with short tracks where transfers cross many.
+    /// to the next track). Equal to `locate_run(lba)`. When `previous` ended at its track's
+    /// end, the zone has no remaps and it maps LBAs directly or spares sectors in one unit
+    /// (spares at the end of the zone or the disk, as on the IBM 18ES), `lba` is on the next
+    /// track in LBA order, from its first sector unless that one is slipped: the run is found
+    /// without a search for the zone or a division, which matters for drives with short
+    /// tracks where transfers and read-aheads cross many.
     #[inline(always)]
     pub fn next_run(&self, previous: &Run, lba: u64) -> Run {
         let zone = &self.zones[previous.zone_index];
-        let direct = matches!(zone.map, ZoneMap::Direct) && zone.remaps.is_empty();
         let at_track_end = previous.address.sector + previous.sectors == zone.sectors_per_track;
-        if !(direct && at_track_end && lba < zone.first_lba + zone.lbas && lba < self.capacity) {
+        let steps = matches!(zone.map, ZoneMap::Direct | ZoneMap::Units { one_unit: true, .. });
+        if !(steps && at_track_end && zone.remaps.is_empty() && lba < zone.first_lba + zone.lbas && lba < self.capacity) {
             return self.locate_run(lba);
         }
         let mut cylinder_in_zone = (previous.address.cylinder - zone.first_cylinder) as u64;
@@ -814,9 +817,22 @@ impl Geometry {
             track = 0;
             cylinder_in_zone += 1;
         }
-        let surface = self.surface_of(zone, cylinder_in_zone, track) as u32;
         let spt = zone.sectors_per_track;
-        Run {
+        let mut sectors = (spt as u64).min(self.capacity - lba).min(zone.first_lba + zone.lbas - lba);
+        if let ZoneMap::Units { positions, .. } = &zone.map {
+            // The LBAs after the previous track's last one fill the positions that follow,
+            // skipping slips; the zone's LBAs all lie below its spares, so only a slip ends
+            // the run before the track or the zone does.
+            let first = cylinder_in_zone * zone.sectors_per_cylinder + track * spt as u64;
+            let next_slip = positions.get(positions.partition_point(|&p| p < first));
+            match next_slip {
+                Some(&slip) if slip == first => return self.locate_run(lba),
+                Some(&slip) => sectors = sectors.min(slip - first),
+                None => {}
+            }
+        }
+        let surface = self.surface_of(zone, cylinder_in_zone, track) as u32;
+        let run = Run {
             zone_index: previous.zone_index,
             address: PhysicalAddress {
                 cylinder: zone.first_cylinder + cylinder_in_zone as u32,
@@ -824,9 +840,11 @@ impl Geometry {
                 sector: 0,
                 sectors_per_track: spt,
             },
-            sectors: (spt as u64).min(self.capacity - lba).min(zone.first_lba + zone.lbas - lba) as u32,
+            sectors: sectors as u32,
             skew: zone.skew(cylinder_in_zone, track, surface, self.surfaces),
-        }
+        };
+        debug_assert_eq!(run, self.locate_run(lba), "next run after {previous:?} at LBA {lba}");
+        run
     }
 
     /// The first LBA of the track holding `lba` (whose run is `run`), if the track's first
@@ -834,9 +852,26 @@ impl Geometry {
     pub fn track_first_lba(&self, lba: u64, run: &Run) -> Option<u64> {
         let zone = &self.zones[run.zone_index];
         let before = run.address.sector as u64;
-        if matches!(zone.map, ZoneMap::Direct) && zone.remaps.is_empty() {
-            // Consecutive LBAs on consecutive sectors: no search.
-            return lba.checked_sub(before).filter(|&first| first >= zone.first_lba);
+        if zone.remaps.is_empty() {
+            match &zone.map {
+                // Consecutive LBAs on consecutive sectors: no search.
+                ZoneMap::Direct => return lba.checked_sub(before).filter(|&first| first >= zone.first_lba),
+                ZoneMap::Units { positions, one_unit: true, .. } => {
+                    // Spares in one unit: the track's sectors before `lba` hold consecutive
+                    // LBAs but for the slipped ones, unless the first one is slipped (or,
+                    // for the zone's first LBAs, holds a reserved L′ value).
+                    let cylinder_in_zone = (run.address.cylinder - zone.first_cylinder) as u64;
+                    let track = self.surface_of(zone, cylinder_in_zone, run.address.surface as u64);
+                    let first_position = cylinder_in_zone * zone.sectors_per_cylinder + track * zone.sectors_per_track as u64;
+                    let from = positions.partition_point(|&p| p < first_position);
+                    if positions.get(from) == Some(&first_position) {
+                        return None;
+                    }
+                    let slipped = positions[from..].partition_point(|&p| p < first_position + before) as u64;
+                    return lba.checked_sub(before - slipped).filter(|&first| first >= zone.first_lba);
+                }
+                _ => {}
+            }
         }
         self.lba_of(PhysicalAddress { sector: 0, ..run.address }).filter(|&first| first <= lba)
     }
@@ -907,7 +942,8 @@ mod tests {
     }
 
     /// Every LBA maps to a distinct sector that maps back to it, runs agree with the next
-    /// LBA's address, and every sector not holding an LBA says so.
+    /// LBA's address (also as [`Geometry::next_run`] steps to it), and every sector not
+    /// holding an LBA says so.
     fn check_bijection(g: &Geometry) {
         let mut seen = std::collections::HashSet::new();
         for lba in 0..g.capacity_sectors() {
@@ -929,6 +965,9 @@ mod tests {
                 let b = g.locate(lba + run.sectors as u64);
                 let contiguous = (b.cylinder, b.surface, b.sector) == (a.cylinder, a.surface, a.sector + run.sectors);
                 assert!(!contiguous, "run of {lba} stops early at {}", run.sectors);
+                // A transfer going on past the run finds the same run as a search.
+                let next = lba + run.sectors as u64;
+                assert_eq!(g.next_run(&run, next), g.locate_run(next), "run after the one of {lba}");
             }
         }
         let mut unmapped = 0;
