@@ -353,11 +353,16 @@ impl Controller {
                 if let Some(u) = self.layout.data_unit(p.stripe, index as u32) {
                     if !self.failed[u.drive as usize] {
                         let kind = if spec.is_write { OpKind::Write } else { OpKind::Read };
-                        let sectors = spec.sectors as u32;
-                        p.plan.set_single(PlanOp { drive: u.drive, pba: u.pba + offset, sectors, kind, phase: 0, value_offset: 0 });
+                        let (drive, pba, sectors) = (u.drive, u.pba + offset, spec.sectors as u32);
+                        p.plan.set_single(PlanOp { drive, pba, sectors, kind, phase: 0, value_offset: 0 });
                         p.phase = 0;
                         p.aborted = false;
-                        return self.issue_phase(idx);
+                        // Issued as `issue_phase` would, from the values at hand: reading the
+                        // op back from the plan just written loaded its drive and sectors
+                        // together over the two narrower stores, and waited for them.
+                        p.outstanding = 1;
+                        self.outbox.push(IssuedOp { drive, priority: Priority::Foreground, pba, sectors, kind, token: (idx as u64) << OP_BITS });
+                        return Ok(());
                     }
                 }
             }
