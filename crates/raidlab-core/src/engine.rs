@@ -482,7 +482,12 @@ impl Simulation {
                 );
                 self.start_next(op.drive);
             }
-            self.controller.outbox.drain(..issued);
+            if self.controller.outbox.len() == issued {
+                // The common round: nothing was issued while these were queued.
+                self.controller.outbox.clear();
+            } else {
+                self.controller.outbox.drain(..issued);
+            }
             if completed {
                 let now = self.now;
                 for c in self.controller.completed.drain(..) {

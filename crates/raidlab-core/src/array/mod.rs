@@ -504,7 +504,9 @@ impl Controller {
         }
         let stripe = self.pieces[idx as usize].stripe;
         self.locks.release(stripe, spec.is_write, &mut PieceWaiters(&mut self.pieces), &mut self.granted);
-        self.ready.append(&mut self.granted);
+        if !self.granted.is_empty() {
+            self.ready.append(&mut self.granted);
+        }
         self.pieces[idx as usize].spec = None;
         self.free_pieces.push(idx);
         let r = &mut self.requests[request as usize];
