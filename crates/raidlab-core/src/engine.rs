@@ -384,13 +384,21 @@ impl Simulation {
     }
 
     /// Start the next queued operation if the drive is idle.
-    #[inline]
+    #[inline(always)]
     fn start_next(&mut self, drive: u32) {
+        let slot = &self.drives[drive as usize];
+        // Checked here, inline: a drive is usually busy, or idle with nothing queued, and the
+        // call to the rest (which saves and restores registers) is then not worth making.
+        if slot.in_service.is_none() && slot.failed_at.is_none() && !slot.queue.is_empty() {
+            self.start_queued(drive);
+        }
+    }
+
+    /// Start the next queued operation on idle, working `drive`.
+    #[inline(never)]
+    fn start_queued(&mut self, drive: u32) {
         let now = self.now;
         let slot = &mut self.drives[drive as usize];
-        if slot.in_service.is_some() || slot.failed_at.is_some() {
-            return;
-        }
         if let Some(op) = slot.queue.pop_op(&slot.drive, now) {
             let service = slot.drive.service(now, op.lba, op.sectors, op.kind);
             slot.in_service = Some((op.token, now));
