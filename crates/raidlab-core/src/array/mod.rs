@@ -353,15 +353,16 @@ impl Controller {
                 if let Some(u) = self.layout.data_unit(p.stripe, index as u32) {
                     if !self.failed[u.drive as usize] {
                         let kind = if spec.is_write { OpKind::Write } else { OpKind::Read };
-                        let (drive, pba, sectors) = (u.drive, u.pba + offset, spec.sectors as u32);
-                        p.plan.set_single(PlanOp { drive, pba, sectors, kind, phase: 0, value_offset: 0 });
+                        let sectors = spec.sectors as u32;
+                        let op = PlanOp { drive: u.drive, pba: u.pba + offset, sectors, kind, phase: 0, value_offset: 0 };
+                        p.plan.set_single(op);
                         p.phase = 0;
                         p.aborted = false;
-                        // Issued as `issue_phase` would, from the values at hand: reading the
-                        // op back from the plan just written loaded its drive and sectors
-                        // together over the two narrower stores, and waited for them.
+                        // Issued as `issue_phase` would, from the op at hand: reading it back
+                        // from the plan just written loaded its drive and sectors together
+                        // over the two narrower stores, and waited for them.
                         p.outstanding = 1;
-                        self.outbox.push(IssuedOp { drive, priority: Priority::Foreground, pba, sectors, kind, token: (idx as u64) << OP_BITS });
+                        self.outbox.push(Self::issued(idx, 0, &op));
                         return Ok(());
                     }
                 }
@@ -414,19 +415,25 @@ impl Controller {
         let mut issued = 0;
         for (i, op) in p.plan.ops.iter().enumerate() {
             if op.phase == p.phase {
-                self.outbox.push(IssuedOp {
-                    drive: op.drive,
-                    priority: Priority::Foreground,
-                    pba: op.pba,
-                    sectors: op.sectors,
-                    kind: op.kind,
-                    token: ((idx as u64) << OP_BITS) | i as u64,
-                });
+                self.outbox.push(Self::issued(idx, i, op));
                 issued += 1;
             }
         }
         p.outstanding = issued;
         Ok(())
+    }
+
+    /// The disk operation to queue for op `op_index`, `op`, of piece `idx`'s plan.
+    #[inline(always)]
+    fn issued(idx: u32, op_index: usize, op: &PlanOp) -> IssuedOp {
+        IssuedOp {
+            drive: op.drive,
+            priority: Priority::Foreground,
+            pba: op.pba,
+            sectors: op.sectors,
+            kind: op.kind,
+            token: ((idx as u64) << OP_BITS) | op_index as u64,
+        }
     }
 
     /// A disk operation finished (`ok`) or was aborted by a drive failure (`!ok`).

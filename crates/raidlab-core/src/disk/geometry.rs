@@ -182,6 +182,29 @@ impl Zone {
         self.sectors_per_cylinder * self.cylinders as u64
     }
 
+    /// Position of the first sector of track `track` (in the zone's track order) of cylinder
+    /// `cylinder_in_zone`.
+    #[inline]
+    fn track_first_position(&self, cylinder_in_zone: u64, track: u64) -> u64 {
+        cylinder_in_zone * self.sectors_per_cylinder + track * self.sectors_per_track as u64
+    }
+
+    /// When the zone's LBAs fill its positions in order, passing over slipped ones only (no
+    /// remaps, and a direct map or sector sparing in one unit, whose spares all lie after
+    /// the LBAs), the slipped positions, sorted; `None` for the other maps. Within such a
+    /// zone, the LBAs around one on the same track or the next are found from these alone.
+    #[inline]
+    fn slips_in_order(&self) -> Option<&[u64]> {
+        if !self.remaps.is_empty() {
+            return None;
+        }
+        match &self.map {
+            ZoneMap::Direct => Some(&[]),
+            ZoneMap::Units { positions, one_unit: true, .. } => Some(positions),
+            _ => None,
+        }
+    }
+
     /// Position of the zone's LBA offset `offset`, before remapping, and how many LBAs from
     /// it lie on consecutive positions (bounded by the unit, the next slip and the zone).
     #[inline]
@@ -798,19 +821,20 @@ impl Geometry {
 
     /// The run that starts at `lba`, the LBA right after run `previous` (a transfer going on
     /// to the next track). Equal to `locate_run(lba)`. When `previous` ended at its track's
-    /// end, the zone has no remaps and it maps LBAs directly or spares sectors in one unit
-    /// (spares at the end of the zone or the disk, as on the IBM 18ES), `lba` is on the next
-    /// track in LBA order, from its first sector unless that one is slipped: the run is found
-    /// without a search for the zone or a division, which matters for drives with short
-    /// tracks where transfers and read-aheads cross many.
+    /// end in a zone whose LBAs pass over slips only (`Zone::slips_in_order`: a direct map,
+    /// or spares at the end of the zone or the disk, as on the IBM 18ES), `lba` is on the
+    /// next track in LBA order, from its first sector unless that one is slipped: the run is
+    /// found without a search for the zone or a division, which matters for drives with
+    /// short tracks where transfers and read-aheads cross many.
     #[inline(always)]
     pub fn next_run(&self, previous: &Run, lba: u64) -> Run {
         let zone = &self.zones[previous.zone_index];
         let at_track_end = previous.address.sector + previous.sectors == zone.sectors_per_track;
-        let steps = matches!(zone.map, ZoneMap::Direct | ZoneMap::Units { one_unit: true, .. });
-        if !(steps && at_track_end && zone.remaps.is_empty() && lba < zone.first_lba + zone.lbas && lba < self.capacity) {
+        let Some(slips) =
+            zone.slips_in_order().filter(|_| at_track_end && lba < zone.first_lba + zone.lbas && lba < self.capacity)
+        else {
             return self.locate_run(lba);
-        }
+        };
         let mut cylinder_in_zone = (previous.address.cylinder - zone.first_cylinder) as u64;
         let mut track = self.surface_of(zone, cylinder_in_zone, previous.address.surface as u64) + 1;
         if track == self.surfaces as u64 {
@@ -819,13 +843,11 @@ impl Geometry {
         }
         let spt = zone.sectors_per_track;
         let mut sectors = (spt as u64).min(self.capacity - lba).min(zone.first_lba + zone.lbas - lba);
-        if let ZoneMap::Units { positions, .. } = &zone.map {
+        if !slips.is_empty() {
             // The LBAs after the previous track's last one fill the positions that follow,
-            // skipping slips; the zone's LBAs all lie below its spares, so only a slip ends
-            // the run before the track or the zone does.
-            let first = cylinder_in_zone * zone.sectors_per_cylinder + track * spt as u64;
-            let next_slip = positions.get(positions.partition_point(|&p| p < first));
-            match next_slip {
+            // passing over slips: only a slip ends the run before the track or the zone does.
+            let first = zone.track_first_position(cylinder_in_zone, track);
+            match slips.get(slips.partition_point(|&p| p < first)) {
                 Some(&slip) if slip == first => return self.locate_run(lba),
                 Some(&slip) => sectors = sectors.min(slip - first),
                 None => {}
@@ -852,26 +874,22 @@ impl Geometry {
     pub fn track_first_lba(&self, lba: u64, run: &Run) -> Option<u64> {
         let zone = &self.zones[run.zone_index];
         let before = run.address.sector as u64;
-        if zone.remaps.is_empty() {
-            match &zone.map {
-                // Consecutive LBAs on consecutive sectors: no search.
-                ZoneMap::Direct => return lba.checked_sub(before).filter(|&first| first >= zone.first_lba),
-                ZoneMap::Units { positions, one_unit: true, .. } => {
-                    // Spares in one unit: the track's sectors before `lba` hold consecutive
-                    // LBAs but for the slipped ones, unless the first one is slipped (or,
-                    // for the zone's first LBAs, holds a reserved L′ value).
-                    let cylinder_in_zone = (run.address.cylinder - zone.first_cylinder) as u64;
-                    let track = self.surface_of(zone, cylinder_in_zone, run.address.surface as u64);
-                    let first_position = cylinder_in_zone * zone.sectors_per_cylinder + track * zone.sectors_per_track as u64;
-                    let from = positions.partition_point(|&p| p < first_position);
-                    if positions.get(from) == Some(&first_position) {
-                        return None;
-                    }
-                    let slipped = positions[from..].partition_point(|&p| p < first_position + before) as u64;
-                    return lba.checked_sub(before - slipped).filter(|&first| first >= zone.first_lba);
+        if let Some(slips) = zone.slips_in_order() {
+            // The track's sectors before `lba` hold consecutive LBAs but for the slipped
+            // ones, unless its first sector is slipped, or holds a reserved L′ value (the
+            // LBA worked out then lies before the zone's first): no search by cylinder.
+            let mut slipped = 0;
+            if !slips.is_empty() {
+                let cylinder_in_zone = (run.address.cylinder - zone.first_cylinder) as u64;
+                let track = self.surface_of(zone, cylinder_in_zone, run.address.surface as u64);
+                let first_position = zone.track_first_position(cylinder_in_zone, track);
+                let from = slips.partition_point(|&p| p < first_position);
+                if slips.get(from) == Some(&first_position) {
+                    return None;
                 }
-                _ => {}
+                slipped = slips[from..].partition_point(|&p| p < first_position + before) as u64;
             }
+            return lba.checked_sub(before - slipped).filter(|&first| first >= zone.first_lba);
         }
         self.lba_of(PhysicalAddress { sector: 0, ..run.address }).filter(|&first| first <= lba)
     }
@@ -904,9 +922,7 @@ impl Geometry {
         }
         let cylinder_in_zone = (address.cylinder - zone.first_cylinder) as u64;
         let track = self.surface_of(zone, cylinder_in_zone, address.surface as u64);
-        let position = cylinder_in_zone * zone.sectors_per_cylinder
-            + track * zone.sectors_per_track as u64
-            + address.sector as u64;
+        let position = zone.track_first_position(cylinder_in_zone, track) + address.sector as u64;
         let lba = zone.first_lba + zone.inverse(position)?;
         (lba < self.capacity).then_some(lba)
     }
