@@ -12,6 +12,9 @@ BIN := $(VENV)/bin
 # Keep in step with [project.dependencies] and the test extra in pyproject.toml.
 PY_PACKAGES := maturin numpy pandas pyarrow matplotlib rich tomli-w pytest
 
+# Compiles the extension in release mode and installs it into .venv.
+DEVELOP := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release --quiet
+
 VENV_STAMP := $(VENV)/.raidlab-venv
 BUILD_STAMP := $(VENV)/.raidlab-build
 EXTENSION := $(wildcard python/raidlab/_core*.so)
@@ -22,7 +25,7 @@ ifeq ($(EXTENSION),)
 $(shell rm -f $(BUILD_STAMP))
 endif
 
-.PHONY: help venv build demo test bench docs validation clean distclean
+.PHONY: help venv build pgo demo test bench docs validation clean distclean
 
 help: ## List the targets
 	@echo "raidlab make targets:"
@@ -39,8 +42,33 @@ $(VENV_STAMP): Makefile
 build: $(BUILD_STAMP) ## Compile the Rust extension (release) into the venv; Python edits need no rebuild
 
 $(BUILD_STAMP): $(VENV_STAMP) $(RUST_INPUTS)
-	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release --quiet
+	$(DEVELOP)
 	touch $@
+
+# Profile-guided optimisation (`make pgo`): an instrumented build of the extension runs a
+# training set (the benchmark cases, the two experiments, and the drive validation where
+# ../shared/diskspecs is), then the extension is built again with the branch and call counts
+# it recorded. Same results, 6-8 % faster simulations, about three times the build time
+# (docs/performance.md). `make build` after a Rust change builds without PGO again; the
+# build stamp goes first, so that an interrupted `make pgo` leaves no instrumented
+# extension behind for `make build` to keep.
+PGO_DIR := target/pgo
+RUST_HOST = $(shell rustc -vV | sed -n 's/^host: //p')
+LLVM_PROFDATA = $(shell rustc --print sysroot)/lib/rustlib/$(RUST_HOST)/bin/llvm-profdata
+
+pgo: $(VENV_STAMP) ## Build the extension with profile-guided optimisation: 6-8 % faster runs, a longer build (needs rustup's llvm-tools)
+	@test -x "$(LLVM_PROFDATA)" || rustup component add llvm-tools || { \
+	  echo "make pgo: $(LLVM_PROFDATA) is missing and rustup could not add llvm-tools; 'make build' builds without PGO" >&2; exit 1; }
+	rm -rf $(BUILD_STAMP) $(PGO_DIR)/profiles $(PGO_DIR)/training
+	RUSTFLAGS="-Cprofile-generate=$(abspath $(PGO_DIR))/profiles" CARGO_TARGET_DIR=$(PGO_DIR)/instrumented $(DEVELOP)
+	$(BIN)/raidlab bench --requests 200000 > /dev/null
+	$(BIN)/raidlab run experiments/demo.toml -o $(PGO_DIR)/training/demo > /dev/null
+	$(BIN)/raidlab run experiments/thesis_normal_mode.toml -o $(PGO_DIR)/training/thesis > /dev/null
+	if [ -d ../shared/diskspecs ]; then $(BIN)/raidlab docs validation --diskspecs ../shared/diskspecs \
+	  -o $(PGO_DIR)/training/validation.md > /dev/null; fi
+	"$(LLVM_PROFDATA)" merge -o $(PGO_DIR)/merged.profdata $(PGO_DIR)/profiles
+	RUSTFLAGS="-Cprofile-use=$(abspath $(PGO_DIR))/merged.profdata" CARGO_TARGET_DIR=$(PGO_DIR)/optimised $(DEVELOP)
+	touch $(BUILD_STAMP)
 
 demo: build ## Run experiments/demo.toml into runs/demo and plot it
 	$(BIN)/raidlab run experiments/demo.toml -o runs/demo
