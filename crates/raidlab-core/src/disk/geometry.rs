@@ -135,6 +135,14 @@ fn zone_lookup(zones: &[Zone], capacity: u64) -> (Box<[u16]>, u32) {
     (table, shift)
 }
 
+/// Index of the first of the sorted `slips` at or after `position`; `None` when `position`
+/// itself is slipped.
+#[inline]
+fn first_slip_from(slips: &[u64], position: u64) -> Option<usize> {
+    let i = slips.partition_point(|&p| p < position);
+    (slips.get(i) != Some(&position)).then_some(i)
+}
+
 /// One zone with its position precomputed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Zone {
@@ -847,10 +855,9 @@ impl Geometry {
             // The LBAs after the previous track's last one fill the positions that follow,
             // passing over slips: only a slip ends the run before the track or the zone does.
             let first = zone.track_first_position(cylinder_in_zone, track);
-            match slips.get(slips.partition_point(|&p| p < first)) {
-                Some(&slip) if slip == first => return self.locate_run(lba),
-                Some(&slip) => sectors = sectors.min(slip - first),
-                None => {}
+            let Some(next_slip) = first_slip_from(slips, first) else { return self.locate_run(lba) };
+            if let Some(&slip) = slips.get(next_slip) {
+                sectors = sectors.min(slip - first);
             }
         }
         let surface = self.surface_of(zone, cylinder_in_zone, track) as u32;
@@ -883,10 +890,7 @@ impl Geometry {
                 let cylinder_in_zone = (run.address.cylinder - zone.first_cylinder) as u64;
                 let track = self.surface_of(zone, cylinder_in_zone, run.address.surface as u64);
                 let first_position = zone.track_first_position(cylinder_in_zone, track);
-                let from = slips.partition_point(|&p| p < first_position);
-                if slips.get(from) == Some(&first_position) {
-                    return None;
-                }
+                let from = first_slip_from(slips, first_position)?;
                 slipped = slips[from..].partition_point(|&p| p < first_position + before) as u64;
             }
             return lba.checked_sub(before - slipped).filter(|&first| first >= zone.first_lba);
