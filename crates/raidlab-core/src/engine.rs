@@ -20,7 +20,7 @@ use crate::disk::{self, Drive, DriveModel, Priority, QueuedOp};
 use crate::error::{Error, Result};
 use crate::layout::{self, LayoutParams};
 use crate::metrics::{Outcome, Recorder};
-use crate::sim::{ns_to_s, s_to_ns, EventQueue, Nanos, RngStream, StreamId, MAX_SIM_TIME_NS};
+use crate::sim::{gcd, ns_to_s, s_to_ns, EventQueue, Nanos, RngStream, StreamId, MAX_SIM_TIME_NS};
 use crate::workload::{ArrivalConfig, Loop, SyntheticGenerator, Workload};
 
 #[derive(Debug, Clone, Copy)]
@@ -117,13 +117,6 @@ pub struct Simulation {
     /// What the configuration asked for that raidlab does not model (for example DiskSim
     /// parameters of an imported drive), each with its file and line where known.
     pub warnings: Vec<String>,
-}
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 /// Mean service time (ns) of random accesses of `sectors` sectors on `model`, measured on the

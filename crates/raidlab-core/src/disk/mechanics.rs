@@ -45,7 +45,7 @@ use super::geometry::Run;
 use super::interface::Interface;
 use super::{DriveModelConfig, Geometry, OpKind, RotationModel, SeekCurve};
 use crate::error::{readable, Error, Result};
-use crate::sim::{ms_to_ns, Divisor, Nanos, RngStream};
+use crate::sim::{gcd, ms_to_ns, Divisor, Nanos, RngStream};
 
 /// Phase units in one revolution: 60 s in ns × 1000, so that a spindle of `rpm` turns
 /// `rpm × 1000` units per ns exactly (speeds are held to 0.001 rpm).
@@ -54,13 +54,6 @@ const P: u64 = PHASE_UNITS_PER_REVOLUTION;
 
 /// Highest spindle speed accepted, rpm (keeps every phase product inside 64 bits).
 const MAX_RPM: f64 = 1.0e6;
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
 
 /// The spindle: exact platter phase from absolute time.
 #[derive(Debug, Clone, Copy)]

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::WorkloadConfig;
 use crate::error::{Error, Result};
-use crate::sim::RngStream;
+use crate::sim::{gcd, RngStream};
 
 /// Where synthetic requests start.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
@@ -107,13 +107,6 @@ pub struct SyntheticGenerator {
     sizes: Sizes,
     addresses: Addresses,
     rng: RngStream,
-}
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 impl SyntheticGenerator {
