@@ -115,6 +115,7 @@ impl StripeLocks {
 
     /// Ask for the lock of `stripe`. Returns true if granted now; otherwise the piece waits
     /// and is handed out later by `release`.
+    #[inline(always)]
     pub fn acquire(&mut self, stripe: u64, piece: u32, write: bool, w: &mut impl Waiters) -> bool {
         debug_assert_ne!(stripe, EMPTY, "stripe number reserved for empty slots");
         let mut i = self.slot_of(stripe);
@@ -147,6 +148,7 @@ impl StripeLocks {
     }
 
     /// Release a lock held by a piece; pushes the pieces now granted onto `granted`.
+    #[inline(always)]
     pub fn release(&mut self, stripe: u64, write: bool, w: &mut impl Waiters, granted: &mut Vec<u32>) {
         let i = self.slot_of(stripe);
         let e = &mut self.slots[i];

@@ -6,6 +6,12 @@
 //! engine queues them at the drives and calls back `op_done` when each finishes (or is
 //! aborted by a drive failure). Pieces and requests live in slabs whose storage is reused,
 //! so steady-state execution allocates nothing.
+//!
+//! A request that is one disk operation (it lies inside one data unit on a working drive,
+//! and reads or writes without redundancy, with the content model off) takes a shorter way:
+//! a one-op record instead of a request slot, a piece and a plan. It locks its stripe as a
+//! piece would, and becomes a request with a piece if its drive fails before it is done, so
+//! the short way changes no result (a test runs both ways side by side).
 
 pub mod locks;
 pub mod plan;
@@ -16,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::content::{self, ContentModel};
 use crate::disk::{OpKind, Priority};
 use crate::error::{Error, Result};
-use crate::layout::{Layout, ParityRotation, StripeMap};
+use crate::layout::{Layout, ParityRotation, StripeMap, UnitLocation};
 use crate::sim::{Nanos, RngStream};
 use locks::{StripeLocks, Waiters, NONE};
 use plan::{DriveView, PieceSpec, Plan, PlanOp};
@@ -135,17 +141,54 @@ struct RequestSlot {
     write_id: u64,
 }
 
-struct PieceWaiters<'a>(&'a mut [Piece]);
+/// A request that is one disk operation, outside the piece machinery (see the module doc).
+#[derive(Debug, Default, Clone, Copy)]
+struct OneOp {
+    arrival: Nanos,
+    stripe: u64,
+    /// Offset of the request in its stripe's data, sectors (its piece's `first`, should it
+    /// need one).
+    first: u64,
+    /// Where the operation goes.
+    pba: u64,
+    drive: u32,
+    sectors: u32,
+    is_write: bool,
+    next_waiter: u32,
+}
 
-impl Waiters for PieceWaiters<'_> {
-    fn next_waiter(&self, piece: u32) -> u32 {
-        self.0[piece as usize].next_waiter
+/// Tag of a one-op request's id (its index in the one-op slab with this bit set) in the
+/// lock table's waiter lists, the ready list and op tokens, beside piece indices (which stay
+/// below it: 2³¹ pieces in flight would take hundreds of GiB).
+const ONE_OP: u32 = 1 << 31;
+
+/// The waiters of the lock table: pieces and one-op requests.
+struct Waiting<'a> {
+    pieces: &'a mut [Piece],
+    one_ops: &'a mut [OneOp],
+}
+
+impl Waiters for Waiting<'_> {
+    fn next_waiter(&self, id: u32) -> u32 {
+        if id & ONE_OP != 0 {
+            self.one_ops[(id & !ONE_OP) as usize].next_waiter
+        } else {
+            self.pieces[id as usize].next_waiter
+        }
     }
-    fn set_next_waiter(&mut self, piece: u32, next: u32) {
-        self.0[piece as usize].next_waiter = next;
+    fn set_next_waiter(&mut self, id: u32, next: u32) {
+        if id & ONE_OP != 0 {
+            self.one_ops[(id & !ONE_OP) as usize].next_waiter = next;
+        } else {
+            self.pieces[id as usize].next_waiter = next;
+        }
     }
-    fn wants_write(&self, piece: u32) -> bool {
-        self.0[piece as usize].spec.is_some_and(|s| s.is_write)
+    fn wants_write(&self, id: u32) -> bool {
+        if id & ONE_OP != 0 {
+            self.one_ops[(id & !ONE_OP) as usize].is_write
+        } else {
+            self.pieces[id as usize].spec.is_some_and(|s| s.is_write)
+        }
     }
 }
 
@@ -161,10 +204,15 @@ pub struct Controller {
     failed: Vec<bool>,
     failed_list: Vec<u32>,
     data_lost: bool,
+    /// Whether requests that are one op take the short way (see the module doc): not with
+    /// the content model, which follows every request's values through a plan.
+    one_op_requests: bool,
     pieces: Vec<Piece>,
     free_pieces: Vec<u32>,
     requests: Vec<RequestSlot>,
     free_requests: Vec<u32>,
+    one_ops: Vec<OneOp>,
+    free_one_ops: Vec<u32>,
     locks: StripeLocks,
     content: Option<ContentModel>,
     rng: RngStream,
@@ -214,10 +262,13 @@ impl Controller {
             failed: vec![false; drives],
             failed_list: Vec::new(),
             data_lost: false,
+            one_op_requests: !check_content,
             pieces: Vec::new(),
             free_pieces: Vec::new(),
             requests: Vec::new(),
             free_requests: Vec::new(),
+            one_ops: Vec::new(),
+            free_one_ops: Vec::new(),
             locks: StripeLocks::default(),
             content,
             rng,
@@ -275,9 +326,25 @@ impl Controller {
         let first_stripe = req.lba / per_stripe;
         // From the offset into the first stripe: a request rarely leaves it, and then needs
         // no second division.
-        let last_in_first = req.lba - first_stripe * per_stripe + req.sectors as u64 - 1;
+        let first = req.lba - first_stripe * per_stripe;
+        let last_in_first = first + req.sectors as u64 - 1;
         let last_stripe =
             if last_in_first < per_stripe { first_stripe } else { first_stripe + last_in_first / per_stripe };
+        if last_stripe == first_stripe && self.one_op_requests {
+            if let Some(u) = self.single_unit(first_stripe, first, req.sectors as u64, req.is_write) {
+                let op = OneOp {
+                    arrival: req.arrival,
+                    stripe: first_stripe,
+                    first,
+                    pba: u.pba,
+                    drive: u.drive,
+                    sectors: req.sectors,
+                    is_write: req.is_write,
+                    next_waiter: NONE,
+                };
+                return self.submit_one_op(now, op, view);
+            }
+        }
         let slot = RequestSlot {
             arrival: req.arrival,
             is_write: req.is_write,
@@ -286,16 +353,7 @@ impl Controller {
             lost: false,
             write_id,
         };
-        let request = match self.free_requests.pop() {
-            Some(r) => {
-                self.requests[r as usize] = slot;
-                r
-            }
-            None => {
-                self.requests.push(slot);
-                (self.requests.len() - 1) as u32
-            }
-        };
+        let request = self.alloc_request(slot);
         self.in_flight_requests += 1;
         let end = req.lba + req.sectors as u64;
         for stripe in first_stripe..=last_stripe {
@@ -304,11 +362,132 @@ impl Controller {
             let last = end.min(stripe_start + per_stripe) - stripe_start;
             let spec = PieceSpec { first, sectors: last - first, is_write: req.is_write };
             let piece = self.alloc_piece(request, stripe, spec);
-            let granted = self.locks.acquire(stripe, piece, req.is_write, &mut PieceWaiters(&mut self.pieces));
+            let granted = self.locks.acquire(stripe, piece, req.is_write, &mut Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops });
             if granted {
                 self.ready.push(piece);
             }
         }
+        self.run_ready(now, view)
+    }
+
+    fn alloc_request(&mut self, slot: RequestSlot) -> u32 {
+        match self.free_requests.pop() {
+            Some(r) => {
+                self.requests[r as usize] = slot;
+                r
+            }
+            None => {
+                self.requests.push(slot);
+                (self.requests.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Where `sectors` sectors from offset `first` into `stripe`'s data lie when they are one
+    /// op: inside one data unit, read, or written without redundancy, with the content model
+    /// off (it reads the stripe's map). That op is the plan every planner builds for such a
+    /// piece on a working drive (a test compares them), found without mapping the whole
+    /// stripe. `None` otherwise, and for layouts that keep more than one copy.
+    #[inline(always)]
+    fn single_unit(&self, stripe: u64, first: u64, sectors: u64, is_write: bool) -> Option<UnitLocation> {
+        if self.content.is_some() || (is_write && self.redundancy != Redundancy::None) {
+            return None;
+        }
+        let unit = self.unit_sectors;
+        let (index, offset) = (first / unit, first % unit);
+        if offset + sectors > unit {
+            return None;
+        }
+        self.layout.data_unit(stripe, index as u32).map(|u| UnitLocation { drive: u.drive, pba: u.pba + offset })
+    }
+
+    /// Accept a request that is one op: lock its stripe, and issue the op once granted.
+    fn submit_one_op(&mut self, now: Nanos, op: OneOp, view: &dyn DriveView) -> Result<()> {
+        let index = match self.free_one_ops.pop() {
+            Some(i) => {
+                self.one_ops[i as usize] = op;
+                i
+            }
+            None => {
+                if self.one_ops.len() >= ONE_OP as usize {
+                    return Err(Error::Invariant(format!("{} one-op requests in flight", self.one_ops.len())));
+                }
+                self.one_ops.push(op);
+                (self.one_ops.len() - 1) as u32
+            }
+        };
+        self.in_flight_requests += 1;
+        let id = ONE_OP | index;
+        if self.locks.acquire(op.stripe, id, op.is_write, &mut Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops }) {
+            // Issued from the value at hand, not read back from the slab just written.
+            self.issue_one_op(now, id, op, view)?;
+        }
+        self.run_ready(now, view)
+    }
+
+    /// Issue the op of one-op request `id`, `op`, which holds its stripe's lock. If its drive
+    /// failed while it waited for the lock, it becomes a request with a piece, planned for
+    /// the failure.
+    #[inline]
+    fn issue_one_op(&mut self, now: Nanos, id: u32, op: OneOp, view: &dyn DriveView) -> Result<()> {
+        if self.failed[op.drive as usize] {
+            let piece = self.one_op_as_piece(id);
+            return self.start_piece(now, piece, view);
+        }
+        self.outbox.push(IssuedOp {
+            drive: op.drive,
+            priority: Priority::Foreground,
+            pba: op.pba,
+            sectors: op.sectors,
+            kind: if op.is_write { OpKind::Write } else { OpKind::Read },
+            token: (id as u64) << OP_BITS,
+        });
+        Ok(())
+    }
+
+    /// Turn one-op request `id` into a request with one piece, which keeps the stripe's lock
+    /// the one-op request holds; returns the piece.
+    #[cold]
+    fn one_op_as_piece(&mut self, id: u32) -> u32 {
+        let index = id & !ONE_OP;
+        let op = self.one_ops[index as usize];
+        self.free_one_ops.push(index);
+        // The write's id only matters to the content model, with which no request is a
+        // one-op request.
+        let slot = RequestSlot {
+            arrival: op.arrival,
+            is_write: op.is_write,
+            pieces_left: 1,
+            degraded: false,
+            lost: false,
+            write_id: 0,
+        };
+        let request = self.alloc_request(slot);
+        let spec = PieceSpec { first: op.first, sectors: op.sectors as u64, is_write: op.is_write };
+        self.alloc_piece(request, op.stripe, spec)
+    }
+
+    /// The op of one-op request `id` finished (`ok`) or was aborted by a drive failure.
+    fn one_op_done(&mut self, now: Nanos, id: u32, ok: bool, view: &dyn DriveView) -> Result<()> {
+        if !ok {
+            // As a piece whose op was aborted: planned again under the new failure state.
+            self.stats.replans += 1;
+            let piece = self.one_op_as_piece(id);
+            self.start_piece(now, piece, view)?;
+            return self.run_ready(now, view);
+        }
+        let index = id & !ONE_OP;
+        let op = self.one_ops[index as usize];
+        if op.is_write {
+            self.stats.write_pieces += 1;
+        }
+        self.locks.release(op.stripe, op.is_write, &mut Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops }, &mut self.granted);
+        if !self.granted.is_empty() {
+            self.ready.append(&mut self.granted);
+        }
+        self.free_one_ops.push(index);
+        self.completed.push(CompletedRequest { arrival: op.arrival, is_write: op.is_write, degraded: false, lost: false });
+        self.in_flight_requests -= 1;
         self.run_ready(now, view)
     }
 
@@ -331,10 +510,25 @@ impl Controller {
         idx
     }
 
-    /// Plan and start every piece whose lock was granted.
+    /// Plan and start every piece, and issue every one-op request, whose lock was granted.
+    #[inline(always)]
     fn run_ready(&mut self, now: Nanos, view: &dyn DriveView) -> Result<()> {
-        while let Some(piece) = self.ready.pop() {
-            self.start_piece(now, piece, view)?;
+        // Checked inline: there is usually nothing, and the call is then not worth making.
+        if self.ready.is_empty() {
+            return Ok(());
+        }
+        self.run_granted(now, view)
+    }
+
+    #[inline(never)]
+    fn run_granted(&mut self, now: Nanos, view: &dyn DriveView) -> Result<()> {
+        while let Some(id) = self.ready.pop() {
+            if id & ONE_OP != 0 {
+                let op = self.one_ops[(id & !ONE_OP) as usize];
+                self.issue_one_op(now, id, op, view)?;
+            } else {
+                self.start_piece(now, id, view)?;
+            }
         }
         Ok(())
     }
@@ -342,32 +536,25 @@ impl Controller {
     /// Build the piece's plan for the current failure state and issue its first phase.
     fn start_piece(&mut self, now: Nanos, idx: u32, view: &dyn DriveView) -> Result<()> {
         let unit = self.unit_sectors;
-        let p = &mut self.pieces[idx as usize];
+        let p = &self.pieces[idx as usize];
         let spec = p.spec.expect("a live piece has a spec");
-        if self.content.is_none() && (!spec.is_write || self.redundancy == Redundancy::None) {
-            // The common small piece, inside one data unit on a working drive: one op, the
-            // plan every planner builds for it (a test compares them), found without mapping
-            // the whole stripe. The content model reads the map, so it takes the general way.
-            let (index, offset) = (spec.first / unit, spec.first % unit);
-            if offset + spec.sectors <= unit {
-                if let Some(u) = self.layout.data_unit(p.stripe, index as u32) {
-                    if !self.failed[u.drive as usize] {
-                        let kind = if spec.is_write { OpKind::Write } else { OpKind::Read };
-                        let sectors = spec.sectors as u32;
-                        let op = PlanOp { drive: u.drive, pba: u.pba + offset, sectors, kind, phase: 0, value_offset: 0 };
-                        p.plan.set_single(op);
-                        p.phase = 0;
-                        p.aborted = false;
-                        // Issued as `issue_phase` would, from the op at hand: reading it back
-                        // from the plan just written loaded its drive and sectors together
-                        // over the two narrower stores, and waited for them.
-                        p.outstanding = 1;
-                        self.outbox.push(Self::issued(idx, 0, &op));
-                        return Ok(());
-                    }
-                }
+        if let Some(u) = self.single_unit(p.stripe, spec.first, spec.sectors, spec.is_write) {
+            if !self.failed[u.drive as usize] {
+                let kind = if spec.is_write { OpKind::Write } else { OpKind::Read };
+                let op = PlanOp { drive: u.drive, pba: u.pba, sectors: spec.sectors as u32, kind, phase: 0, value_offset: 0 };
+                let p = &mut self.pieces[idx as usize];
+                p.plan.set_single(op);
+                p.phase = 0;
+                p.aborted = false;
+                // Issued as `issue_phase` would, from the op at hand: reading it back from the
+                // plan just written loaded its drive and sectors together over the two
+                // narrower stores, and waited for them.
+                p.outstanding = 1;
+                self.outbox.push(Self::issued(idx, 0, &op));
+                return Ok(());
             }
         }
+        let p = &mut self.pieces[idx as usize];
         self.layout.map_stripe(p.stripe, &mut p.map);
         match self.redundancy {
             Redundancy::Parity => plan::plan_parity(&p.map, unit, spec, &self.failed, &mut p.plan),
@@ -440,6 +627,12 @@ impl Controller {
     pub fn op_done(&mut self, now: Nanos, token: u64, ok: bool, view: &dyn DriveView) -> Result<()> {
         let idx = (token >> OP_BITS) as u32;
         let op_index = (token & ((1 << OP_BITS) - 1)) as usize;
+        if idx & ONE_OP != 0 {
+            if op_index != 0 || (idx & !ONE_OP) as usize >= self.one_ops.len() {
+                return Err(Error::Invariant(format!("completion of unknown op {token:#x}")));
+            }
+            return self.one_op_done(now, idx, ok, view);
+        }
         if op_index >= self.pieces.get(idx as usize).map_or(0, |p| p.plan.ops.len()) {
             return Err(Error::Invariant(format!("completion of unknown op {token:#x}")));
         }
@@ -510,7 +703,7 @@ impl Controller {
             self.check_or_commit(idx)?;
         }
         let stripe = self.pieces[idx as usize].stripe;
-        self.locks.release(stripe, spec.is_write, &mut PieceWaiters(&mut self.pieces), &mut self.granted);
+        self.locks.release(stripe, spec.is_write, &mut Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops }, &mut self.granted);
         if !self.granted.is_empty() {
             self.ready.append(&mut self.granted);
         }
@@ -742,6 +935,117 @@ mod tests {
                 assert_eq!(controller.outbox.len(), 0);
                 assert_eq!(controller.completed.len(), 1);
                 controller.completed.clear();
+            }
+        }
+    }
+
+    /// One side of [`one_op_requests_change_nothing`]: a controller and its ops in service.
+    struct Side {
+        controller: Controller,
+        in_service: Vec<IssuedOp>,
+    }
+
+    impl Side {
+        /// Queue what the controller issued, as the engine does: an op for a failed drive is
+        /// aborted at once. Returns what was issued, without the tokens, in order.
+        fn drain(&mut self) -> Vec<(u32, u64, u32, OpKind)> {
+            let mut issued = Vec::new();
+            while !self.controller.outbox.is_empty() {
+                for op in std::mem::take(&mut self.controller.outbox) {
+                    issued.push((op.drive, op.pba, op.sectors, op.kind));
+                    if self.controller.is_failed(op.drive) {
+                        self.controller.op_done(0, op.token, false, &IdleDrives).unwrap();
+                    } else {
+                        self.in_service.push(op);
+                    }
+                }
+            }
+            issued
+        }
+
+        /// Everything observable after a step, ops issued first.
+        fn observe(&mut self) -> String {
+            let issued = self.drain();
+            let completed: Vec<_> = self
+                .controller
+                .completed
+                .drain(..)
+                .map(|c| (c.arrival, c.is_write, c.degraded, c.lost))
+                .collect();
+            let in_service: Vec<_> = self.in_service.iter().map(|o| (o.drive, o.pba, o.sectors, o.kind)).collect();
+            format!(
+                "issued {issued:?}\ncompleted {completed:?}\nin service {in_service:?}\nin flight {} stats {:?} lost {}",
+                self.controller.in_flight(),
+                self.controller.stats,
+                self.controller.data_lost()
+            )
+        }
+    }
+
+    /// Requests that are one op take the short way (a one-op record, no piece or plan); a
+    /// controller that takes the long way for every request issues the same ops in the same
+    /// order and completes the same requests with the same outcomes, through lock waits on
+    /// a few busy stripes, completions in random order, and drive failures that abort ops in
+    /// service and fall on requests waiting for their stripe.
+    #[test]
+    fn one_op_requests_change_nothing() {
+        for (name, drives) in [("raid0", 1), ("raid0", 4), ("raid5", 4), ("raid5", 5), ("raid1", 2)] {
+            for seed in 0..4 {
+                let params = LayoutParams {
+                    drives,
+                    stripe_unit_sectors: 16,
+                    drive_capacity_sectors: 16 * 6,
+                    copies: 2,
+                    parity_rotation: ParityRotation::LeftSymmetric,
+                };
+                let side = |one_ops: bool| {
+                    let layout = layout::build(name, &params, "array").unwrap();
+                    let mut controller = Controller::new(layout, false, RngStream::new(seed, StreamId::MirrorChoice));
+                    controller.one_op_requests = one_ops;
+                    Side { controller, in_service: Vec::new() }
+                };
+                let (mut short, mut long) = (side(true), side(false));
+                let mut rng = RngStream::new(seed, StreamId::Policy(7));
+                let capacity = short.controller.capacity_sectors();
+                let mut one_op_waits = 0;
+                for step in 0..3000u64 {
+                    let choice = rng.below(100);
+                    if choice < 45 {
+                        // Mostly small requests inside a unit; some across units and stripes.
+                        let sectors = if rng.below(4) == 0 { 1 + rng.below(40) } else { 1 + rng.below(8) };
+                        let sectors = sectors.min(capacity);
+                        let lba = rng.below(capacity - sectors + 1);
+                        let req = UserRequest { arrival: step, lba, sectors: sectors as u32, is_write: rng.below(2) == 0 };
+                        short.controller.submit(step, req, &IdleDrives).unwrap();
+                        long.controller.submit(step, req, &IdleDrives).unwrap();
+                        one_op_waits += (short.controller.free_one_ops.len() < short.controller.one_ops.len()
+                            && short.controller.outbox.is_empty()) as u32;
+                    } else if short.in_service.is_empty() {
+                        continue;
+                    } else if choice < 99 {
+                        let i = rng.below(short.in_service.len() as u64) as usize;
+                        let (a, b) = (short.in_service.remove(i), long.in_service.remove(i));
+                        short.controller.op_done(step, a.token, true, &IdleDrives).unwrap();
+                        long.controller.op_done(step, b.token, true, &IdleDrives).unwrap();
+                    } else {
+                        // The drive of an op in service, so that the failure aborts something.
+                        let drive = short.in_service[0].drive;
+                        let lost = short.controller.fail_drive(drive).unwrap();
+                        assert_eq!(long.controller.fail_drive(drive).unwrap(), lost);
+                        for s in [&mut short, &mut long] {
+                            let (aborted, kept) = s.in_service.drain(..).partition(|o| o.drive == drive);
+                            s.in_service = kept;
+                            for op in aborted {
+                                s.controller.op_done(step, op.token, false, &IdleDrives).unwrap();
+                            }
+                        }
+                    }
+                    assert_eq!(short.observe(), long.observe(), "{name} over {drives}, seed {seed}, step {step}");
+                }
+                if name != "raid1" {
+                    assert!(one_op_waits > 0, "{name} over {drives}, seed {seed}: no one-op request waited for its stripe");
+                    assert!(short.controller.stats.replans > 0, "{name} over {drives}, seed {seed}: no op was aborted");
+                }
             }
         }
     }
