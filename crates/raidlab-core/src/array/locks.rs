@@ -2,8 +2,10 @@
 //!
 //! A write of a stripe excludes every other access to it, so parity is always computed from
 //! a consistent stripe and a read never sees half of a write. Reads of a stripe share it.
-//! Waiters form an intrusive FIFO list through the pieces' `next_waiter` links, so locking
-//! allocates nothing per request once the table has grown.
+//! Waiters form an intrusive FIFO list through `next_waiter` links kept by the controller
+//! (in its pieces and one-op requests, which a holder id tells apart), so locking allocates
+//! nothing per request once the table has grown. Holders and waiters are named "pieces"
+//! below.
 
 /// Sentinel for "no piece".
 pub const NONE: u32 = u32::MAX;

@@ -409,7 +409,8 @@ impl Controller {
                 i
             }
             None => {
-                if self.one_ops.len() >= ONE_OP as usize {
+                // Ids stay below `NONE`, the lock table's "no waiter", which has the tag too.
+                if self.one_ops.len() >= (NONE & !ONE_OP) as usize {
                     return Err(Error::Invariant(format!("{} one-op requests in flight", self.one_ops.len())));
                 }
                 self.one_ops.push(op);
