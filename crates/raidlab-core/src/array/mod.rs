@@ -362,7 +362,8 @@ impl Controller {
             let last = end.min(stripe_start + per_stripe) - stripe_start;
             let spec = PieceSpec { first, sectors: last - first, is_write: req.is_write };
             let piece = self.alloc_piece(request, stripe, spec);
-            let granted = self.locks.acquire(stripe, piece, req.is_write, &mut Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops });
+            let mut waiting = Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops };
+            let granted = self.locks.acquire(stripe, piece, req.is_write, &mut waiting);
             if granted {
                 self.ready.push(piece);
             }
@@ -370,6 +371,7 @@ impl Controller {
         self.run_ready(now, view)
     }
 
+    /// A request slot holding `slot`, reused when one is free.
     fn alloc_request(&mut self, slot: RequestSlot) -> u32 {
         match self.free_requests.pop() {
             Some(r) => {
@@ -419,7 +421,8 @@ impl Controller {
         };
         self.in_flight_requests += 1;
         let id = ONE_OP | index;
-        if self.locks.acquire(op.stripe, id, op.is_write, &mut Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops }) {
+        let mut waiting = Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops };
+        if self.locks.acquire(op.stripe, id, op.is_write, &mut waiting) {
             // Issued from the value at hand, not read back from the slab just written.
             self.issue_one_op(now, id, op, view)?;
         }
@@ -482,7 +485,8 @@ impl Controller {
         if op.is_write {
             self.stats.write_pieces += 1;
         }
-        self.locks.release(op.stripe, op.is_write, &mut Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops }, &mut self.granted);
+        let mut waiting = Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops };
+        self.locks.release(op.stripe, op.is_write, &mut waiting, &mut self.granted);
         if !self.granted.is_empty() {
             self.ready.append(&mut self.granted);
         }
@@ -521,6 +525,7 @@ impl Controller {
         self.run_granted(now, view)
     }
 
+    /// [`Controller::run_ready`]'s work, out of line.
     #[inline(never)]
     fn run_granted(&mut self, now: Nanos, view: &dyn DriveView) -> Result<()> {
         while let Some(id) = self.ready.pop() {
@@ -542,7 +547,8 @@ impl Controller {
         if let Some(u) = self.single_unit(p.stripe, spec.first, spec.sectors, spec.is_write) {
             if !self.failed[u.drive as usize] {
                 let kind = if spec.is_write { OpKind::Write } else { OpKind::Read };
-                let op = PlanOp { drive: u.drive, pba: u.pba, sectors: spec.sectors as u32, kind, phase: 0, value_offset: 0 };
+                let sectors = spec.sectors as u32;
+                let op = PlanOp { drive: u.drive, pba: u.pba, sectors, kind, phase: 0, value_offset: 0 };
                 let p = &mut self.pieces[idx as usize];
                 p.plan.set_single(op);
                 p.phase = 0;
@@ -704,7 +710,8 @@ impl Controller {
             self.check_or_commit(idx)?;
         }
         let stripe = self.pieces[idx as usize].stripe;
-        self.locks.release(stripe, spec.is_write, &mut Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops }, &mut self.granted);
+        let mut waiting = Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops };
+        self.locks.release(stripe, spec.is_write, &mut waiting, &mut self.granted);
         if !self.granted.is_empty() {
             self.ready.append(&mut self.granted);
         }
