@@ -162,6 +162,21 @@ struct OneOp {
 /// below it: 2³¹ pieces in flight would take hundreds of GiB).
 const ONE_OP: u32 = 1 << 31;
 
+/// Put `value` in a slab: in a freed slot if there is one, else at its end. Returns its index.
+#[inline(always)]
+fn store<T>(slab: &mut Vec<T>, free: &mut Vec<u32>, value: T) -> u32 {
+    match free.pop() {
+        Some(i) => {
+            slab[i as usize] = value;
+            i
+        }
+        None => {
+            slab.push(value);
+            (slab.len() - 1) as u32
+        }
+    }
+}
+
 /// The waiters of the lock table: pieces and one-op requests.
 struct Waiting<'a> {
     pieces: &'a mut [Piece],
@@ -204,8 +219,8 @@ pub struct Controller {
     failed: Vec<bool>,
     failed_list: Vec<u32>,
     data_lost: bool,
-    /// Whether requests that are one op take the short way (see the module doc): not with
-    /// the content model, which follows every request's values through a plan.
+    /// Whether requests that are one op take the short way (see the module doc); switched
+    /// off only by the test that compares the two ways.
     one_op_requests: bool,
     pieces: Vec<Piece>,
     free_pieces: Vec<u32>,
@@ -262,7 +277,7 @@ impl Controller {
             failed: vec![false; drives],
             failed_list: Vec::new(),
             data_lost: false,
-            one_op_requests: !check_content,
+            one_op_requests: true,
             pieces: Vec::new(),
             free_pieces: Vec::new(),
             requests: Vec::new(),
@@ -373,16 +388,7 @@ impl Controller {
 
     /// A request slot holding `slot`, reused when one is free.
     fn alloc_request(&mut self, slot: RequestSlot) -> u32 {
-        match self.free_requests.pop() {
-            Some(r) => {
-                self.requests[r as usize] = slot;
-                r
-            }
-            None => {
-                self.requests.push(slot);
-                (self.requests.len() - 1) as u32
-            }
-        }
+        store(&mut self.requests, &mut self.free_requests, slot)
     }
 
     /// Where `sectors` sectors from offset `first` into `stripe`'s data lie when they are one
@@ -405,20 +411,11 @@ impl Controller {
 
     /// Accept a request that is one op: lock its stripe, and issue the op once granted.
     fn submit_one_op(&mut self, now: Nanos, op: OneOp, view: &dyn DriveView) -> Result<()> {
-        let index = match self.free_one_ops.pop() {
-            Some(i) => {
-                self.one_ops[i as usize] = op;
-                i
-            }
-            None => {
-                // Ids stay below `NONE`, the lock table's "no waiter", which has the tag too.
-                if self.one_ops.len() >= (NONE & !ONE_OP) as usize {
-                    return Err(Error::Invariant(format!("{} one-op requests in flight", self.one_ops.len())));
-                }
-                self.one_ops.push(op);
-                (self.one_ops.len() - 1) as u32
-            }
-        };
+        // Ids stay below `NONE`, the lock table's "no waiter", which has the tag too.
+        if self.free_one_ops.is_empty() && self.one_ops.len() >= (NONE & !ONE_OP) as usize {
+            return Err(Error::Invariant(format!("{} one-op requests in flight", self.one_ops.len())));
+        }
+        let index = store(&mut self.one_ops, &mut self.free_one_ops, op);
         self.in_flight_requests += 1;
         let id = ONE_OP | index;
         let mut waiting = Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops };
@@ -485,11 +482,7 @@ impl Controller {
         if op.is_write {
             self.stats.write_pieces += 1;
         }
-        let mut waiting = Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops };
-        self.locks.release(op.stripe, op.is_write, &mut waiting, &mut self.granted);
-        if !self.granted.is_empty() {
-            self.ready.append(&mut self.granted);
-        }
+        self.unlock(op.stripe, op.is_write);
         self.free_one_ops.push(index);
         self.completed.push(CompletedRequest { arrival: op.arrival, is_write: op.is_write, degraded: false, lost: false });
         self.in_flight_requests -= 1;
@@ -513,6 +506,17 @@ impl Controller {
         p.aborted = false;
         p.next_waiter = NONE;
         idx
+    }
+
+    /// Release a stripe lock held by a piece or a one-op request (a writer if `is_write`);
+    /// whoever it grants goes on the ready list.
+    #[inline(always)]
+    fn unlock(&mut self, stripe: u64, is_write: bool) {
+        let mut waiting = Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops };
+        self.locks.release(stripe, is_write, &mut waiting, &mut self.granted);
+        if !self.granted.is_empty() {
+            self.ready.append(&mut self.granted);
+        }
     }
 
     /// Plan and start every piece, and issue every one-op request, whose lock was granted.
@@ -710,11 +714,7 @@ impl Controller {
             self.check_or_commit(idx)?;
         }
         let stripe = self.pieces[idx as usize].stripe;
-        let mut waiting = Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops };
-        self.locks.release(stripe, spec.is_write, &mut waiting, &mut self.granted);
-        if !self.granted.is_empty() {
-            self.ready.append(&mut self.granted);
-        }
+        self.unlock(stripe, spec.is_write);
         self.pieces[idx as usize].spec = None;
         self.free_pieces.push(idx);
         let r = &mut self.requests[request as usize];
