@@ -502,7 +502,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      description="Read a trace once and print its statistics.")
     info.add_argument("file", metavar="FILE")
     info.add_argument("--format", default="auto",
-                      help="trace format: spc, msr, systor, tencent, csv (with --set csv.…) or validate; "
+                      help="trace format: spc, msr, systor, tencent, csv (with --set csv.…), disksim or validate; "
                            "default: auto, told from the first lines")
     info.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                       help="other keys of workload.trace, e.g. --set csv.time_column=0 "

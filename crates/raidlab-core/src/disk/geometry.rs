@@ -229,8 +229,8 @@ impl Zone {
                     let to = thresholds.partition_point(|&(u, t)| u < unit || (u == unit && t <= r));
                     // This unit's slips among the `to` are the last few of them (thresholds
                     // are sorted by unit): counted stepping back, not by a second search, as
-                    // a unit rarely holds one.
-                    let mut in_unit = 0;
+                    // a unit rarely holds one. In a zone that is one unit, all of them are.
+                    let mut in_unit = if *one_unit { to } else { 0 };
                     while in_unit < to && thresholds[to - 1 - in_unit].0 == unit {
                         in_unit += 1;
                     }

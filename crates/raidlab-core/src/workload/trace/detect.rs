@@ -98,12 +98,14 @@ mod tests {
     #[test]
     fn every_sample_is_told_by_its_first_lines() {
         let spc = TempFile::new("financial.txt", b"0,303567,3584,w,0.000000\n1,55590,3072,r,0.000000\n");
+        let disksim = TempFile::new("t.ascii", b"0.000000 0 303567 8 1\n12.5 0 55590 6 0\n");
         for (path, format) in [
             (MSR_SAMPLE, "msr"),
             (SYSTOR_SAMPLE, "systor"),
             (TENCENT_SAMPLE, "tencent"),
             (VALIDATE_SAMPLE, "validate"),
             (spc.0.to_str().unwrap(), "spc"),
+            (disksim.0.to_str().unwrap(), "disksim"),
         ] {
             assert_eq!(detect(&config(path, AUTO), KEY).unwrap(), format, "{path}");
             // Detection is what a replay with the format named would read.
@@ -119,7 +121,7 @@ mod tests {
         let file = TempFile::new("odd.csv", b"\n\n12.5;read;4096;8\n13.0;write;0;8\n");
         let err = detect(&config(&file.0, AUTO), KEY).unwrap_err().to_string();
         assert!(err.starts_with("workload.trace.format: "), "{err}");
-        assert!(err.contains("the first 2 lines fit none of the formats spc, msr, systor, tencent, validate"), "{err}");
+        assert!(err.contains("the first 2 lines fit none of the formats spc, msr, systor, tencent, disksim, validate"), "{err}");
         assert!(err.contains("(first line: \"12.5;read;4096;8\")"), "{err}");
         // One line of another format among good ones is enough to rule a format out.
         let mixed = TempFile::new("mixed.spc", b"0,303567,3584,w,0.000000\n1538323200,4247200,128,1,1058\n");

@@ -33,6 +33,7 @@
 
 mod csv;
 mod detect;
+mod disksim;
 mod fields;
 mod input;
 mod msr;
@@ -92,8 +93,8 @@ pub struct TraceConfig {
     /// Trace file; `.gz` and `.bz2` (detected from the content) are decompressed on the fly.
     pub path: PathBuf,
     /// Format: `auto` (the default: told from the first lines, or `csv` when a column mapping
-    /// is given), `spc`, `msr`, `systor`, `tencent`, `csv` (needs `csv`, the column mapping)
-    /// or `validate` (see [`trace_formats`]).
+    /// is given), `spc`, `msr`, `systor`, `tencent`, `csv` (needs `csv`, the column mapping),
+    /// `disksim` (DiskSim's default `ascii` format) or `validate` (see [`trace_formats`]).
     #[serde(default = "auto")]
     pub format: String,
     /// Column mapping, required when `format = "csv"`.
@@ -232,6 +233,7 @@ const TRACE_FORMATS: &[TraceFormat] = &[
     TraceFormat { name: "systor", parser: systor::parser, description: "Systor '17 VDI: header, Timestamp,Response,IOType,LUN,Offset,Size; epoch seconds, R/W, bytes", needs_configuration: false },
     TraceFormat { name: "tencent", parser: tencent::parser, description: "Tencent CBS: Timestamp,Offset,Size,IOType,VolumeID; epoch seconds, sectors, 0 read / 1 write", needs_configuration: false },
     TraceFormat { name: "csv", parser: csv::parser, description: "generic delimited text, columns and units given by the `csv` mapping", needs_configuration: true },
+    TraceFormat { name: "disksim", parser: disksim::parser, description: "DiskSim ascii: arrival_ms device block blocks flags; whitespace, 512-byte blocks, hex flags (bit 0: read)", needs_configuration: false },
     TraceFormat { name: "validate", parser: validate::parser, description: "DiskSim validate: R|W Hit|Miss LBN blocks service_us next_interarrival_us; whitespace, 512-byte blocks, µs", needs_configuration: false },
 ];
 
@@ -864,7 +866,7 @@ pub(crate) mod tests {
     #[test]
     fn registry_lists_every_format_once_with_a_description() {
         let names: Vec<&str> = trace_formats().map(|(name, _)| name).collect();
-        assert_eq!(names, ["spc", "msr", "systor", "tencent", "csv", "validate"]);
+        assert_eq!(names, ["spc", "msr", "systor", "tencent", "csv", "disksim", "validate"]);
         assert!(trace_formats().all(|(_, description)| !description.is_empty()));
     }
 
