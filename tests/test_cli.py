@@ -222,9 +222,11 @@ def test_bench_compares_the_cached_ibm18es_case_with_disksim(fake_bench, capsys)
     assert run_cli("bench", "--requests", "260000", "--case", "ibm18es_cached") == 0
     # 260,000 requests in 0.5 s are 520,000 per second: ten times DiskSim's 52,000.
     assert "10.0 × DiskSim" in capsys.readouterr().err
-    assert run_cli("bench", "--requests", "260000", "--case", "ibm18es_cached", "--case", "raid5", "--json") == 0
-    cached, raid5 = json.loads(capsys.readouterr().out)
+    assert run_cli("bench", "--requests", "260000", "--case", "ibm18es_cached", "--case", "raid5",
+                   "--case", "ibm18es_cached_trace", "--json") == 0
+    cached, raid5, replayed = json.loads(capsys.readouterr().out)
     assert cached["times_disksim"] == pytest.approx(10.0)
+    assert replayed["times_disksim"] == pytest.approx(10.0)  # the trace replay is compared too
     assert "times_disksim" not in raid5
 
 

@@ -292,8 +292,10 @@ def _request_count(text: str) -> int:
 
 
 #: DiskSim 4.0's speed on the `ibm18es_cached` case's drive, requests per second: built with
-#: ``-O2``, about 19 s for 1 M requests on the reference machine (the drive-fidelity issue's
-#: figure; ``docs/performance.md``). raidlab's target there is 100 times it.
+#: ``-O2``, about 19 s for 1 M requests of a trace on the reference machine (the
+#: drive-fidelity issue's figure; ``docs/performance.md``). raidlab's target there is 100
+#: times it; both `ibm18es_cached` (requests generated as it runs) and
+#: `ibm18es_cached_trace` (the same requests replayed from a trace file) are compared with it.
 DISKSIM_IBM18ES_REQUESTS_PER_S = 52_000
 
 
@@ -311,7 +313,7 @@ def _command_bench(args: argparse.Namespace, out: Console, err: Console) -> int:
         result = dict(_core.bench(case, args.requests))
         result["peak_rss_kib"] = peak_rss_kib()
         result["baseline_rss_kib"] = baseline
-        if case == "ibm18es_cached":
+        if case in ("ibm18es_cached", "ibm18es_cached_trace"):
             result["times_disksim"] = float(result["requests_per_second"]) / DISKSIM_IBM18ES_REQUESTS_PER_S
         results.append(result)
     if args.json:

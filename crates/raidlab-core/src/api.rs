@@ -1,6 +1,8 @@
 //! The coarse entry points used by the Python binding and the benchmarks.
 
-use std::path::Path;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::json;
 
@@ -9,6 +11,7 @@ use crate::engine::Simulation;
 use crate::error::{Error, Result};
 use crate::metrics::CLASS_NAMES;
 use crate::sim::{ns_to_ms, ns_to_s};
+use crate::workload::Workload;
 
 /// A column of a result table.
 #[derive(Debug, Clone, PartialEq)]
@@ -265,13 +268,14 @@ pub fn config_schema() -> String {
 /// Result of one built-in benchmark case.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct BenchResult {
-    /// Case name (`single_drive` or `raid5`).
+    /// Case name (one of [`bench_cases`]).
     pub case: String,
     /// User requests simulated.
     pub requests: u64,
     /// Disk operations simulated.
     pub disk_ops: u64,
-    /// Wall-clock seconds of the simulation loop (excluding set-up).
+    /// Wall-clock seconds of the simulation loop (excluding set-up; for [`TRACE_CASE`],
+    /// from building the simulation on, when its trace reader starts).
     pub wall_seconds: f64,
     /// Simulated user requests per wall-clock second.
     pub requests_per_second: f64,
@@ -283,11 +287,61 @@ pub struct BenchResult {
 }
 
 /// Names of the built-in benchmark cases: `single_drive` (one IBM 0661, random 4 KiB reads),
-/// `raid5` (8 IBM 0661 as RAID-5, 70 % reads, 4–64 KiB) and `ibm18es_cached` (one IBM 18ES
+/// `raid5` (8 IBM 0661 as RAID-5, 70 % reads, 4–64 KiB), `ibm18es_cached` (one IBM 18ES
 /// with its DiskSim-validated on-drive cache, random 4 KiB requests, 70 % reads: the drive
-/// DiskSim's own speed is quoted for).
+/// DiskSim's own speed is quoted for) and `ibm18es_cached_trace` (the same requests replayed
+/// from a trace file, as DiskSim's speed was measured: see [`TRACE_CASE`]).
 pub fn bench_cases() -> &'static [&'static str] {
-    &["single_drive", "raid5", "ibm18es_cached"]
+    &["single_drive", "raid5", "ibm18es_cached", TRACE_CASE]
+}
+
+/// The bench case that replays a trace: the requests of `ibm18es_cached`, generated with its
+/// seed and written to a trace file in DiskSim's default (`ascii`) format before the case
+/// runs, then read back by the replay, which parses it while it simulates. Its time includes
+/// building the simulation, when the trace reader starts.
+pub const TRACE_CASE: &str = "ibm18es_cached_trace";
+
+/// A bench case's trace file, removed when dropped.
+struct BenchTrace(PathBuf);
+
+impl Drop for BenchTrace {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Write the requests of `ibm18es_cached` (`requests` of them) to a new DiskSim ascii trace
+/// in the temporary directory: arrival in ms to the ns, device 0, block, blocks, flags 1 for a
+/// read and 0 for a write.
+fn write_bench_trace(requests: u64) -> Result<BenchTrace> {
+    static WRITTEN: AtomicU64 = AtomicU64::new(0);
+    let config = Config::from_toml(&bench_case_config("ibm18es_cached", requests)?, Path::new("."))?;
+    // Building the simulation resolves the arrival rate from the target utilization.
+    let sim = Simulation::new(config.clone())?;
+    let capacity = sim.controller.capacity_sectors();
+    let mut workload = Workload::new(&config.workload, capacity, sim.arrival_rate_per_s, config.seed, "workload")?;
+    let name = format!("raidlab-{TRACE_CASE}-{}-{}.trace", std::process::id(), WRITTEN.fetch_add(1, Ordering::Relaxed));
+    let trace = BenchTrace(std::env::temp_dir().join(name));
+    let file = std::fs::File::create(&trace.0).map_err(|err| Error::io(&trace.0, err))?;
+    let mut out = std::io::BufWriter::new(file);
+    while let Some(r) = workload.next(0)? {
+        let (ms, ns) = (r.arrival / 1_000_000, r.arrival % 1_000_000);
+        writeln!(out, "{ms}.{ns:06} 0 {} {} {}", r.lba, r.sectors, u8::from(!r.is_write))
+            .map_err(|err| Error::io(&trace.0, err))?;
+    }
+    out.flush().map_err(|err| Error::io(&trace.0, err))?;
+    Ok(trace)
+}
+
+/// The configuration of [`TRACE_CASE`], replaying the trace at `path`.
+fn trace_case_config(path: &Path) -> String {
+    let path = toml::Value::String(path.display().to_string());
+    format!(
+        "seed = 1\n[array]\nlayout = \"raid0\"\ndrives = 1\nstripe_unit_kib = 64\n\
+         [drive]\npreset = \"ibm18es\"\n\
+         [workload]\ntrace = {{ path = {path}, format = \"disksim\" }}\n\
+         [workload.arrival]\nprocess = \"trace\"\n"
+    )
 }
 
 /// The configuration of a bench case: Poisson arrivals at `utilization` of the drives.
@@ -304,9 +358,15 @@ fn bench_config(layout: &str, drives: u32, preset: &str, workload: &str, utiliza
 /// lets a caller cancel a long case (the binding does, on Ctrl-C); it is asked about every
 /// 100 ms of wall time, so it does not slow the case down.
 pub fn bench(case: &str, requests: u64, progress: Option<&mut dyn FnMut(Progress) -> bool>) -> Result<BenchResult> {
-    let config = Config::from_toml(&bench_case_config(case, requests)?, Path::new("."))?;
+    let trace = if case == TRACE_CASE { Some(write_bench_trace(requests)?) } else { None };
+    let text = match &trace {
+        Some(trace) => trace_case_config(&trace.0),
+        None => bench_case_config(case, requests)?,
+    };
+    let config = Config::from_toml(&text, Path::new("."))?;
+    let building = std::time::Instant::now();
     let mut sim = Simulation::new(config)?;
-    let start = std::time::Instant::now();
+    let start = if trace.is_some() { building } else { std::time::Instant::now() };
     run_reporting(&mut sim, progress)?;
     let wall_seconds = start.elapsed().as_secs_f64();
     let disk_ops: u64 = sim.drives.iter().map(|d| d.operations).sum();
@@ -321,7 +381,8 @@ pub fn bench(case: &str, requests: u64, progress: Option<&mut dyn FnMut(Progress
     })
 }
 
-/// The configuration (TOML) of benchmark case `case` with `requests` user requests.
+/// The configuration (TOML) of benchmark case `case` with `requests` user requests; not for
+/// [`TRACE_CASE`], whose configuration names the trace file [`bench`] writes for it.
 pub fn bench_case_config(case: &str, requests: u64) -> Result<String> {
     Ok(match case {
         "single_drive" => bench_config("raid0", 1, "ibm0661", "read_fraction = 1.0\nsize_kib = 4", 0.7, requests),
@@ -334,6 +395,9 @@ pub fn bench_case_config(case: &str, requests: u64) -> Result<String> {
             requests,
         ),
         "ibm18es_cached" => bench_config("raid0", 1, "ibm18es", "read_fraction = 0.7\nsize_kib = 4", 0.7, requests),
+        TRACE_CASE => {
+            return Err(Error::config("case", format!("{TRACE_CASE} replays a trace that `bench` writes when it runs")))
+        }
         other => {
             return Err(Error::config("case", format!("unknown bench case {other:?}; known: {}", bench_cases().join(", "))))
         }
@@ -551,6 +615,38 @@ fn without_toml_excerpt(error: Error) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::array::UserRequest;
+
+    /// The trace case replays exactly the requests of `ibm18es_cached`: the same addresses,
+    /// sizes and kinds, at the same times counted from the first (a replay starts at its
+    /// first record), to the nanosecond; the file is gone once the case has run.
+    #[test]
+    fn the_trace_case_replays_the_requests_of_the_synthetic_case() {
+        let requests = 5_000;
+        let trace = write_bench_trace(requests).unwrap();
+        let config = Config::from_toml(&bench_case_config("ibm18es_cached", requests).unwrap(), Path::new(".")).unwrap();
+        let sim = Simulation::new(config.clone()).unwrap();
+        let capacity = sim.controller.capacity_sectors();
+        let mut synthetic =
+            Workload::new(&config.workload, capacity, sim.arrival_rate_per_s, config.seed, "workload").unwrap();
+        let replay_config = Config::from_toml(&trace_case_config(&trace.0), Path::new(".")).unwrap();
+        let mut replay = Workload::new(&replay_config.workload, capacity, None, 1, "workload").unwrap();
+        let mut first = None;
+        let mut count = 0;
+        while let Some(expected) = synthetic.next(0).unwrap() {
+            let origin = *first.get_or_insert(expected.arrival);
+            let replayed = replay.next(0).unwrap().expect("as many requests in the trace");
+            assert_eq!(replayed, UserRequest { arrival: expected.arrival - origin, ..expected }, "request {count}");
+            count += 1;
+        }
+        assert_eq!(count, requests);
+        assert!(replay.next(0).unwrap().is_none());
+        let path = trace.0.clone();
+        drop(trace);
+        assert!(!path.exists());
+        let result = bench(TRACE_CASE, 500, None).unwrap();
+        assert_eq!((result.requests, result.cancelled), (500, false));
+    }
 
     #[test]
     fn a_progress_hook_returning_false_cancels_a_bench_case() {

@@ -14,7 +14,7 @@ use crate::array::UserRequest;
 use crate::error::{Error, Result};
 use crate::sim::{ms_to_ns, s_to_ns, Nanos, RngStream};
 pub use synthetic::{AddressConfig, SizeConfig, SyntheticGenerator};
-pub use trace::{TraceConfig, TraceSource};
+pub use trace::{ThreadedSource, TraceConfig, TraceSource};
 
 /// The user workload.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -103,7 +103,7 @@ impl Default for ArrivalConfig {
 
 enum Source {
     Synthetic(SyntheticGenerator),
-    Trace(Box<TraceSource>),
+    Trace(ThreadedSource),
 }
 
 /// Open or closed loop, resolved.
@@ -167,7 +167,7 @@ impl Workload {
     ) -> Result<Self> {
         use crate::sim::StreamId;
         let source = match &cfg.trace {
-            Some(t) => Source::Trace(Box::new(TraceSource::open(t, capacity, &format!("{key}.trace"))?)),
+            Some(t) => Source::Trace(ThreadedSource::start(TraceSource::open(t, capacity, &format!("{key}.trace"))?)?),
             None => Source::Synthetic(SyntheticGenerator::new(cfg, capacity, RngStream::new(seed, StreamId::Requests), key)?),
         };
         let arrival = match (&cfg.arrival, &source) {

@@ -70,6 +70,35 @@ pub(crate) fn parse_positive_u64(name: &str, text: &str) -> Result<u64, String> 
 /// exactly (`"1456095145.133076000"` → 1456095145133076000). Scientific notation
 /// (`"1.5e-3"`) is accepted through `f64`, with `f64` precision.
 pub(crate) fn parse_decimal_e9(name: &str, text: &str) -> Result<u128, String> {
+    // One pass for what traces hold, plain decimals ("1456095145.133076"), in 64 bits: up to
+    // 19 whole digits cannot overflow. Anything else (a sign, an exponent, more digits, a
+    // mistake) goes the general way below, which also words the errors.
+    let bytes = text.as_bytes();
+    let (mut whole, mut i) = (0u64, 0);
+    while i < bytes.len().min(19) && bytes[i].is_ascii_digit() {
+        whole = whole * 10 + u64::from(bytes[i] - b'0');
+        i += 1;
+    }
+    let (mut nanos, mut places, mut dot) = (0u64, 0, false);
+    if i < bytes.len() && bytes[i] == b'.' {
+        dot = true;
+        i += 1;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            if places < 9 {
+                nanos = nanos * 10 + u64::from(bytes[i] - b'0');
+                places += 1;
+            }
+            i += 1;
+        }
+    }
+    if i == bytes.len() && i > usize::from(dot) {
+        return Ok(u128::from(whole) * 1_000_000_000 + u128::from(nanos * 10u64.pow(9 - places)));
+    }
+    parse_decimal_e9_general(name, text)
+}
+
+/// [`parse_decimal_e9`] for any text: signs, exponents, long numbers and errors.
+fn parse_decimal_e9_general(name: &str, text: &str) -> Result<u128, String> {
     let bad = || format!("bad {name} \"{text}\": expected a non-negative decimal number");
     if text.starts_with('-') && text.len() > 1 {
         return Err(format!("{name} must not be negative, got \"{text}\""));
@@ -166,5 +195,32 @@ mod tests {
             assert!(parse_seconds_ns("t", bad).is_err(), "{bad:?} accepted");
         }
         assert!(parse_seconds_ns("t", "99999999999999").unwrap_err().contains("out of range"));
+    }
+
+    #[test]
+    fn the_one_pass_and_the_general_decimal_parsers_agree() {
+        let mut cases: Vec<String> = [
+            "", ".", "0", "7", "12.", ".5", "+1.5", "-0", "1..2", "1.2.3", "1e3", "1.5E-3", " 1", "1 ", "١",
+            "9999999999999999999", "99999999999999999999", "18446744073709551616.5", "0.0000000019",
+            "123456789012345678901234567890.1", "3.14x", "00012.00034000",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut rng = crate::sim::RngStream::new(3, crate::sim::StreamId::Policy(0));
+        for _ in 0..2000 {
+            let digits = |rng: &mut crate::sim::RngStream, n: u64| -> String {
+                (0..n).map(|_| char::from(b'0' + rng.below(10) as u8)).collect()
+            };
+            let (whole, fraction) = (rng.below(24), rng.below(14));
+            let text = match rng.below(3) {
+                0 => digits(&mut rng, whole),
+                _ => format!("{}.{}", digits(&mut rng, whole), digits(&mut rng, fraction)),
+            };
+            cases.push(text);
+        }
+        for text in cases {
+            assert_eq!(parse_decimal_e9("t", &text), parse_decimal_e9_general("t", &text), "{text:?}");
+        }
     }
 }

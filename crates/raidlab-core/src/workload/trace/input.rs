@@ -125,8 +125,12 @@ impl LineReader {
             self.line = String::from_utf8(bytes).map_err(|err| {
                 Error::trace(&self.path, self.line_number, format!("not UTF-8 text: {}", err.utf8_error()))
             })?;
-            if !self.line.trim().is_empty() {
-                return Ok(Some(self.line.trim()));
+            // The trimmed line's bounds, then the line borrowed once to return it (returning a
+            // borrow taken before the test would hold it over the loop).
+            let start = self.line.len() - self.line.trim_start().len();
+            let end = self.line.trim_end().len();
+            if start < end {
+                return Ok(Some(&self.line[start..end]));
             }
         }
     }

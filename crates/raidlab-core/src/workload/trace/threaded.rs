@@ -1,0 +1,198 @@
+//! A trace source read on a thread of its own.
+//!
+//! Reading a text trace (decompressing, splitting lines, parsing numbers, reordering) costs
+//! about as much per request as simulating a drive does, and it does not depend on the
+//! simulation: the records and their order are fixed by the file. So a replay reads the
+//! trace on a second thread, which hands the records over in batches through a bounded
+//! channel, while the simulation runs on the first. The records, and an error at the line
+//! where it is found, arrive in the order a [`TraceSource`] read inline gives them: the run
+//! is the same, byte for byte, only sooner on a machine with a second core.
+//!
+//! The reader stays at most [`BATCHES_IN_FLIGHT`] batches of [`BATCH_RECORDS`] records
+//! ahead (besides the reorder window), so memory stays bounded. A run that stops before the
+//! end of the trace (its duration or request limit reached, or cancelled) drops the source,
+//! which stops the thread and waits for it: the file is closed when the run is.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::thread::JoinHandle;
+
+use super::{TraceRecord, TraceSource};
+use crate::error::{Error, Result};
+
+/// Records per batch handed over: large enough that the hand-over (a lock and a wake-up)
+/// costs next to nothing per record, small enough that the first batch comes at once.
+pub const BATCH_RECORDS: usize = 1024;
+
+/// Batches the reader may be ahead of the simulation.
+pub const BATCHES_IN_FLIGHT: usize = 4;
+
+/// What the reader thread sends.
+enum Message {
+    /// The next records, in order.
+    Records(Vec<TraceRecord>),
+    /// The end of the trace, or the error that ended it (after the records before it).
+    End(Result<()>),
+}
+
+/// A [`TraceSource`] read ahead on its own thread.
+pub struct ThreadedSource {
+    /// The records received and not yet handed out.
+    batch: std::vec::IntoIter<TraceRecord>,
+    /// `None` once the end (or an error) has been handed out.
+    receiver: Option<Receiver<Message>>,
+    thread: Option<JoinHandle<()>>,
+    path: PathBuf,
+}
+
+impl ThreadedSource {
+    /// Start reading `source` on a new thread.
+    pub fn start(source: TraceSource) -> Result<Self> {
+        let path = source.path().to_path_buf();
+        let (sender, receiver) = sync_channel(BATCHES_IN_FLIGHT);
+        let thread = std::thread::Builder::new()
+            .name("raidlab-trace-reader".into())
+            .spawn(move || read_ahead(source, sender))
+            .map_err(|err| Error::io(&path, std::io::Error::new(err.kind(), format!("cannot start a thread to read the trace: {err}"))))?;
+        Ok(ThreadedSource { batch: Vec::new().into_iter(), receiver: Some(receiver), thread: Some(thread), path })
+    }
+
+    /// The next record in arrival order, `None` at the end; errors name file and line.
+    /// Exactly what [`TraceSource::next_record`] returns, call for call, up to the first
+    /// `None` or error; `None` after that.
+    #[inline]
+    pub fn next_record(&mut self) -> Result<Option<TraceRecord>> {
+        match self.batch.next() {
+            Some(record) => Ok(Some(record)),
+            None => self.next_batch(),
+        }
+    }
+
+    /// [`ThreadedSource::next_record`] once the batch in hand is used up.
+    #[inline(never)]
+    fn next_batch(&mut self) -> Result<Option<TraceRecord>> {
+        let Some(receiver) = &self.receiver else { return Ok(None) };
+        match receiver.recv() {
+            Ok(Message::Records(records)) => {
+                self.batch = records.into_iter();
+                Ok(self.batch.next())
+            }
+            Ok(Message::End(end)) => {
+                self.receiver = None;
+                end.map(|()| None)
+            }
+            // The thread ended without saying why: it panicked (its message is on stderr).
+            Err(_) => {
+                self.receiver = None;
+                Err(Error::Invariant(format!("the thread reading {} stopped unexpectedly", self.path.display())))
+            }
+        }
+    }
+
+    /// The trace file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for ThreadedSource {
+    fn drop(&mut self) {
+        // Closing the channel makes the reader's next send fail, and it returns.
+        self.receiver = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The reader thread: batches of records, then the end or the error, until the trace ends
+/// or the receiver is gone.
+fn read_ahead(mut source: TraceSource, sender: SyncSender<Message>) {
+    loop {
+        let mut records = Vec::with_capacity(BATCH_RECORDS);
+        let end = loop {
+            match source.next_record() {
+                Ok(Some(record)) => {
+                    records.push(record);
+                    if records.len() == BATCH_RECORDS {
+                        break None;
+                    }
+                }
+                Ok(None) => break Some(Ok(())),
+                Err(err) => break Some(Err(err)),
+            }
+        };
+        if !records.is_empty() && sender.send(Message::Records(records)).is_err() {
+            return;
+        }
+        if let Some(end) = end {
+            let _ = sender.send(Message::End(end));
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{config, TempFile};
+    use super::*;
+
+    const KEY: &str = "workload.trace";
+
+    /// Every call of the inline source and of the threaded one, up to and including the
+    /// first `None` or error.
+    fn calls(mut next: impl FnMut() -> Result<Option<TraceRecord>>) -> Vec<Result<TraceRecord, String>> {
+        let mut out = Vec::new();
+        loop {
+            match next() {
+                Ok(Some(record)) => out.push(Ok(record)),
+                Ok(None) => return out,
+                Err(err) => {
+                    out.push(Err(err.to_string()));
+                    return out;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_thread_hands_out_what_the_source_reads_inline_errors_included() {
+        // Around the batch size, with a bad line at the end, in the middle of a batch, on a
+        // batch's edge, and none; unsorted, so that the reorder window is at work.
+        let lines = 3 * BATCH_RECORDS + 17;
+        for bad_line in [None, Some(lines), Some(BATCH_RECORDS / 2), Some(BATCH_RECORDS), Some(BATCH_RECORDS + 1)] {
+            let text: String = (1..=lines)
+                .map(|line| {
+                    if Some(line) == bad_line {
+                        "0,1,512,r,soon\n".to_string()
+                    } else {
+                        format!("0,{line},{},{},{}\n", 512 * (1 + line % 8), ["r", "w"][line % 2], (line * 7919) % 5000)
+                    }
+                })
+                .collect();
+            let file = TempFile::new("threaded.spc", text.as_bytes());
+            let cfg = config(&file.0, "spc");
+            let mut inline = TraceSource::open(&cfg, 1 << 40, KEY).unwrap();
+            let expected = calls(|| inline.next_record());
+            let mut threaded = ThreadedSource::start(TraceSource::open(&cfg, 1 << 40, KEY).unwrap()).unwrap();
+            assert_eq!(calls(|| threaded.next_record()), expected, "bad line {bad_line:?}");
+            // After the end or the error, nothing more.
+            assert!(matches!(threaded.next_record(), Ok(None)));
+            match bad_line {
+                None => assert_eq!(expected.len(), lines),
+                Some(_) => assert!(expected.last().unwrap().as_ref().is_err_and(|e| e.contains("bad timestamp"))),
+            }
+        }
+    }
+
+    #[test]
+    fn dropping_the_source_early_stops_the_thread() {
+        let text: String = (0..20 * BATCH_RECORDS).map(|line| format!("0,{line},512,r,{line}\n")).collect();
+        let file = TempFile::new("early.spc", text.as_bytes());
+        let mut threaded =
+            ThreadedSource::start(TraceSource::open(&config(&file.0, "spc"), 1 << 40, KEY).unwrap()).unwrap();
+        assert_eq!(threaded.next_record().unwrap().unwrap().lba, 0);
+        // The reader is blocked on a full channel; dropping must not hang.
+        drop(threaded);
+    }
+}
