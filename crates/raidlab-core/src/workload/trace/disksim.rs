@@ -16,7 +16,7 @@
 //! DiskSim requires ascending arrival times; raidlab, as for every format, puts a trace that
 //! steps back in order through its reorder window.
 
-use super::fields::{parse_decimal_e9, parse_positive_u64, parse_u64, scale_u64};
+use super::fields::{parse_decimal_e9, parse_positive_u64, parse_u64, scale_u64, split_whitespace_exact};
 use super::{LineParser, RawRecord, TraceConfig};
 use crate::disk::SECTOR_BYTES;
 use crate::error::Result;
@@ -36,18 +36,7 @@ pub(crate) fn parser(_cfg: &TraceConfig, _key: &str) -> Result<Box<dyn LineParse
 
 impl LineParser for DisksimParser {
     fn parse_line(&mut self, line: &str) -> Result<Option<RawRecord>, String> {
-        let mut fields = line.split_ascii_whitespace();
-        let mut take = [""; 5];
-        let mut count = 0;
-        for field in fields.by_ref().take(5) {
-            take[count] = field;
-            count += 1;
-        }
-        let count = count + fields.count();
-        if count != 5 {
-            return Err(format!("expected 5 whitespace-separated fields ({LAYOUT}), found {count}"));
-        }
-        let [time, device, block, blocks, flags] = take;
+        let [time, device, block, blocks, flags] = split_whitespace_exact::<5>(line, LAYOUT)?;
         let time_ns = u64::try_from(parse_decimal_e9("arrival time", time)? / PS_PER_NS)
             .map_err(|_| format!("arrival time \"{time}\" is out of range"))?;
         parse_u64("device number", device)?;
@@ -88,7 +77,7 @@ mod tests {
 
     #[test]
     fn malformed_lines_say_what_is_wrong() {
-        assert!(parse("0 0 0 1").unwrap_err().contains("expected 5 whitespace-separated fields"));
+        assert!(parse("0 0 0 1").unwrap_err().contains("expected 5 fields (arrival_ms device block blocks flags)"));
         assert!(parse("0 0 0 1 1 7").unwrap_err().contains("found 6"));
         assert!(parse("0,0,0,1,1").unwrap_err().contains("found 1"));
         assert!(parse("0 0 0 0 1").unwrap_err().contains("size must be positive"));

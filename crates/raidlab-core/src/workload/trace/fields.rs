@@ -34,6 +34,24 @@ pub(crate) fn split_at_least<'a, const N: usize>(
     }
 }
 
+/// Split `line` at runs of whitespace into exactly `N` fields (the whitespace-separated
+/// formats). `layout` names the fields for the error message.
+pub(crate) fn split_whitespace_exact<'a, const N: usize>(line: &'a str, layout: &str) -> Result<[&'a str; N], String> {
+    let mut fields = line.split_whitespace();
+    let mut taken = [""; N];
+    let mut count = 0;
+    for field in fields.by_ref().take(N) {
+        taken[count] = field;
+        count += 1;
+    }
+    let count = count + fields.count();
+    if count == N {
+        Ok(taken)
+    } else {
+        Err(format!("expected {N} fields ({layout}), found {count}"))
+    }
+}
+
 /// The first `N` fields (trimmed; missing ones empty) and the total number of fields.
 fn split_first<const N: usize>(line: &str, delimiter: char) -> ([&str; N], usize) {
     let mut fields = [""; N];
@@ -160,6 +178,13 @@ mod tests {
         let err = split_exact::<3>("a,b", ',', "A,B,C").unwrap_err();
         assert_eq!(err, "expected 3 fields (A,B,C), found 2");
         assert!(split_exact::<3>("a,b,c,d", ',', "A,B,C").is_err());
+    }
+
+    #[test]
+    fn whitespace_fields_are_split_at_runs_of_blanks_and_counted() {
+        assert_eq!(split_whitespace_exact::<3>("a \t b   c", "A B C"), Ok(["a", "b", "c"]));
+        assert_eq!(split_whitespace_exact::<3>("a b", "A B C").unwrap_err(), "expected 3 fields (A B C), found 2");
+        assert!(split_whitespace_exact::<3>("a b c d", "A B C").unwrap_err().ends_with("found 4"));
     }
 
     #[test]

@@ -31,7 +31,7 @@
 use std::io::BufRead;
 use std::path::Path;
 
-use super::fields::{parse_decimal_e9, parse_positive_u64, parse_u64};
+use super::fields::{parse_decimal_e9, parse_positive_u64, parse_u64, split_whitespace_exact};
 use super::input::open_decompressed;
 use super::{LineParser, RawRecord, TraceConfig};
 use crate::disk::SECTOR_BYTES;
@@ -109,18 +109,7 @@ fn parse_microseconds(name: &str, text: &str) -> Result<(u128, Nanos), String> {
 }
 
 fn parse_fields(line: &str) -> Result<Fields, String> {
-    let mut fields = line.split_whitespace();
-    let mut take = [""; 6];
-    let mut count = 0;
-    for field in fields.by_ref().take(6) {
-        take[count] = field;
-        count += 1;
-    }
-    let count = count + fields.count();
-    if count != 6 {
-        return Err(format!("expected 6 fields ({LAYOUT}), found {count}"));
-    }
-    let [operation, buffer, lbn, blocks, measured, next_interarrival] = take;
+    let [operation, buffer, lbn, blocks, measured, next_interarrival] = split_whitespace_exact::<6>(line, LAYOUT)?;
     let is_write = match operation {
         "R" => false,
         "W" => true,
