@@ -2,15 +2,11 @@
 //! `raidlab bench` (`simulate`), and for the drive model alone on the one-drive cases
 //! (`drive_alone`). Run with `cargo bench -p raidlab-core`.
 
-use std::path::Path;
-
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use raidlab_core::array::UserRequest;
 use raidlab_core::disk::{Drive, OpKind};
-use raidlab_core::engine::Simulation;
 use raidlab_core::sim::{RngStream, StreamId};
-use raidlab_core::workload::Workload;
-use raidlab_core::{api, Config};
+use raidlab_core::api;
 
 const REQUESTS: u64 = 200_000;
 
@@ -37,20 +33,16 @@ fn drive_alone(c: &mut Criterion) {
     group.sample_size(10);
     group.throughput(Throughput::Elements(REQUESTS));
     for case in ["single_drive", "ibm18es_cached"] {
-        let text = api::bench_case_config(case, REQUESTS).expect("a bench case");
-        let config = Config::from_toml(&text, Path::new(".")).expect("a valid case");
-        let sim = Simulation::new(config.clone()).expect("the case builds");
+        let (sim, mut workload) = api::bench_case_workload(case, REQUESTS).expect("the case builds");
         let drive = &sim.drives[0].drive;
-        let (model, rotation, capacity) = (drive.model.clone(), drive.rotation(), sim.controller.capacity_sectors());
-        let mut workload = Workload::new(&config.workload, capacity, sim.arrival_rate_per_s, config.seed, "workload")
-            .expect("the case's workload");
+        let (model, rotation, seed) = (drive.model.clone(), drive.rotation(), sim.config.seed);
         let mut requests: Vec<UserRequest> = Vec::new();
         while let Some(request) = workload.next(0).expect("synthetic requests") {
             requests.push(request);
         }
         group.bench_function(case, |b| {
             b.iter(|| {
-                let mut drive = Drive::new(model.clone(), rotation, RngStream::new(config.seed, StreamId::Drive(0)));
+                let mut drive = Drive::new(model.clone(), rotation, RngStream::new(seed, StreamId::Drive(0)));
                 let mut free = 0;
                 for r in &requests {
                     let start = r.arrival.max(free);

@@ -315,11 +315,7 @@ impl Drop for BenchTrace {
 /// read and 0 for a write.
 fn write_bench_trace(requests: u64) -> Result<BenchTrace> {
     static WRITTEN: AtomicU64 = AtomicU64::new(0);
-    let config = Config::from_toml(&bench_case_config("ibm18es_cached", requests)?, Path::new("."))?;
-    // Building the simulation resolves the arrival rate from the target utilization.
-    let sim = Simulation::new(config.clone())?;
-    let capacity = sim.controller.capacity_sectors();
-    let mut workload = Workload::new(&config.workload, capacity, sim.arrival_rate_per_s, config.seed, "workload")?;
+    let (_, mut workload) = bench_case_workload("ibm18es_cached", requests)?;
     let name = format!("raidlab-{TRACE_CASE}-{}-{}.trace", std::process::id(), WRITTEN.fetch_add(1, Ordering::Relaxed));
     let trace = BenchTrace(std::env::temp_dir().join(name));
     let file = std::fs::File::create(&trace.0).map_err(|err| Error::io(&trace.0, err))?;
@@ -331,6 +327,18 @@ fn write_bench_trace(requests: u64) -> Result<BenchTrace> {
     }
     out.flush().map_err(|err| Error::io(&trace.0, err))?;
     Ok(trace)
+}
+
+/// Synthetic bench case `case` with `requests` requests, built, and a second copy of its
+/// workload, which draws the requests the simulation will issue (same seed, same streams) for
+/// a caller to use apart from it.
+pub fn bench_case_workload(case: &str, requests: u64) -> Result<(Simulation, Workload)> {
+    let config = Config::from_toml(&bench_case_config(case, requests)?, Path::new("."))?;
+    // Building the simulation resolves the arrival rate from the target utilization.
+    let sim = Simulation::new(config)?;
+    let capacity = sim.controller.capacity_sectors();
+    let workload = Workload::new(&sim.config.workload, capacity, sim.arrival_rate_per_s, sim.config.seed, "workload")?;
+    Ok((sim, workload))
 }
 
 /// The configuration of [`TRACE_CASE`], replaying the trace at `path`.
@@ -624,11 +632,8 @@ mod tests {
     fn the_trace_case_replays_the_requests_of_the_synthetic_case() {
         let requests = 5_000;
         let trace = write_bench_trace(requests).unwrap();
-        let config = Config::from_toml(&bench_case_config("ibm18es_cached", requests).unwrap(), Path::new(".")).unwrap();
-        let sim = Simulation::new(config.clone()).unwrap();
+        let (sim, mut synthetic) = bench_case_workload("ibm18es_cached", requests).unwrap();
         let capacity = sim.controller.capacity_sectors();
-        let mut synthetic =
-            Workload::new(&config.workload, capacity, sim.arrival_rate_per_s, config.seed, "workload").unwrap();
         let replay_config = Config::from_toml(&trace_case_config(&trace.0), Path::new(".")).unwrap();
         let mut replay = Workload::new(&replay_config.workload, capacity, None, 1, "workload").unwrap();
         let mut first = None;

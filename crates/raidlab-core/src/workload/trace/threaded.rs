@@ -13,7 +13,7 @@
 //! end of the trace (its duration or request limit reached, or cancelled) drops the source,
 //! which stops the thread and waits for it: the file is closed when the run is.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
@@ -87,11 +87,6 @@ impl ThreadedSource {
                 Err(Error::Invariant(format!("the thread reading {} stopped unexpectedly", self.path.display())))
             }
         }
-    }
-
-    /// The trace file.
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 }
 
