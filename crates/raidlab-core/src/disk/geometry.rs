@@ -39,10 +39,13 @@
 //! switch (DiskSim's `dm_pbn_skew`); the drive-wide `track_skew_sectors` and
 //! `cylinder_skew_sectors` are the special case that continues from cylinder 0 across zones.
 //!
-//! [`Geometry::locate_run`] finds the zone by binary search over the zones' first LBAs, then
-//! divides with precomputed reciprocals; it allocates nothing and runs once per track a disk
-//! operation touches. Zones without spares, slips, remaps or a reserved area take a path with
-//! no extra work.
+//! [`Geometry::locate_run`] finds the zone from a table of LBA buckets, then divides with
+//! precomputed reciprocals; it allocates nothing and runs once per track a disk operation
+//! touches. Zones without spares, slips, remaps or a reserved area take a path with no extra
+//! work. In a zone whose LBAs pass over slips only (spares at the end of the zone or the
+//! disk, as on the IBM 18ES), a table of each cylinder's first L′ value finds an LBA's
+//! cylinder, and says whether it holds a slip, without the binary search over the slips
+//! (which only cylinders holding one still need).
 
 use super::{DriveModelConfig, SparingConfig, TrackOrder, ZoneConfig};
 use crate::error::{Error, Result};
@@ -177,6 +180,13 @@ pub struct Zone {
     skew_slips: SkewSlips,
     /// No skew at all on any track of the zone.
     unskewed: bool,
+    /// In a zone whose LBAs pass over slips only ([`Zone::slips_in_order`]) and which has
+    /// slips: entry `c`, for each cylinder of the zone and one past the last, is the first L′
+    /// value at or after the cylinder's first position (`c · sectors_per_cylinder` less the
+    /// slips before it). Cylinder `c` holds no slip when entry `c + 1` is a cylinder's
+    /// sectors more than entry `c`; its LBAs are then found without searching the slips
+    /// ([`Zone::slip_free_cylinder`]). Empty in other zones.
+    cylinder_first_l: Box<[u64]>,
 }
 
 impl Zone {
@@ -210,6 +220,38 @@ impl Zone {
             ZoneMap::Direct => Some(&[]),
             ZoneMap::Units { positions, one_unit: true, .. } => Some(positions),
             _ => None,
+        }
+    }
+
+    /// The cylinder (of the zone) holding L′ value `l`, and the cylinder's first L′ value,
+    /// when the zone has a per-cylinder table (`cylinder_first_l`) and that cylinder holds no
+    /// slip: `l` then lies `l − first` positions into the cylinder. `None` otherwise. One
+    /// division and a load or two instead of a binary search over the zone's slips, on
+    /// every access.
+    #[inline]
+    fn slip_free_cylinder(&self, l: u64) -> Option<(u64, u64)> {
+        let table = &self.cylinder_first_l;
+        if table.is_empty() {
+            return None;
+        }
+        // An L′ value lies at or before its position (slips only push values on), so its
+        // cylinder is this one or a later one; one holding slips only is passed over.
+        let mut c = self.cylinder_divisor.div(l) as usize;
+        while table.get(c + 1).is_some_and(|&next| next <= l) {
+            c += 1;
+        }
+        let first = table[c];
+        (table.get(c + 1) == Some(&(first + self.sectors_per_cylinder))).then_some((c as u64, first))
+    }
+
+    /// Whether cylinder `cylinder_in_zone` is known to hold no slip (from the per-cylinder
+    /// table; `false` in a zone without one).
+    #[inline]
+    fn is_slip_free(&self, cylinder_in_zone: u64) -> bool {
+        let c = cylinder_in_zone as usize;
+        match (self.cylinder_first_l.get(c), self.cylinder_first_l.get(c + 1)) {
+            (Some(&first), Some(&next)) => next - first == self.sectors_per_cylinder,
+            _ => false,
         }
     }
 
@@ -631,6 +673,7 @@ impl Geometry {
             skew_per_track,
             skew_slips,
             unskewed,
+            cylinder_first_l: Box::default(),
         };
         // Every L′ value must land inside its unit (slips may only use the unit's room).
         let last_l = reserved + lbas - 1;
@@ -702,6 +745,15 @@ impl Geometry {
         }
         z.remaps = remaps;
         z.remap_targets = targets;
+        if let Some(slips) = z.slips_in_order().filter(|slips| !slips.is_empty()) {
+            let table = (0..=z.cylinders as u64)
+                .map(|c| {
+                    let start = c * z.sectors_per_cylinder;
+                    start - slips.partition_point(|&p| p < start) as u64
+                })
+                .collect();
+            z.cylinder_first_l = table;
+        }
         Ok(z)
     }
 
@@ -791,8 +843,17 @@ impl Geometry {
         let zone_index = self.zone_index_of_lba(lba);
         let zone = &self.zones[zone_index];
         let offset = lba - zone.first_lba;
-        let (position, run) = zone.position(offset);
-        let (cylinder_in_zone, in_cylinder) = zone.cylinder_divisor.div_rem(position);
+        let l = offset + zone.reserved;
+        let (cylinder_in_zone, in_cylinder, run) = match zone.slip_free_cylinder(l) {
+            // No slip in the cylinder: the LBAs run on to the track's end (the next slip lies
+            // beyond the cylinder), within the zone.
+            Some((cylinder_in_zone, first)) => (cylinder_in_zone, l - first, zone.lbas - offset),
+            None => {
+                let (position, run) = zone.position(offset);
+                let (cylinder_in_zone, in_cylinder) = zone.cylinder_divisor.div_rem(position);
+                (cylinder_in_zone, in_cylinder, run)
+            }
+        };
         let (track, sector) = zone.track_divisor.div_rem(in_cylinder);
         let surface = self.surface_of(zone, cylinder_in_zone, track) as u32;
         let spt = zone.sectors_per_track;
@@ -851,7 +912,7 @@ impl Geometry {
         }
         let spt = zone.sectors_per_track;
         let mut sectors = (spt as u64).min(self.capacity - lba).min(zone.first_lba + zone.lbas - lba);
-        if !slips.is_empty() {
+        if !slips.is_empty() && !zone.is_slip_free(cylinder_in_zone) {
             // The LBAs after the previous track's last one fill the positions that follow,
             // passing over slips: only a slip ends the run before the track or the zone does.
             let first = zone.track_first_position(cylinder_in_zone, track);
@@ -886,8 +947,8 @@ impl Geometry {
             // ones, unless its first sector is slipped, or holds a reserved L′ value (the
             // LBA worked out then lies before the zone's first): no search by cylinder.
             let mut slipped = 0;
-            if !slips.is_empty() {
-                let cylinder_in_zone = (run.address.cylinder - zone.first_cylinder) as u64;
+            let cylinder_in_zone = (run.address.cylinder - zone.first_cylinder) as u64;
+            if !slips.is_empty() && !zone.is_slip_free(cylinder_in_zone) {
                 let track = self.surface_of(zone, cylinder_in_zone, run.address.surface as u64);
                 let first_position = zone.track_first_position(cylinder_in_zone, track);
                 let from = first_slip_from(slips, first_position)?;
@@ -1080,6 +1141,53 @@ mod tests {
                 if known_lba > 0 {
                     assert_eq!(Geometry::run_within(known_lba, &known, known_lba - 1), None);
                 }
+            }
+        }
+    }
+
+    /// The per-cylinder table of a zone whose LBAs pass over slips finds, for every L′ value
+    /// in a cylinder without slips, the position the search over the slips finds, and
+    /// declines exactly the cylinders that hold a slip: on a small drive for every L′ value,
+    /// and on the IBM 18ES (55 zones, 190 slips) around every slip and at a stride elsewhere.
+    #[test]
+    fn the_per_cylinder_table_agrees_with_the_slip_search() {
+        fn check(zone: &Zone, l: u64) -> bool {
+            let (position, _) = zone.raw_position(l - zone.reserved);
+            let (cylinder, _) = zone.cylinder_divisor.div_rem(position);
+            let spc = zone.sectors_per_cylinder;
+            let Some(slips) = zone.slips_in_order() else { unreachable!("a table in a zone without slips in order") };
+            let holds_slip = slips.iter().any(|&p| p / spc == cylinder);
+            match zone.slip_free_cylinder(l) {
+                Some((c, first)) => {
+                    assert!(!holds_slip, "L′ {l}: cylinder {cylinder} holds a slip");
+                    assert_eq!((c, c * spc + l - first), (cylinder, position), "L′ {l}");
+                    assert!(zone.is_slip_free(c));
+                }
+                None => assert!(holds_slip && !zone.is_slip_free(cylinder), "L′ {l}: cylinder {cylinder} declined"),
+            }
+            holds_slip
+        }
+        let small = Geometry::new(&disksim_like(SparingConfig::SectorsAtEnd, TrackOrder::Ascending, [&[3, 4, 40, 300], &[0, 155], &[164]]), "m").unwrap();
+        let (mut fast, mut slow) = (0, 0);
+        for zone in small.zones() {
+            assert_eq!(zone.cylinder_first_l.is_empty(), zone.slips_in_order().is_none_or(|s| s.is_empty()));
+            if !zone.cylinder_first_l.is_empty() {
+                for l in zone.reserved..zone.reserved + zone.lbas {
+                    if check(zone, l) { slow += 1 } else { fast += 1 }
+                }
+            }
+        }
+        assert!(fast > 100 && slow > 100, "both paths taken: {fast} by the table, {slow} by the search");
+        let cfg = crate::disk::presets::preset("ibm18es").unwrap();
+        let g = Geometry::new(&cfg, "m").unwrap();
+        let with_table = g.zones().iter().filter(|z| !z.cylinder_first_l.is_empty()).count();
+        assert!(with_table > 30, "{with_table} of the 18ES's zones have a table");
+        for zone in g.zones().iter().filter(|z| !z.cylinder_first_l.is_empty()) {
+            let (first_l, end_l) = (zone.reserved, zone.reserved + zone.lbas);
+            let slips = zone.slips_in_order().unwrap();
+            let near = slips.iter().flat_map(|&p| p.saturating_sub(2 * zone.sectors_per_cylinder)..p + 2 * zone.sectors_per_cylinder);
+            for l in near.chain((first_l..end_l).step_by(997)).filter(|l| (first_l..end_l).contains(l)) {
+                check(zone, l);
             }
         }
     }
