@@ -252,28 +252,49 @@ impl CacheState {
         CacheState { segments: Vec::new(), clock: 0, prefetch: None, dirty: Vec::new(), mechanism_free: 0 }
     }
 
-    /// Index of the segment holding `lba`, if any.
-    pub fn find(&self, lba: u64) -> Option<usize> {
-        self.segments.iter().position(|s| s.start <= lba && lba < s.end)
-    }
-
     /// Mark segment `i` used now.
     pub fn touch(&mut self, i: usize) {
         self.clock += 1;
         self.segments[i].used = self.clock;
     }
 
+    /// `Ok` with the index of the segment holding `lba`, or `Err` with the segment new data
+    /// would take (of `capacity` segments): a free one (the index one past the last; see
+    /// [`CacheState::claim`]), else the first empty one, else the least recently used. One
+    /// pass for both, as a read miss needs both.
+    pub fn lookup(&self, lba: u64, capacity: usize) -> Result<usize, usize> {
+        let (mut empty, mut oldest, mut oldest_used) = (None, 0, u64::MAX);
+        for (i, s) in self.segments.iter().enumerate() {
+            if s.start <= lba && lba < s.end {
+                return Ok(i);
+            }
+            if s.start == s.end && empty.is_none() {
+                empty = Some(i);
+            }
+            if s.used < oldest_used {
+                (oldest, oldest_used) = (i, s.used);
+            }
+        }
+        if self.segments.len() < capacity {
+            return Err(self.segments.len());
+        }
+        Err(empty.unwrap_or(oldest))
+    }
+
+    /// Take segment `victim` (from [`CacheState::lookup`]) for new data; the index one past
+    /// the last adds a segment.
+    pub fn claim(&mut self, victim: usize) -> usize {
+        if victim == self.segments.len() {
+            self.segments.push(Segment { start: 0, end: 0, used: 0 });
+        }
+        victim
+    }
+
     /// A segment for new data: a free or empty one, or the least recently used.
     pub fn allocate(&mut self, capacity: usize) -> usize {
-        if self.segments.len() < capacity {
-            self.segments.push(Segment { start: 0, end: 0, used: 0 });
-            return self.segments.len() - 1;
-        }
-        if let Some(i) = self.segments.iter().position(|s| s.start == s.end) {
-            return i;
-        }
-        let (i, _) = self.segments.iter().enumerate().min_by_key(|(_, s)| s.used).expect("at least one segment");
-        i
+        // No segment holds the sector past every LBA: the lookup names the victim alone.
+        let victim = self.lookup(u64::MAX, capacity).unwrap_or_else(|i| i);
+        self.claim(victim)
     }
 
     /// Put a write of `[start, end)` in the buffer, as DiskSim's `disk_buffer_select_write_segment`
@@ -340,6 +361,42 @@ mod tests {
 
     fn is_hit(s: &crate::disk::ServiceTime) -> bool {
         s.seek == 0 && s.rotation == 0 && s.transfer == 0
+    }
+
+    /// One pass finds the segment holding a sector, or the one new data takes, as the rule
+    /// says it in three steps: a segment not yet in use, else the first empty one, else the
+    /// least recently used.
+    #[test]
+    fn a_lookup_names_the_holding_segment_or_the_victim() {
+        let mut rng = RngStream::new(3, StreamId::Requests);
+        let (mut hits, mut fresh, mut empties, mut oldest) = (0, 0, 0, 0);
+        for _ in 0..2000 {
+            let capacity = 1 + rng.below(7) as usize;
+            let mut st = CacheState::new();
+            for _ in 0..rng.below(capacity as u64 + 1) {
+                let start = rng.below(1000);
+                let end = if rng.below(4) == 0 { start } else { start + 1 + rng.below(50) };
+                // Few distinct uses, so that ties (between fresh segments) occur.
+                st.segments.push(Segment { start, end, used: rng.below(6) });
+            }
+            let lba = rng.below(1100);
+            let expected = match st.segments.iter().position(|s| s.start <= lba && lba < s.end) {
+                Some(i) => Ok(i),
+                None if st.segments.len() < capacity => Err(st.segments.len()),
+                None => Err(st.segments.iter().position(|s| s.start == s.end).unwrap_or_else(|| {
+                    let oldest = st.segments.iter().map(|s| s.used).min().unwrap();
+                    st.segments.iter().position(|s| s.used == oldest).unwrap()
+                })),
+            };
+            assert_eq!(st.lookup(lba, capacity), expected, "{:?} at {lba}", st.segments);
+            match expected {
+                Ok(_) => hits += 1,
+                Err(i) if i == st.segments.len() => fresh += 1,
+                Err(i) if st.segments[i].start == st.segments[i].end => empties += 1,
+                Err(_) => oldest += 1,
+            }
+        }
+        assert!(hits > 50 && fresh > 50 && empties > 50 && oldest > 50, "{hits} {fresh} {empties} {oldest}");
     }
 
     #[test]

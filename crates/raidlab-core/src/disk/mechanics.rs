@@ -746,8 +746,9 @@ impl Drive {
             let seg = &mut st.segments[p.segment];
             seg.end = p.lba + read;
             seg.start = seg.start.max(seg.end.saturating_sub(params.segment_sectors));
-            let found = if kind == OpKind::Read && n > 0 { st.find(lba) } else { None };
-            read_found = Some(found);
+            let lookup = if kind == OpKind::Read && n > 0 { st.lookup(lba, params.read_segments) } else { Err(0) };
+            let found = lookup.ok();
+            read_found = Some(lookup);
             let full_hit = found.is_some_and(|i| end <= st.segments[i].end);
             // A read that starts in the segment being filled goes with the read-ahead: a full
             // hit, or one that ends past what is read so far and is served by the read-ahead
@@ -780,8 +781,9 @@ impl Drive {
         self.destage_until(st, now);
         let mut result;
         if kind == OpKind::Read && n > 0 {
-            let found = read_found.unwrap_or_else(|| st.find(lba));
-            debug_assert_eq!(found, st.find(lba));
+            let lookup = read_found.unwrap_or_else(|| st.lookup(lba, params.read_segments));
+            debug_assert_eq!(lookup, st.lookup(lba, params.read_segments));
+            let found = lookup.ok();
             let joined = st.prefetch.filter(|p| found == Some(p.segment) && end > st.segments[p.segment].end);
             if let (Some(p), Some(i)) = (joined, found) {
                 // The read-ahead reads the rest: the host transfer starts after the hit
@@ -832,9 +834,9 @@ impl Drive {
                 result = access.time;
                 result.wait = start - now;
                 st.mechanism_free = media_end;
-                let i = match found {
-                    Some(i) => i,
-                    None => st.allocate(params.read_segments),
+                let i = match lookup {
+                    Ok(i) => i,
+                    Err(victim) => st.claim(victim),
                 };
                 let first_cached = match found {
                     None if params.read_any_free_blocks => self.free_blocks_from(lba, &access).unwrap_or(lba),
