@@ -240,8 +240,7 @@ impl Zone {
         while table.get(c + 1).is_some_and(|&next| next <= l) {
             c += 1;
         }
-        let first = table[c];
-        (table.get(c + 1) == Some(&(first + self.sectors_per_cylinder))).then_some((c as u64, first))
+        self.is_slip_free(c as u64).then(|| (c as u64, table[c]))
     }
 
     /// Whether cylinder `cylinder_in_zone` is known to hold no slip (from the per-cylinder
