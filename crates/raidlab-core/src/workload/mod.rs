@@ -4,6 +4,7 @@
 //! **arrival process**: open loop (Poisson at a rate, or trace timestamps) or closed loop
 //! (N requests outstanding, each followed by a think time).
 
+mod ahead;
 pub mod synthetic;
 pub mod trace;
 
@@ -102,7 +103,10 @@ impl Default for ArrivalConfig {
 }
 
 enum Source {
+    /// Synthetic requests drawn as they are due (a closed loop).
     Synthetic(SyntheticGenerator),
+    /// Synthetic requests with Poisson arrivals, drawn ahead into [`Workload::batch`].
+    Ahead,
     Trace(ThreadedSource),
 }
 
@@ -139,21 +143,14 @@ pub struct Workload {
     looked_ahead: Option<trace::TraceRecord>,
 }
 
-/// Requests generated ahead, for a synthetic workload with Poisson arrivals, whose requests
-/// do not depend on the simulation. Drawing many in one loop lets the processor overlap the
-/// draws of one request with those of the next, where drawing each when it is due left them
-/// waiting on one another in the middle of the event loop. The random streams are drawn in
-/// the same order, so the requests are the same.
+/// Synthetic requests with Poisson arrivals, generated ahead ([`ahead`]), and the next one
+/// to issue.
 struct Batch {
     requests: Vec<UserRequest>,
     /// The next request to issue.
     next: usize,
-    /// The last request was generated (the request limit or the end of arrivals reached).
-    ended: bool,
+    feed: ahead::Feed,
 }
-
-/// Requests generated ahead at a time.
-const BATCH_REQUESTS: usize = 64;
 
 impl Workload {
     /// Build from the configuration for an array of `capacity` sectors. `rate_per_s` is the
@@ -172,7 +169,7 @@ impl Workload {
         };
         let arrival = match (&cfg.arrival, &source) {
             (ArrivalConfig::Trace, Source::Trace(_)) => Loop::Trace,
-            (ArrivalConfig::Trace, Source::Synthetic(_)) => {
+            (ArrivalConfig::Trace, _) => {
                 return Err(Error::config(format!("{key}.arrival.process"), "\"trace\" arrivals need a `workload.trace`"))
             }
             (ArrivalConfig::Poisson { .. }, _) => {
@@ -199,11 +196,15 @@ impl Workload {
             }
         };
         let think_from_trace = matches!(cfg.arrival, ArrivalConfig::Closed { think_from_trace: true, .. });
-        let batch = match (&source, arrival) {
-            (Source::Synthetic(_), Loop::Poisson { .. }) => {
-                Some(Batch { requests: Vec::with_capacity(BATCH_REQUESTS), next: 0, ended: false })
+        let end_time = cfg.duration_s.map(s_to_ns);
+        let (source, batch) = match (source, arrival) {
+            (Source::Synthetic(generator), Loop::Poisson { mean_interarrival_ns }) => {
+                let arrivals = RngStream::new(seed, StreamId::Arrivals);
+                let drawer = ahead::Drawer::new(generator, arrivals, mean_interarrival_ns, cfg.requests, end_time);
+                let feed = ahead::Feed::start(drawer, cfg.requests)?;
+                (Source::Ahead, Some(Batch { requests: Vec::new(), next: 0, feed }))
             }
-            _ => None,
+            (source, _) => (source, None),
         };
         Ok(Workload {
             source,
@@ -213,7 +214,7 @@ impl Workload {
             next_arrival_ns: 0.0,
             issued: 0,
             max_requests: cfg.requests,
-            end_time: cfg.duration_s.map(s_to_ns),
+            end_time,
             exhausted: false,
             think_from_trace,
             looked_ahead: None,
@@ -278,8 +279,8 @@ impl Workload {
     #[inline(never)]
     fn next_apart(&mut self, now: Nanos) -> Result<Option<UserRequest>> {
         if self.batch.is_some() {
-            // Every request generated so far is handed out: generate the next ones.
-            if !self.generate_batch() {
+            // Every request generated so far is handed out: take the next ones.
+            if !self.next_batch()? {
                 self.exhausted = true;
                 return Ok(None);
             }
@@ -294,6 +295,7 @@ impl Workload {
                 let (lba, sectors, is_write) = g.next_request();
                 (now, lba, sectors, is_write)
             }
+            Source::Ahead => return Err(Error::Invariant("requests drawn ahead without a batch".into())),
             Source::Trace(t) => {
                 let record = match self.looked_ahead.take() {
                     Some(record) => Some(record),
@@ -328,36 +330,17 @@ impl Workload {
         Ok(Some(UserRequest { arrival, lba, sectors, is_write }))
     }
 
-    /// Generate the next batch of synthetic requests with their Poisson arrivals, exactly as
-    /// issuing them one at a time would: a request and its arrival are drawn, and the
-    /// arrivals end at the first one past `duration_s` (drawn, not issued) or at the request
-    /// limit. Returns false when there is none left.
-    fn generate_batch(&mut self) -> bool {
-        let (Some(batch), Source::Synthetic(generator), Loop::Poisson { mean_interarrival_ns }) =
-            (&mut self.batch, &mut self.source, self.arrival)
-        else {
-            return false;
-        };
-        batch.requests.clear();
+    /// Take the next batch of synthetic requests with their Poisson arrivals. Returns false
+    /// when there is none left.
+    fn next_batch(&mut self) -> Result<bool> {
+        let Some(batch) = &mut self.batch else { return Ok(false) };
         batch.next = 0;
-        if batch.ended || self.exhausted {
-            return false;
+        if self.exhausted {
+            batch.requests.clear();
+            return Ok(false);
         }
-        // Every request generated so far has been issued.
-        let left = self.max_requests.map_or(u64::MAX, |m| m.saturating_sub(self.issued));
-        let count = left.min(BATCH_REQUESTS as u64) as usize;
-        batch.ended = count as u64 == left;
-        for _ in 0..count {
-            let (lba, sectors, is_write) = generator.next_request();
-            self.next_arrival_ns += self.arrivals_rng.exponential(mean_interarrival_ns);
-            let arrival = crate::sim::round_ns(self.next_arrival_ns);
-            if self.end_time.is_some_and(|end| arrival > end) {
-                batch.ended = true;
-                break;
-            }
-            batch.requests.push(UserRequest { arrival, lba, sectors, is_write });
-        }
-        !batch.requests.is_empty()
+        batch.feed.refill(&mut batch.requests)?;
+        Ok(!batch.requests.is_empty())
     }
 
     /// Closed loop with think times from the trace: read the request after the one just

@@ -1,0 +1,266 @@
+//! Synthetic requests with Poisson arrivals, drawn ahead of the simulation.
+//!
+//! Such a request and its arrival time do not depend on the simulation: they come from two
+//! random streams of their own ([`StreamId::Requests`](crate::sim::StreamId) and
+//! [`StreamId::Arrivals`](crate::sim::StreamId)), drawn in a fixed order. So they are drawn
+//! in batches, which lets the processor overlap the draws of one request with those of the
+//! next, and, in a run long enough for it to pay ([`THREAD_ABOVE_REQUESTS`]), on a thread of
+//! their own, which hands the batches over through a bounded channel while the simulation
+//! runs, as a trace is read ([`super::trace::threaded`]). Drawing costs about a tenth of a
+//! simulated request on one drive (`docs/performance.md`); the thread moves that work off
+//! the simulation's core, it does not add to it. Inline or on the thread, the streams are
+//! drawn in the same order, so the requests, and the run, are the same byte for byte.
+//!
+//! A run that stops early (its duration or request limit reached, or cancelled) drops the
+//! source, which stops the thread and waits for it.
+
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::thread::JoinHandle;
+
+use super::SyntheticGenerator;
+use crate::array::UserRequest;
+use crate::error::{Error, Result};
+use crate::sim::{round_ns, Nanos, RngStream};
+
+/// Requests per batch drawn inline: enough for the draws to overlap.
+pub const INLINE_BATCH_REQUESTS: usize = 64;
+
+/// Requests per batch handed over by the thread (384 KiB). The thread draws about ten times
+/// as fast as one drive is simulated, so it waits for room in the channel, and each batch
+/// taken wakes it again: with 1,024 requests a batch, the wake-ups (a system call and an
+/// interrupt to the other core each) took back most of what the thread saved.
+pub const THREAD_BATCH_REQUESTS: usize = 16_384;
+
+/// Batches the drawing thread may be ahead of the simulation.
+pub const BATCHES_IN_FLIGHT: usize = 2;
+
+/// Runs with a request limit at or below this draw inline: a run of one batch gains nothing
+/// from the thread, and starting one costs tens of µs.
+pub const THREAD_ABOVE_REQUESTS: u64 = THREAD_BATCH_REQUESTS as u64;
+
+/// The draws themselves: one request, then the gap to its arrival, until the request limit
+/// or the first arrival past the end of arrivals (drawn, not issued).
+pub(crate) struct Drawer {
+    generator: SyntheticGenerator,
+    arrivals_rng: RngStream,
+    mean_interarrival_ns: f64,
+    /// Arrival time of the last request drawn, ns (f64: sub-ns parts of the gaps add up).
+    clock_ns: f64,
+    /// Requests still to draw (`u64::MAX`: no limit).
+    left: u64,
+    /// End of arrivals, ns.
+    end_time: Option<Nanos>,
+    /// The last request has been drawn.
+    ended: bool,
+}
+
+impl Drawer {
+    /// Draw from `generator` and `arrivals_rng` (fresh streams) `max_requests` requests, or
+    /// until an arrival falls after `end_time`; gaps have mean `mean_interarrival_ns`.
+    pub fn new(
+        generator: SyntheticGenerator,
+        arrivals_rng: RngStream,
+        mean_interarrival_ns: f64,
+        max_requests: Option<u64>,
+        end_time: Option<Nanos>,
+    ) -> Self {
+        let left = max_requests.unwrap_or(u64::MAX);
+        Drawer { generator, arrivals_rng, mean_interarrival_ns, clock_ns: 0.0, left, end_time, ended: left == 0 }
+    }
+
+    /// Replace the contents of `requests` with the next (at most `count`) requests. Empty
+    /// once every request has been drawn.
+    pub fn fill(&mut self, requests: &mut Vec<UserRequest>, count: usize) {
+        requests.clear();
+        if self.ended {
+            return;
+        }
+        let count = self.left.min(count as u64) as usize;
+        self.left -= count as u64;
+        self.ended = self.left == 0;
+        for _ in 0..count {
+            let (lba, sectors, is_write) = self.generator.next_request();
+            self.clock_ns += self.arrivals_rng.exponential(self.mean_interarrival_ns);
+            let arrival = round_ns(self.clock_ns);
+            if self.end_time.is_some_and(|end| arrival > end) {
+                self.ended = true;
+                break;
+            }
+            requests.push(UserRequest { arrival, lba, sectors, is_write });
+        }
+    }
+}
+
+/// What the drawing thread sends.
+pub(crate) enum Message {
+    /// The next requests, in order (never empty).
+    Requests(Vec<UserRequest>),
+    /// Every request has been drawn.
+    End,
+}
+
+/// Where the batches come from.
+pub(crate) enum Feed {
+    /// Drawn on the simulation's thread.
+    Inline(Drawer),
+    /// Drawn on a thread of its own. `receiver` is `None` once the end has been received.
+    Thread { receiver: Option<Receiver<Message>>, thread: Option<JoinHandle<()>> },
+}
+
+impl Feed {
+    /// Draw with `drawer`: inline when `max_requests` is small enough
+    /// ([`THREAD_ABOVE_REQUESTS`]), else on a new thread.
+    pub fn start(drawer: Drawer, max_requests: Option<u64>) -> Result<Feed> {
+        if max_requests.is_some_and(|m| m <= THREAD_ABOVE_REQUESTS) {
+            return Ok(Feed::Inline(drawer));
+        }
+        Feed::thread(drawer)
+    }
+
+    /// Draw with `drawer` on a new thread, whatever the run's length.
+    pub fn thread(drawer: Drawer) -> Result<Feed> {
+        let (sender, receiver) = sync_channel(BATCHES_IN_FLIGHT);
+        let thread = std::thread::Builder::new()
+            .name("raidlab-requests".into())
+            .spawn(move || draw_ahead(drawer, sender))
+            .map_err(|err| Error::Invariant(format!("cannot start a thread to draw the requests: {err}")))?;
+        Ok(Feed::Thread { receiver: Some(receiver), thread: Some(thread) })
+    }
+
+    /// Replace the contents of `requests` with the next batch; empty when every request has
+    /// been handed out.
+    pub fn refill(&mut self, requests: &mut Vec<UserRequest>) -> Result<()> {
+        match self {
+            Feed::Inline(drawer) => {
+                drawer.fill(requests, INLINE_BATCH_REQUESTS);
+                Ok(())
+            }
+            Feed::Thread { receiver, .. } => {
+                requests.clear();
+                let Some(from) = receiver else { return Ok(()) };
+                match from.recv() {
+                    Ok(Message::Requests(batch)) => {
+                        *requests = batch;
+                        Ok(())
+                    }
+                    Ok(Message::End) => {
+                        *receiver = None;
+                        Ok(())
+                    }
+                    // The thread ended without saying why: it panicked (its message is on
+                    // stderr).
+                    Err(_) => {
+                        *receiver = None;
+                        Err(Error::Invariant("the thread drawing the requests stopped unexpectedly".into()))
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Feed {
+    fn drop(&mut self) {
+        if let Feed::Thread { receiver, thread } = self {
+            // Closing the channel makes the thread's next send fail, and it returns.
+            *receiver = None;
+            if let Some(thread) = thread.take() {
+                let _ = thread.join();
+            }
+        }
+    }
+}
+
+/// The drawing thread: batches, then the end, until every request is drawn or the receiver
+/// is gone.
+fn draw_ahead(mut drawer: Drawer, sender: SyncSender<Message>) {
+    loop {
+        let mut requests = Vec::with_capacity(THREAD_BATCH_REQUESTS);
+        drawer.fill(&mut requests, THREAD_BATCH_REQUESTS);
+        let message = if requests.is_empty() { Message::End } else { Message::Requests(requests) };
+        let end = matches!(message, Message::End);
+        if sender.send(message).is_err() || end {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::{s_to_ns, StreamId};
+    use crate::workload::{SizeConfig, WorkloadConfig};
+
+    fn drawer(requests: Option<u64>, duration_s: Option<f64>) -> Drawer {
+        let cfg = WorkloadConfig {
+            read_fraction: 0.7,
+            size: Some(SizeConfig::Uniform { min_kib: 4.0, max_kib: 64.0, step_kib: 4.0 }),
+            ..toml::from_str("").expect("defaults")
+        };
+        let generator = SyntheticGenerator::new(&cfg, 1 << 30, RngStream::new(5, StreamId::Requests), "workload")
+            .expect("valid workload");
+        Drawer::new(generator, RngStream::new(5, StreamId::Arrivals), 250_000.0, requests, duration_s.map(s_to_ns))
+    }
+
+    /// Every batch of `feed`, concatenated, and the number of batches.
+    fn drain(mut feed: Feed) -> (Vec<UserRequest>, usize) {
+        let (mut all, mut batches, mut batch) = (Vec::new(), 0, Vec::new());
+        loop {
+            feed.refill(&mut batch).expect("the thread runs");
+            if batch.is_empty() {
+                return (all, batches);
+            }
+            batches += 1;
+            all.extend_from_slice(&batch);
+        }
+    }
+
+    /// The thread hands out exactly the requests drawn inline, in order, whether the request
+    /// limit or the end of arrivals ends them, at a batch's edge or inside one.
+    #[test]
+    fn requests_drawn_on_the_thread_are_those_drawn_inline() {
+        let batch = THREAD_BATCH_REQUESTS as u64;
+        let ends = [
+            (Some(0), None),
+            (Some(1), None),
+            (Some(batch), None),
+            (Some(2 * batch + 1), None),
+            // 250 µs apart: about 4,000 requests a second.
+            (None, Some(9.0)),
+            (Some(batch / 2), Some(1.0)),
+        ];
+        for (requests, duration_s) in ends {
+            let (inline, _) = drain(Feed::Inline(drawer(requests, duration_s)));
+            let (threaded, batches) = drain(Feed::thread(drawer(requests, duration_s)).expect("a thread starts"));
+            assert_eq!(threaded, inline, "limit {requests:?}, duration {duration_s:?} s");
+            assert_eq!(batches, inline.len().div_ceil(THREAD_BATCH_REQUESTS), "batches are full but the last");
+            if let Some(requests) = requests.filter(|_| duration_s.is_none()) {
+                assert_eq!(inline.len() as u64, requests);
+            }
+            if let Some(end) = duration_s.map(s_to_ns) {
+                assert!(inline.iter().all(|r| r.arrival <= end));
+            }
+            assert!(inline.windows(2).all(|w| w[0].arrival <= w[1].arrival), "arrivals in order");
+        }
+    }
+
+    /// A run that stops early drops its feed: the thread, drawing without end, stops and is
+    /// joined (the test would hang otherwise).
+    #[test]
+    fn dropping_the_feed_stops_the_thread() {
+        let mut feed = Feed::thread(drawer(None, None)).expect("a thread starts");
+        let mut batch = Vec::new();
+        feed.refill(&mut batch).expect("the thread runs");
+        assert_eq!(batch.len(), THREAD_BATCH_REQUESTS);
+        drop(feed);
+    }
+
+    /// Short runs draw inline; long ones, and those without a request limit, on a thread.
+    #[test]
+    fn only_long_runs_start_a_thread() {
+        let threaded = |requests: Option<u64>| matches!(Feed::start(drawer(requests, None), requests), Ok(Feed::Thread { .. }));
+        assert!(!threaded(Some(THREAD_ABOVE_REQUESTS)));
+        assert!(threaded(Some(THREAD_ABOVE_REQUESTS + 1)));
+        assert!(threaded(None));
+    }
+}
