@@ -1,7 +1,8 @@
-//! Synthetic requests with Poisson arrivals, drawn ahead of the simulation.
+//! Requests handed out a batch at a time: synthetic requests with Poisson arrivals, drawn
+//! ahead of the simulation, and the requests of a trace replayed at its own timestamps.
 //!
-//! Such a request and its arrival time do not depend on the simulation: they come from two
-//! random streams of their own ([`StreamId::Requests`](crate::sim::StreamId) and
+//! A synthetic request and its arrival time do not depend on the simulation: they come from
+//! two random streams of their own ([`StreamId::Requests`](crate::sim::StreamId) and
 //! [`StreamId::Arrivals`](crate::sim::StreamId)), drawn in a fixed order. So they are drawn
 //! in batches, which lets the processor overlap the draws of one request with those of the
 //! next, and, in a run long enough for it to pay ([`THREAD_ABOVE_REQUESTS`]), on a thread of
@@ -11,13 +12,16 @@
 //! the simulation's core, it does not add to it. Inline or on the thread, the streams are
 //! drawn in the same order, so the requests, and the run, are the same byte for byte.
 //!
+//! A trace's records come in batches from its reader thread already; they are handed out
+//! the same way, with the run's request limit and end of arrivals applied as they are taken.
+//!
 //! A run that stops early (its duration or request limit reached, or cancelled) drops the
 //! source, which stops the thread and waits for it.
 
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::thread::JoinHandle;
 
-use super::SyntheticGenerator;
+use super::{SyntheticGenerator, ThreadedSource};
 use crate::array::UserRequest;
 use crate::error::{Error, Result};
 use crate::sim::{round_ns, Nanos, RngStream};
@@ -105,6 +109,9 @@ pub(crate) enum Feed {
     Inline(Drawer),
     /// Drawn on a thread of its own. `receiver` is `None` once the end has been received.
     Thread { receiver: Option<Receiver<Message>>, thread: Option<JoinHandle<()>> },
+    /// A trace's records at its own timestamps, at most `left` more of them (`u64::MAX`: no
+    /// limit), up to the first arriving after `end_time`.
+    Trace { source: ThreadedSource, left: u64, end_time: Option<Nanos>, ended: bool },
 }
 
 impl Feed {
@@ -127,8 +134,15 @@ impl Feed {
         Ok(Feed::Thread { receiver: Some(receiver), thread: Some(thread) })
     }
 
+    /// A trace's records at its own timestamps, the first `max_requests` of them, up to the
+    /// first arriving after `end_time`.
+    pub fn trace(source: ThreadedSource, max_requests: Option<u64>, end_time: Option<Nanos>) -> Feed {
+        let left = max_requests.unwrap_or(u64::MAX);
+        Feed::Trace { source, left, end_time, ended: left == 0 }
+    }
+
     /// Replace the contents of `requests` with the next batch; empty when every request has
-    /// been handed out.
+    /// been handed out. A trace's error comes once the requests before it are handed out.
     pub fn refill(&mut self, requests: &mut Vec<UserRequest>) -> Result<()> {
         match self {
             Feed::Inline(drawer) => {
@@ -154,6 +168,26 @@ impl Feed {
                         Err(Error::Invariant("the thread drawing the requests stopped unexpectedly".into()))
                     }
                 }
+            }
+            Feed::Trace { source, left, end_time, ended } => {
+                requests.clear();
+                if *ended {
+                    return Ok(());
+                }
+                let Some(records) = source.next_records()? else {
+                    *ended = true;
+                    return Ok(());
+                };
+                for r in records {
+                    if *left == 0 || end_time.is_some_and(|end| r.arrival > end) {
+                        *ended = true;
+                        break;
+                    }
+                    *left -= 1;
+                    requests.push(UserRequest { arrival: r.arrival, lba: r.lba, sectors: r.sectors, is_write: r.is_write });
+                }
+                *ended |= *left == 0;
+                Ok(())
             }
         }
     }
@@ -253,6 +287,67 @@ mod tests {
         feed.refill(&mut batch).expect("the thread runs");
         assert_eq!(batch.len(), THREAD_BATCH_REQUESTS);
         drop(feed);
+    }
+
+    /// A trace's requests, a batch at a time, are its records one by one, cut at the request
+    /// limit or at the first arrival past the end, at a batch's edge or inside one; a bad
+    /// line's error comes after the requests before it, unless a limit comes first.
+    #[test]
+    fn a_trace_handed_out_in_batches_is_its_records_one_by_one() {
+        use crate::workload::trace::tests::{config, TempFile};
+        use crate::workload::trace::threaded::BATCH_RECORDS;
+        use crate::workload::trace::{ThreadedSource, TraceSource, REORDER_WINDOW};
+        // A bad line is found while the reorder window is filled: past the window's worth of
+        // lines, requests come before its error.
+        let lines = REORDER_WINDOW + 2 * BATCH_RECORDS + 10;
+        // One request per ms, SPC lines (ASU, LBA, bytes, kind, seconds).
+        let trace = |bad: Option<usize>| -> String {
+            (0..lines)
+                .map(|i| match bad {
+                    Some(b) if b == i => "0,1,512,r,soon\n".to_string(),
+                    _ => format!("0,{},{},{},{}\n", i * 8, 512 * (1 + i % 4), ["r", "w"][i % 3 % 2], i as f64 / 1000.0),
+                })
+                .collect()
+        };
+        let batch = BATCH_RECORDS as u64;
+        let ms = 1_000_000;
+        for bad in [None, Some(REORDER_WINDOW + BATCH_RECORDS + 5)] {
+            let file = TempFile::new("ahead.spc", trace(bad).as_bytes());
+            let open = || ThreadedSource::start(TraceSource::open(&config(&file.0, "spc"), 1 << 40, "t").unwrap()).unwrap();
+            for (limit, end) in [(None, None), (Some(batch), None), (Some(batch + 3), None), (None, Some(batch * ms)), (Some(batch / 2), Some(batch * ms))] {
+                // The definition: records one by one, until a limit, the end or an error.
+                let (mut one_by_one, mut expected_error) = (Vec::new(), None);
+                let mut reader = open();
+                while limit.is_none_or(|l| (one_by_one.len() as u64) < l) {
+                    match reader.next_record() {
+                        Ok(Some(r)) if end.is_none_or(|e| r.arrival <= e) => {
+                            one_by_one.push(UserRequest { arrival: r.arrival, lba: r.lba, sectors: r.sectors, is_write: r.is_write })
+                        }
+                        Ok(_) => break,
+                        Err(err) => {
+                            expected_error = Some(err.to_string());
+                            break;
+                        }
+                    }
+                }
+                let mut feed = Feed::trace(open(), limit, end);
+                let (mut batched, mut error, mut requests) = (Vec::new(), None, Vec::new());
+                loop {
+                    match feed.refill(&mut requests) {
+                        Ok(()) if requests.is_empty() => break,
+                        Ok(()) => batched.extend_from_slice(&requests),
+                        Err(err) => {
+                            error = Some(err.to_string());
+                            break;
+                        }
+                    }
+                }
+                let case = format!("bad line {bad:?}, limit {limit:?}, end {end:?}");
+                assert_eq!(batched, one_by_one, "{case}");
+                assert_eq!(error, expected_error, "{case}");
+                assert!(!one_by_one.is_empty(), "{case}");
+            }
+        }
     }
 
     /// Short runs draw inline; long ones, and those without a request limit, on a thread.

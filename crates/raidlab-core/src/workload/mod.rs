@@ -105,7 +105,8 @@ impl Default for ArrivalConfig {
 enum Source {
     /// Synthetic requests drawn as they are due (a closed loop).
     Synthetic(SyntheticGenerator),
-    /// Synthetic requests with Poisson arrivals, drawn ahead into [`Workload::batch`].
+    /// Requests handed out a batch at a time from [`Workload::batch`]: synthetic ones with
+    /// Poisson arrivals, or a trace's at its own timestamps.
     Ahead,
     Trace(ThreadedSource),
 }
@@ -127,7 +128,7 @@ pub enum Loop {
 /// A running workload.
 pub struct Workload {
     source: Source,
-    /// Synthetic requests with Poisson arrivals, generated ahead (see [`Batch`]).
+    /// Requests handed out a batch at a time (see [`Batch`]).
     batch: Option<Batch>,
     /// The resolved arrival process.
     pub arrival: Loop,
@@ -143,8 +144,8 @@ pub struct Workload {
     looked_ahead: Option<trace::TraceRecord>,
 }
 
-/// Synthetic requests with Poisson arrivals, generated ahead ([`ahead`]), and the next one
-/// to issue.
+/// Requests handed out a batch at a time ([`ahead`]): synthetic ones with Poisson arrivals,
+/// or a trace's at its own timestamps; and the next one to issue.
 struct Batch {
     requests: Vec<UserRequest>,
     /// The next request to issue.
@@ -202,6 +203,10 @@ impl Workload {
                 let arrivals = RngStream::new(seed, StreamId::Arrivals);
                 let drawer = ahead::Drawer::new(generator, arrivals, mean_interarrival_ns, cfg.requests, end_time);
                 let feed = ahead::Feed::start(drawer, cfg.requests)?;
+                (Source::Ahead, Some(Batch { requests: Vec::new(), next: 0, feed }))
+            }
+            (Source::Trace(reader), Loop::Trace) => {
+                let feed = ahead::Feed::trace(reader, cfg.requests, end_time);
                 (Source::Ahead, Some(Batch { requests: Vec::new(), next: 0, feed }))
             }
             (source, _) => (source, None),
@@ -295,7 +300,7 @@ impl Workload {
                 let (lba, sectors, is_write) = g.next_request();
                 (now, lba, sectors, is_write)
             }
-            Source::Ahead => return Err(Error::Invariant("requests drawn ahead without a batch".into())),
+            Source::Ahead => return Err(Error::Invariant("requests handed out in batches without a batch".into())),
             Source::Trace(t) => {
                 let record = match self.looked_ahead.take() {
                     Some(record) => Some(record),

@@ -44,7 +44,7 @@ mod spc;
 mod summary;
 mod systor;
 mod tencent;
-mod threaded;
+pub(crate) mod threaded;
 mod validate;
 
 use std::cmp::Reverse;

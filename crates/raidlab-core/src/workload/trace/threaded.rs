@@ -71,12 +71,28 @@ impl ThreadedSource {
     /// [`ThreadedSource::next_record`] once the batch in hand is used up.
     #[inline(never)]
     fn next_batch(&mut self) -> Result<Option<TraceRecord>> {
+        Ok(self.receive()?.and_then(|records| {
+            self.batch = records.into_iter();
+            self.batch.next()
+        }))
+    }
+
+    /// The records not handed out yet, a batch at a time (never an empty one): the rest of
+    /// the batch in hand, else the next batch; `None` at the end. The records and the errors
+    /// are those [`ThreadedSource::next_record`] would return one by one.
+    pub fn next_records(&mut self) -> Result<Option<Vec<TraceRecord>>> {
+        if self.batch.len() > 0 {
+            return Ok(Some(std::mem::take(&mut self.batch).collect()));
+        }
+        self.receive()
+    }
+
+    /// The next batch from the reader, `None` at the end; the error that ended the trace once
+    /// its records are handed out.
+    fn receive(&mut self) -> Result<Option<Vec<TraceRecord>>> {
         let Some(receiver) = &self.receiver else { return Ok(None) };
         match receiver.recv() {
-            Ok(Message::Records(records)) => {
-                self.batch = records.into_iter();
-                Ok(self.batch.next())
-            }
+            Ok(Message::Records(records)) => Ok(Some(records)),
             Ok(Message::End(end)) => {
                 self.receiver = None;
                 end.map(|()| None)
@@ -173,6 +189,31 @@ mod tests {
             assert_eq!(calls(|| threaded.next_record()), expected, "bad line {bad_line:?}");
             // After the end or the error, nothing more.
             assert!(matches!(threaded.next_record(), Ok(None)));
+            // A record at a time, then a batch at a time (the rest of the batch in hand
+            // first): the same records and the same end.
+            let mut batched = ThreadedSource::start(TraceSource::open(&cfg, 1 << 40, KEY).unwrap()).unwrap();
+            let mut records = Vec::new();
+            // (The reorder window is filled before the first record: an error may come first.)
+            match batched.next_record() {
+                Ok(Some(record)) => records.push(Ok(record)),
+                Ok(None) => {}
+                Err(err) => records.push(Err(err.to_string())),
+            }
+            while records.last().is_some_and(|r| r.is_ok()) {
+                match batched.next_records() {
+                    Ok(Some(batch)) => {
+                        assert!(!batch.is_empty());
+                        records.extend(batch.into_iter().map(Ok));
+                    }
+                    Ok(None) => break,
+                    Err(err) => {
+                        records.push(Err(err.to_string()));
+                        break;
+                    }
+                }
+            }
+            assert_eq!(records, expected, "batches, bad line {bad_line:?}");
+            assert!(matches!(batched.next_records(), Ok(None)));
             match bad_line {
                 None => assert_eq!(expected.len(), lines),
                 Some(_) => assert!(expected.last().unwrap().as_ref().is_err_and(|e| e.contains("bad timestamp"))),
