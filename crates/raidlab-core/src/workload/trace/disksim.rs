@@ -37,8 +37,12 @@ pub(crate) fn parser(_cfg: &TraceConfig, _key: &str) -> Result<Box<dyn LineParse
 impl LineParser for DisksimParser {
     fn parse_line(&mut self, line: &str) -> Result<Option<RawRecord>, String> {
         let [time, device, block, blocks, flags] = split_whitespace_exact::<5>(line, LAYOUT)?;
-        let time_ns = u64::try_from(parse_decimal_e9("arrival time", time)? / PS_PER_NS)
-            .map_err(|_| format!("arrival time \"{time}\" is out of range"))?;
+        let time_ps = parse_decimal_e9("arrival time", time)?;
+        // In 64 bits when it fits (a multiply, where a 128-bit division is a library call).
+        let time_ns = match u64::try_from(time_ps) {
+            Ok(ps) => ps / PS_PER_NS as u64,
+            Err(_) => u64::try_from(time_ps / PS_PER_NS).map_err(|_| format!("arrival time \"{time}\" is out of range"))?,
+        };
         parse_u64("device number", device)?;
         let offset_bytes = scale_u64("block", block, parse_u64("block", block)?, SECTOR_BYTES)?;
         let size_bytes = scale_u64("size", blocks, parse_positive_u64("size", blocks)?, SECTOR_BYTES)?;

@@ -37,6 +37,30 @@ pub(crate) fn split_at_least<'a, const N: usize>(
 /// Split `line` at runs of whitespace into exactly `N` fields (the whitespace-separated
 /// formats). `layout` names the fields for the error message.
 pub(crate) fn split_whitespace_exact<'a, const N: usize>(line: &'a str, layout: &str) -> Result<[&'a str; N], String> {
+    if line.is_ascii() {
+        // What traces hold: split on bytes, at the ASCII characters `char::is_whitespace`
+        // takes for whitespace (tab, line feed, vertical tab, form feed, carriage return and
+        // space), without decoding characters.
+        let blank = |b: u8| matches!(b, b'\t'..=b'\r' | b' ');
+        let (bytes, mut taken, mut count, mut i) = (line.as_bytes(), [""; N], 0, 0);
+        loop {
+            while i < bytes.len() && blank(bytes[i]) {
+                i += 1;
+            }
+            if i == bytes.len() {
+                break;
+            }
+            let start = i;
+            while i < bytes.len() && !blank(bytes[i]) {
+                i += 1;
+            }
+            if count < N {
+                taken[count] = &line[start..i];
+            }
+            count += 1;
+        }
+        return if count == N { Ok(taken) } else { Err(format!("expected {N} fields ({layout}), found {count}")) };
+    }
     let mut fields = line.split_whitespace();
     let mut taken = [""; N];
     let mut count = 0;
@@ -67,6 +91,12 @@ fn split_first<const N: usize>(line: &str, delimiter: char) -> ([&str; N], usize
 
 /// A non-negative whole number.
 pub(crate) fn parse_u64(name: &str, text: &str) -> Result<u64, String> {
+    // One pass for what traces hold, 1 to 19 plain digits (which cannot overflow); anything
+    // else (a sign, more digits, a mistake) goes through the library, which words the errors.
+    let bytes = text.as_bytes();
+    if (1..=19).contains(&bytes.len()) && bytes.iter().all(u8::is_ascii_digit) {
+        return Ok(bytes.iter().fold(0, |value, digit| value * 10 + u64::from(digit - b'0')));
+    }
     if text.starts_with('-') && text.len() > 1 {
         return Err(format!("{name} must not be negative, got \"{text}\""));
     }
@@ -204,6 +234,40 @@ mod tests {
         assert!(parse_u64("offset", "").unwrap_err().contains("bad offset"));
         assert!(parse_positive_u64("size", "0").unwrap_err().contains("positive"));
         assert!(parse_positive_u64("size", "-4096").unwrap_err().contains("negative"));
+    }
+
+    /// The one-pass whole numbers are the library's, around 19 and 20 digits too; ASCII
+    /// lines split as `split_whitespace` splits them (vertical tab and form feed included).
+    #[test]
+    fn the_fast_paths_agree_with_the_library() {
+        let mut rng = crate::sim::RngStream::new(9, crate::sim::StreamId::Policy(0));
+        let mut texts: Vec<String> = ["0", "00", "+5", "9999999999999999999", "10000000000000000000", "18446744073709551616", "1_0", " 1"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        texts.extend((0..2000).map(|_| {
+            let digits = format!("{}{}", rng.below(u64::MAX), rng.below(10));
+            digits[..1 + rng.below(digits.len() as u64) as usize].to_string()
+        }));
+        for text in texts {
+            let library = text.parse::<u64>().ok();
+            assert_eq!(parse_u64("n", &text).ok(), library, "{text:?}");
+        }
+        for line in ["a b", " a\tb ", "a\x0bb\x0cc", "a\r\nb", "", "  ", "a  b\t\tc d", "a\u{3000}b c", "é b c"] {
+            let expected: Vec<&str> = line.split_whitespace().collect();
+            let split = |n| -> Result<Vec<&str>, String> {
+                match n {
+                    2 => split_whitespace_exact::<2>(line, "").map(|f| f.to_vec()),
+                    _ => split_whitespace_exact::<3>(line, "").map(|f| f.to_vec()),
+                }
+            };
+            for n in [2, 3] {
+                match split(n) {
+                    Ok(fields) => assert_eq!(fields, expected, "{line:?}"),
+                    Err(err) => assert!(expected.len() != n && err.ends_with(&format!("found {}", expected.len())), "{line:?}: {err}"),
+                }
+            }
+        }
     }
 
     #[test]

@@ -329,6 +329,8 @@ impl Folder {
         }
         let last_start = self.capacity - sectors;
         match self.mode {
+            // Most traces fit: no division for them.
+            FoldMode::Modulo if lba < self.capacity => Ok(lba.min(last_start)),
             FoldMode::Modulo => Ok((lba % self.capacity).min(last_start)),
             FoldMode::Scale => {
                 let scaled =
