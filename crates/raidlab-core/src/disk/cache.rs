@@ -531,7 +531,7 @@ mod tests {
         // A track without slips: its first run is the whole track.
         let whole = |l: u64| {
             let r = geometry.locate_run(l);
-            r.address.sector == 0 && r.sectors == geometry.zones()[r.zone_index].sectors_per_track
+            r.address.sector == 0 && r.sectors == geometry.zones()[r.zone_index as usize].sectors_per_track
         };
         // A slip-free track after another one (and no slip on the track after it).
         let track = (1..).map(|t| t * 1000).find(|&l| whole(l) && whole(l + geometry.locate_run(l).sectors as u64));
@@ -624,7 +624,7 @@ mod tests {
         let geometry = &probe.model.geometry;
         let whole = |l: u64| {
             let r = geometry.locate_run(l);
-            r.address.sector == 0 && r.sectors == geometry.zones()[r.zone_index].sectors_per_track
+            r.address.sector == 0 && r.sectors == geometry.zones()[r.zone_index as usize].sectors_per_track
         };
         let start = (1..).map(|t| t * 1000).find(|&l| whole(l)).unwrap();
         let spt = geometry.locate_run(start).sectors as u64;

@@ -392,8 +392,9 @@ impl Zone {
 /// Where an LBA lies and how many LBAs from it follow on consecutive sectors of its track.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Run {
-    /// Index of the LBA's zone.
-    pub zone_index: usize,
+    /// Index of the LBA's zone (32 bits, like every other field: a run copied with wide moves
+    /// is then read back field by field from stores that hold each field whole).
+    pub zone_index: u32,
     /// The LBA's physical address.
     pub address: PhysicalAddress,
     /// LBAs from this one on consecutive sectors of the same track (at least 1, at most to
@@ -831,7 +832,7 @@ impl Geometry {
     #[inline]
     pub fn locate_in_zone(&self, lba: u64) -> (usize, PhysicalAddress) {
         let run = self.locate_run(lba);
-        (run.zone_index, run.address)
+        (run.zone_index as usize, run.address)
     }
 
     /// Where sector `lba` lies, how many LBAs from it follow on consecutive sectors of the
@@ -858,7 +859,7 @@ impl Geometry {
         let spt = zone.sectors_per_track;
         let run = run.min((spt as u64) - sector).min(self.capacity - lba) as u32;
         Run {
-            zone_index,
+            zone_index: zone_index as u32,
             address: PhysicalAddress {
                 cylinder: zone.first_cylinder + cylinder_in_zone as u32,
                 surface,
@@ -896,7 +897,7 @@ impl Geometry {
     /// short tracks where transfers and read-aheads cross many.
     #[inline(always)]
     pub fn next_run(&self, previous: &Run, lba: u64) -> Run {
-        let zone = &self.zones[previous.zone_index];
+        let zone = &self.zones[previous.zone_index as usize];
         let at_track_end = previous.address.sector + previous.sectors == zone.sectors_per_track;
         let Some(slips) =
             zone.slips_in_order().filter(|_| at_track_end && lba < zone.first_lba + zone.lbas && lba < self.capacity)
@@ -939,7 +940,7 @@ impl Geometry {
     /// The first LBA of the track holding `lba` (whose run is `run`), if the track's first
     /// sector holds one: the LBAs from it to `lba` are the track's sectors before `lba`.
     pub fn track_first_lba(&self, lba: u64, run: &Run) -> Option<u64> {
-        let zone = &self.zones[run.zone_index];
+        let zone = &self.zones[run.zone_index as usize];
         let before = run.address.sector as u64;
         if let Some(slips) = zone.slips_in_order() {
             // The track's sectors before `lba` hold consecutive LBAs but for the slipped

@@ -428,8 +428,8 @@ impl DriveModel {
 
     /// Rotational timing of the tracks of zone `zone_index`.
     #[inline(always)]
-    fn track_timing(&self, zone_index: usize) -> &TrackTiming {
-        &self.track_timing[zone_index]
+    fn track_timing(&self, zone_index: u32) -> &TrackTiming {
+        &self.track_timing[zone_index as usize]
     }
 
     /// Rotational wait and end of transfer, in ns from `t`, for `count` sectors of `run`
