@@ -106,6 +106,14 @@ fn slot_phase(slot: u64, spt: &Divisor) -> u64 {
     spt.div(slot * P)
 }
 
+/// `phase · spt mod P`: how far `phase` lies past the start of its slot on a track of `spt`
+/// slots, in units of 1 / spt phase unit (see [`track_portion`]).
+#[inline(always)]
+fn into_slot_scaled(phase: u64, spt: u64) -> u64 {
+    let scaled = phase * spt;
+    scaled - scaled / P * P
+}
+
 /// Longest track whose slot phases are tabulated (a 32 KiB table per zone); longer tracks,
 /// which no drive has yet, compute them.
 const MAX_TABULATED_SECTORS_PER_TRACK: u64 = 2048;
@@ -167,10 +175,19 @@ fn track_portion(
     let spt = spt_divisor.get() as u32;
     debug_assert!(count >= 1 && first + count <= spt && skew < spt);
     let spt64 = spt as u64;
-    let previous = phase * spt64 / P;
-    let lateness = phase - timing.phase_of(previous);
-    let (phase, late) =
-        if lateness < units_per_ns { (phase - lateness, lateness) } else { (phase, 0) };
+    // How far the head is past the start of the slot it is in: phase − phase_of(previous),
+    // with previous = ⌊phase · spt / P⌋ and phase_of(k) = ⌊k · P / spt⌋. As the phase is
+    // whole, that is ⌈r / spt⌉ with r = phase · spt mod P: worked out from the product
+    // already formed, not loaded from the slot table, whose load (at a place that depends
+    // on the time) every access's wait would otherwise sit behind. It is under one ns
+    // (`units_per_ns`) exactly when r ≤ (units_per_ns − 1) · spt.
+    let into_slot = into_slot_scaled(phase, spt64);
+    let (phase, late) = if into_slot <= (units_per_ns - 1) * spt64 {
+        let lateness = spt_divisor.div_ceil(into_slot);
+        (phase - lateness, lateness)
+    } else {
+        (phase, 0)
+    };
     // first < spt and skew < spt: one conditional subtraction reduces mod spt.
     let first_slot = if first + skew >= spt { first + skew - spt } else { first + skew } as u64;
     let (wait, media) = 'portion: {
@@ -1187,6 +1204,32 @@ mod tests {
             assert_eq!(timing.phase_of(spt), P);
             // One sector's arc, P / spt phase units, at 7,200,000 units per ns, rounded up.
             assert_eq!(timing.sector_pass_ns, (P / spt).div_ceil(7_200_000));
+        }
+    }
+
+    /// The head's lateness into its slot, worked out from `phase · spt mod P`, is the
+    /// phase less the start of its slot, for phases at, just after and just before every slot
+    /// start, on short, 18ES-like and untabulated tracks; and the test against one ns is the
+    /// test of the lateness itself.
+    #[test]
+    fn the_lateness_into_a_slot_is_the_phase_past_the_slot_start() {
+        for spt in [1u64, 7, 48, 333, 2048, 5000] {
+            let divisor = Divisor::new(spt);
+            let mut phases = Vec::new();
+            for k in 0..spt.min(600) {
+                let start = slot_phase(k, &divisor);
+                phases.extend([start, start + 1, start + 9_999_999, start + 10_000_000, start + 10_000_001]);
+                phases.push(slot_phase(k + 1, &divisor) - 1);
+            }
+            for phase in phases.into_iter().filter(|&p| p < P) {
+                let previous = phase * spt / P;
+                let lateness = phase - slot_phase(previous, &divisor);
+                let into_slot = into_slot_scaled(phase, spt);
+                assert_eq!(divisor.div_ceil(into_slot), lateness, "spt {spt}, phase {phase}");
+                for units_per_ns in [1u64, 5_400_000, 10_000_000, 15_000_000] {
+                    assert_eq!(into_slot <= (units_per_ns - 1) * spt, lateness < units_per_ns, "spt {spt}, phase {phase}");
+                }
+            }
         }
     }
 
