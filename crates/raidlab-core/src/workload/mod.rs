@@ -4,7 +4,7 @@
 //! **arrival process**: open loop (Poisson at a rate, or trace timestamps) or closed loop
 //! (N requests outstanding, each followed by a think time).
 
-mod ahead;
+pub(crate) mod ahead;
 pub mod synthetic;
 pub mod trace;
 

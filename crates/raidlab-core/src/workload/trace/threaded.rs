@@ -8,10 +8,10 @@
 //! where it is found, arrive in the order a [`TraceSource`] read inline gives them: the run
 //! is the same, byte for byte, only sooner on a machine with a second core.
 //!
-//! The reader stays at most [`BATCHES_IN_FLIGHT`] batches of [`BATCH_RECORDS`] records
-//! ahead (besides the reorder window), so memory stays bounded. A run that stops before the
-//! end of the trace (its duration or request limit reached, or cancelled) drops the source,
-//! which stops the thread and waits for it: the file is closed when the run is.
+//! The reader stays at most [`HANDOVERS_IN_FLIGHT`] batches ahead (besides the reorder
+//! window), batches of [`handover_len`] records, so memory stays bounded. A run that stops
+//! before the end of the trace (its duration or request limit reached, or cancelled) drops
+//! the source, which stops the thread and waits for it: the file is closed when the run is.
 
 use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
@@ -19,13 +19,7 @@ use std::thread::JoinHandle;
 
 use super::{TraceRecord, TraceSource};
 use crate::error::{Error, Result};
-
-/// Records per batch handed over: large enough that the hand-over (a lock and a wake-up)
-/// costs next to nothing per record, small enough that the first batch comes at once.
-pub const BATCH_RECORDS: usize = 1024;
-
-/// Batches the reader may be ahead of the simulation.
-pub const BATCHES_IN_FLIGHT: usize = 4;
+use crate::workload::ahead::{handover_len, HANDOVERS_IN_FLIGHT};
 
 /// What the reader thread sends.
 enum Message {
@@ -49,7 +43,7 @@ impl ThreadedSource {
     /// Start reading `source` on a new thread.
     pub fn start(source: TraceSource) -> Result<Self> {
         let path = source.path().to_path_buf();
-        let (sender, receiver) = sync_channel(BATCHES_IN_FLIGHT);
+        let (sender, receiver) = sync_channel(HANDOVERS_IN_FLIGHT);
         let thread = std::thread::Builder::new()
             .name("raidlab-trace-reader".into())
             .spawn(move || read_ahead(source, sender))
@@ -119,13 +113,14 @@ impl Drop for ThreadedSource {
 /// The reader thread: batches of records, then the end or the error, until the trace ends
 /// or the receiver is gone.
 fn read_ahead(mut source: TraceSource, sender: SyncSender<Message>) {
-    loop {
-        let mut records = Vec::with_capacity(BATCH_RECORDS);
+    for index in 0.. {
+        let len = handover_len(index);
+        let mut records = Vec::with_capacity(len);
         let end = loop {
             match source.next_record() {
                 Ok(Some(record)) => {
                     records.push(record);
-                    if records.len() == BATCH_RECORDS {
+                    if records.len() == len {
                         break None;
                     }
                 }
@@ -170,8 +165,10 @@ mod tests {
     fn the_thread_hands_out_what_the_source_reads_inline_errors_included() {
         // Around the batch size, with a bad line at the end, in the middle of a batch, on a
         // batch's edge, and none; unsorted, so that the reorder window is at work.
-        let lines = 3 * BATCH_RECORDS + 17;
-        for bad_line in [None, Some(lines), Some(BATCH_RECORDS / 2), Some(BATCH_RECORDS), Some(BATCH_RECORDS + 1)] {
+        // The first three batches, and some of the fourth; edges of the first two.
+        let (first, second) = (handover_len(0), handover_len(0) + handover_len(1));
+        let lines = second + handover_len(2) + 17;
+        for bad_line in [None, Some(lines), Some(first / 2), Some(first), Some(first + 1), Some(second), Some(second + 1)] {
             let text: String = (1..=lines)
                 .map(|line| {
                     if Some(line) == bad_line {
@@ -223,7 +220,7 @@ mod tests {
 
     #[test]
     fn dropping_the_source_early_stops_the_thread() {
-        let text: String = (0..20 * BATCH_RECORDS).map(|line| format!("0,{line},512,r,{line}\n")).collect();
+        let text: String = (0..8 * handover_len(u32::MAX)).map(|line| format!("0,{line},512,r,{line}\n")).collect();
         let file = TempFile::new("early.spc", text.as_bytes());
         let mut threaded =
             ThreadedSource::start(TraceSource::open(&config(&file.0, "spc"), 1 << 40, KEY).unwrap()).unwrap();
