@@ -188,15 +188,19 @@ impl Feed {
                     *ended = true;
                     return Ok(());
                 };
-                for r in records {
-                    if *left == 0 || end_time.is_some_and(|end| r.arrival > end) {
-                        *ended = true;
-                        break;
-                    }
-                    *left -= 1;
-                    requests.push(UserRequest { arrival: r.arrival, lba: r.lba, sectors: r.sectors, is_write: r.is_write });
-                }
-                *ended |= *left == 0;
+                let mut records = records;
+                let within = match end_time {
+                    Some(end) => records.iter().position(|r| r.arrival > *end).unwrap_or(records.len()),
+                    None => records.len(),
+                };
+                let keep = within.min(usize::try_from(*left).unwrap_or(usize::MAX));
+                *ended = keep < records.len() || keep as u64 == *left;
+                *left -= keep as u64;
+                records.truncate(keep);
+                *requests = records
+                    .into_iter()
+                    .map(|r| UserRequest { arrival: r.arrival, lba: r.lba, sectors: r.sectors, is_write: r.is_write })
+                    .collect();
                 Ok(())
             }
         }
