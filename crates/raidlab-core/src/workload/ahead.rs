@@ -184,23 +184,23 @@ impl Feed {
                 if *ended {
                     return Ok(());
                 }
-                let Some(records) = source.next_records()? else {
+                let Some(mut records) = source.next_records()? else {
                     *ended = true;
                     return Ok(());
                 };
-                let mut records = records;
-                let within = match end_time {
-                    Some(end) => records.iter().position(|r| r.arrival > *end).unwrap_or(records.len()),
-                    None => records.len(),
-                };
-                let keep = within.min(usize::try_from(*left).unwrap_or(usize::MAX));
-                *ended = keep < records.len() || keep as u64 == *left;
-                *left -= keep as u64;
-                records.truncate(keep);
-                *requests = records
-                    .into_iter()
-                    .map(|r| UserRequest { arrival: r.arrival, lba: r.lba, sectors: r.sectors, is_write: r.is_write })
-                    .collect();
+                // Cut at the end of arrivals, then at the request limit; the records are
+                // handed over as they are (a pass over a batch the reader has just written
+                // would fetch every line of it from the other core at once).
+                if let Some(within) = end_time.and_then(|end| records.iter().position(|r| r.arrival > end)) {
+                    records.truncate(within);
+                    *ended = true;
+                }
+                if records.len() as u64 >= *left {
+                    records.truncate(*left as usize);
+                    *ended = true;
+                }
+                *left -= records.len() as u64;
+                *requests = records;
                 Ok(())
             }
         }
