@@ -335,8 +335,9 @@ impl Workload {
         Ok(Some(UserRequest { arrival, lba, sectors, is_write }))
     }
 
-    /// Take the next batch of synthetic requests with their Poisson arrivals. Returns false
-    /// when there is none left.
+    /// Take the next batch of requests (synthetic ones with their Poisson arrivals, or a
+    /// trace's). Returns false when there is none left; a trace's error once the requests
+    /// before it are handed out.
     fn next_batch(&mut self) -> Result<bool> {
         let Some(batch) = &mut self.batch else { return Ok(false) };
         batch.next = 0;
