@@ -207,6 +207,32 @@ impl Waiters for Waiting<'_> {
     }
 }
 
+/// A layout size (a stripe unit, a stripe's data) that requests are divided by: by a shift
+/// and a mask when it is a power of two, as stripe units almost always are, else by a
+/// division. The quotient is on the way from a request's address to its drive's first
+/// access, which waits for it.
+#[derive(Debug, Clone, Copy)]
+struct SizeDivisor {
+    size: u64,
+    /// log2 of `size` when it is a power of two.
+    shift: Option<u32>,
+}
+
+impl SizeDivisor {
+    fn new(size: u64) -> Self {
+        SizeDivisor { size, shift: size.is_power_of_two().then(|| size.trailing_zeros()) }
+    }
+
+    /// `(n / size, n % size)`.
+    #[inline(always)]
+    fn div_rem(self, n: u64) -> (u64, u64) {
+        match self.shift {
+            Some(shift) => (n >> shift, n & (self.size - 1)),
+            None => (n / self.size, n % self.size),
+        }
+    }
+}
+
 /// The controller of one array.
 pub struct Controller {
     layout: Box<dyn Layout>,
@@ -214,6 +240,8 @@ pub struct Controller {
     /// request; the layout never changes).
     unit_sectors: u64,
     stripe_data_sectors: u64,
+    unit_divisor: SizeDivisor,
+    stripe_data_divisor: SizeDivisor,
     capacity_sectors: u64,
     redundancy: Redundancy,
     failed: Vec<bool>,
@@ -271,6 +299,8 @@ impl Controller {
         Controller {
             unit_sectors: layout.stripe_unit_sectors(),
             stripe_data_sectors: layout.stripe_data_sectors(),
+            unit_divisor: SizeDivisor::new(layout.stripe_unit_sectors()),
+            stripe_data_divisor: SizeDivisor::new(layout.stripe_data_sectors()),
             capacity_sectors: layout.capacity_sectors(),
             layout,
             redundancy,
@@ -338,10 +368,9 @@ impl Controller {
             0
         };
         let per_stripe = self.stripe_data_sectors;
-        let first_stripe = req.lba / per_stripe;
         // From the offset into the first stripe: a request rarely leaves it, and then needs
         // no second division.
-        let first = req.lba - first_stripe * per_stripe;
+        let (first_stripe, first) = self.stripe_data_divisor.div_rem(req.lba);
         let last_in_first = first + req.sectors as u64 - 1;
         let last_stripe =
             if last_in_first < per_stripe { first_stripe } else { first_stripe + last_in_first / per_stripe };
@@ -402,7 +431,7 @@ impl Controller {
             return None;
         }
         let unit = self.unit_sectors;
-        let (index, offset) = (first / unit, first % unit);
+        let (index, offset) = self.unit_divisor.div_rem(first);
         if offset + sectors > unit {
             return None;
         }
@@ -876,6 +905,22 @@ mod tests {
     use super::*;
     use crate::layout::{self, LayoutParams};
     use crate::sim::StreamId;
+
+    /// A layout size divides by a shift when it is a power of two and by a division when it
+    /// is not, with the same quotients and remainders either way.
+    #[test]
+    fn layout_sizes_divide_as_integers_do() {
+        let mut rng = RngStream::new(4, StreamId::Policy(0));
+        for size in [1u64, 2, 3, 7, 8, 128, 896, 1 << 20, (1 << 20) + 1] {
+            let divisor = SizeDivisor::new(size);
+            assert_eq!(divisor.shift.is_some(), size.is_power_of_two());
+            let mut numerators = vec![0, 1, size - 1, size, size + 1, u64::MAX];
+            numerators.extend((0..200).map(|_| rng.below(1 << 40)));
+            for n in numerators {
+                assert_eq!(divisor.div_rem(n), (n / size, n % size), "{n} / {size}");
+            }
+        }
+    }
 
     struct IdleDrives;
     impl DriveView for IdleDrives {
