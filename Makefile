@@ -48,7 +48,8 @@ $(BUILD_STAMP): $(VENV_STAMP) $(RUST_INPUTS)
 # Profile-guided optimisation (`make pgo`): an instrumented build of the extension runs a
 # training set (the benchmark cases, the two experiments, and the drive validation where
 # ../shared/diskspecs is), then the extension is built again with the branch and call counts
-# it recorded. Same results, 6-8 % faster simulations, about three times the build time
+# it recorded. Same results, up to 5-8 % faster simulations (none on the cached 18ES since
+# 2026-11-23: docs/performance.md), about three times the build time
 # (docs/performance.md). `make build` after a Rust change builds without PGO again; the
 # build stamp goes first, so that an interrupted `make pgo` leaves no instrumented
 # extension behind for `make build` to keep.
@@ -56,7 +57,7 @@ PGO_DIR := target/pgo
 RUST_HOST = $(shell rustc -vV | sed -n 's/^host: //p')
 LLVM_PROFDATA = $(shell rustc --print sysroot)/lib/rustlib/$(RUST_HOST)/bin/llvm-profdata
 
-pgo: $(VENV_STAMP) ## Build the extension with profile-guided optimisation: 6-8 % faster runs, a longer build (needs rustup's llvm-tools)
+pgo: $(VENV_STAMP) ## Build the extension with profile-guided optimisation: up to 5-8 % faster runs, a longer build (needs rustup's llvm-tools)
 	@test -x "$(LLVM_PROFDATA)" || rustup component add llvm-tools || { \
 	  echo "make pgo: $(LLVM_PROFDATA) is missing and rustup could not add llvm-tools; 'make build' builds without PGO" >&2; exit 1; }
 	rm -rf $(BUILD_STAMP) $(PGO_DIR)/profiles $(PGO_DIR)/training
