@@ -49,9 +49,9 @@ $(BUILD_STAMP): $(VENV_STAMP) $(RUST_INPUTS)
 # training set (the benchmark cases, the two experiments, and the drive validation where
 # ../shared/diskspecs is), then the extension is built again with the branch and call counts
 # it recorded. Same results, up to 5-8 % faster simulations (none on the cached 18ES since
-# 2026-11-23), about three times the build time (docs/performance.md). `make build` after a Rust change builds without PGO again; the
-# build stamp goes first, so that an interrupted `make pgo` leaves no instrumented
-# extension behind for `make build` to keep.
+# 2026-11-23), about three times the build time (docs/performance.md). `make build` after
+# a Rust change builds without PGO again; the build stamp goes first, so that an
+# interrupted `make pgo` leaves no instrumented extension behind for `make build` to keep.
 PGO_DIR := target/pgo
 RUST_HOST = $(shell rustc -vV | sed -n 's/^host: //p')
 LLVM_PROFDATA = $(shell rustc --print sysroot)/lib/rustlib/$(RUST_HOST)/bin/llvm-profdata
