@@ -189,8 +189,7 @@ impl Feed {
                     return Ok(());
                 };
                 // Cut at the end of arrivals, then at the request limit; the records are
-                // handed over as they are (a pass over a batch the reader has just written
-                // would fetch every line of it from the other core at once).
+                // handed over as they are, without a pass over them.
                 if let Some(within) = end_time.and_then(|end| records.iter().position(|r| r.arrival > end)) {
                     records.truncate(within);
                     *ended = true;
