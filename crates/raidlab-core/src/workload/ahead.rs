@@ -6,8 +6,8 @@
 //! [`StreamId::Arrivals`](crate::sim::StreamId)), drawn in a fixed order. So they are drawn
 //! in batches, which lets the processor overlap the draws of one request with those of the
 //! next, and, in a run long enough for it to pay ([`THREAD_ABOVE_REQUESTS`]), on a thread of
-//! their own, which hands the batches over through a bounded channel while the simulation
-//! runs, as a trace is read ([`super::trace::threaded`]). Drawing costs about a tenth of a
+//! their own, which hands the batches over while the simulation runs
+//! ([`super::handover`]), as a trace's reader does ([`super::trace::threaded`]). Drawing costs about a tenth of a
 //! simulated request on one drive (`docs/performance.md`); the thread moves that work off
 //! the simulation's core, it does not add to it. Inline or on the thread, the streams are
 //! drawn in the same order, so the requests, and the run, are the same byte for byte.
@@ -18,9 +18,7 @@
 //! A run that stops early (its duration or request limit reached, or cancelled) drops the
 //! source, which stops the thread and waits for it.
 
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::thread::JoinHandle;
-
+use super::handover::{Handover, LARGEST_HANDOVER};
 use super::{SyntheticGenerator, ThreadedSource};
 use crate::array::UserRequest;
 use crate::error::{Error, Result};
@@ -28,25 +26,6 @@ use crate::sim::{round_ns, Nanos, RngStream};
 
 /// Requests per batch drawn inline: enough for the draws to overlap.
 pub const INLINE_BATCH_REQUESTS: usize = 64;
-
-/// Items (requests or trace records) in the first batch a thread hands over: few, so that
-/// a run starts at once.
-pub const FIRST_HANDOVER: usize = 1024;
-
-/// Items in the largest batch a thread hands over (384 KiB of requests).
-pub const LARGEST_HANDOVER: usize = 16_384;
-
-/// Batches a thread may be ahead of the simulation.
-pub const HANDOVERS_IN_FLIGHT: usize = 2;
-
-/// Items in batch `index` (from 0) a thread hands over: [`FIRST_HANDOVER`], then twice as
-/// many each time up to [`LARGEST_HANDOVER`]. A thread that is ahead waits for room in the
-/// channel, and each batch taken wakes it again (a system call, and an interrupt to the other
-/// core): with 1,024 items a batch all along, the wake-ups took back most of what a drawing
-/// thread saved, and a trace replay ran 4-8 % slower than with 16,384.
-pub(crate) fn handover_len(index: u32) -> usize {
-    (FIRST_HANDOVER << index.min(LARGEST_HANDOVER.ilog2() - FIRST_HANDOVER.ilog2())).min(LARGEST_HANDOVER)
-}
 
 /// Runs with a request limit at or below this draw inline: starting a thread costs tens of
 /// µs, more than such a run gains from it.
@@ -105,20 +84,12 @@ impl Drawer {
     }
 }
 
-/// What the drawing thread sends.
-pub(crate) enum Message {
-    /// The next requests, in order (never empty).
-    Requests(Vec<UserRequest>),
-    /// Every request has been drawn.
-    End,
-}
-
 /// Where the batches come from.
 pub(crate) enum Feed {
     /// Drawn on the simulation's thread.
     Inline(Drawer),
-    /// Drawn on a thread of its own. `receiver` is `None` once the end has been received.
-    Thread { receiver: Option<Receiver<Message>>, thread: Option<JoinHandle<()>> },
+    /// Drawn on a thread of its own.
+    Thread(Handover<UserRequest>),
     /// A trace's records at its own timestamps, at most `left` more of them (`u64::MAX`: no
     /// limit), up to the first arriving after `end_time`.
     Trace { source: ThreadedSource, left: u64, end_time: Option<Nanos>, ended: bool },
@@ -135,13 +106,13 @@ impl Feed {
     }
 
     /// Draw with `drawer` on a new thread, whatever the run's length.
-    pub fn thread(drawer: Drawer) -> Result<Feed> {
-        let (sender, receiver) = sync_channel(HANDOVERS_IN_FLIGHT);
-        let thread = std::thread::Builder::new()
-            .name("raidlab-requests".into())
-            .spawn(move || draw_ahead(drawer, sender))
-            .map_err(|err| Error::Invariant(format!("cannot start a thread to draw the requests: {err}")))?;
-        Ok(Feed::Thread { receiver: Some(receiver), thread: Some(thread) })
+    pub fn thread(mut drawer: Drawer) -> Result<Feed> {
+        let drawing = Handover::start("raidlab-requests", "drawing the requests".into(), move |requests, len| {
+            drawer.fill(requests, len);
+            drawer.ended.then_some(Ok(()))
+        })
+        .map_err(|err| Error::Invariant(format!("cannot start a thread to draw the requests: {err}")))?;
+        Ok(Feed::Thread(drawing))
     }
 
     /// A trace's records at its own timestamps, the first `max_requests` of them, up to the
@@ -159,25 +130,9 @@ impl Feed {
                 drawer.fill(requests, INLINE_BATCH_REQUESTS);
                 Ok(())
             }
-            Feed::Thread { receiver, .. } => {
-                requests.clear();
-                let Some(from) = receiver else { return Ok(()) };
-                match from.recv() {
-                    Ok(Message::Requests(batch)) => {
-                        *requests = batch;
-                        Ok(())
-                    }
-                    Ok(Message::End) => {
-                        *receiver = None;
-                        Ok(())
-                    }
-                    // The thread ended without saying why: it panicked (its message is on
-                    // stderr).
-                    Err(_) => {
-                        *receiver = None;
-                        Err(Error::Invariant("the thread drawing the requests stopped unexpectedly".into()))
-                    }
-                }
+            Feed::Thread(drawing) => {
+                *requests = drawing.receive()?.unwrap_or_default();
+                Ok(())
             }
             Feed::Trace { source, left, end_time, ended } => {
                 requests.clear();
@@ -206,37 +161,11 @@ impl Feed {
     }
 }
 
-impl Drop for Feed {
-    fn drop(&mut self) {
-        if let Feed::Thread { receiver, thread } = self {
-            // Closing the channel makes the thread's next send fail, and it returns.
-            *receiver = None;
-            if let Some(thread) = thread.take() {
-                let _ = thread.join();
-            }
-        }
-    }
-}
-
-/// The drawing thread: batches, then the end, until every request is drawn or the receiver
-/// is gone.
-fn draw_ahead(mut drawer: Drawer, sender: SyncSender<Message>) {
-    for index in 0.. {
-        let len = handover_len(index);
-        let mut requests = Vec::with_capacity(len);
-        drawer.fill(&mut requests, len);
-        let message = if requests.is_empty() { Message::End } else { Message::Requests(requests) };
-        let end = matches!(message, Message::End);
-        if sender.send(message).is_err() || end {
-            return;
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::sim::{s_to_ns, StreamId};
+    use crate::workload::handover::{handover_len, FIRST_HANDOVER};
     use crate::workload::{SizeConfig, WorkloadConfig};
 
     fn drawer(requests: Option<u64>, duration_s: Option<f64>) -> Drawer {
@@ -306,16 +235,6 @@ mod tests {
         feed.refill(&mut batch).expect("the thread runs");
         assert_eq!(batch.len(), FIRST_HANDOVER);
         drop(feed);
-    }
-
-    /// Batches grow from the first size to the largest, and stay there.
-    #[test]
-    fn handed_over_batches_double_up_to_the_largest() {
-        let lens: Vec<usize> = (0..8).map(handover_len).collect();
-        assert_eq!(lens[0], FIRST_HANDOVER);
-        assert!(lens.windows(2).all(|w| w[1] == (2 * w[0]).min(LARGEST_HANDOVER)));
-        assert_eq!(*lens.last().unwrap(), LARGEST_HANDOVER);
-        assert_eq!(handover_len(u32::MAX), LARGEST_HANDOVER);
     }
 
     /// A trace's requests, a batch at a time, are its records one by one, cut at the request

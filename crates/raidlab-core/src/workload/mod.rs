@@ -4,7 +4,8 @@
 //! **arrival process**: open loop (Poisson at a rate, or trace timestamps) or closed loop
 //! (N requests outstanding, each followed by a think time).
 
-pub(crate) mod ahead;
+mod ahead;
+pub(crate) mod handover;
 pub mod synthetic;
 pub mod trace;
 

@@ -8,47 +8,39 @@
 //! where it is found, arrive in the order a [`TraceSource`] read inline gives them: the run
 //! is the same, byte for byte, only sooner on a machine with a second core.
 //!
-//! The reader stays at most [`HANDOVERS_IN_FLIGHT`] batches ahead (besides the reorder
-//! window), batches of [`handover_len`] records, so memory stays bounded. A run that stops
-//! before the end of the trace (its duration or request limit reached, or cancelled) drops
-//! the source, which stops the thread and waits for it: the file is closed when the run is.
-
-use std::path::PathBuf;
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::thread::JoinHandle;
+//! The hand-over ([`crate::workload::handover`]) bounds how far the reader runs ahead
+//! (besides the reorder window), so memory stays bounded. A run that stops before the end of
+//! the trace (its duration or request limit reached, or cancelled) drops the source, which
+//! stops the thread and waits for it: the file is closed when the run is.
 
 use super::{TraceRecord, TraceSource};
 use crate::error::{Error, Result};
-use crate::workload::ahead::{handover_len, HANDOVERS_IN_FLIGHT};
-
-/// What the reader thread sends.
-enum Message {
-    /// The next records, in order.
-    Records(Vec<TraceRecord>),
-    /// The end of the trace, or the error that ended it (after the records before it).
-    End(Result<()>),
-}
+use crate::workload::handover::Handover;
 
 /// A [`TraceSource`] read ahead on its own thread.
 pub struct ThreadedSource {
     /// The records received and not yet handed out.
     batch: std::vec::IntoIter<TraceRecord>,
-    /// `None` once the end (or an error) has been handed out.
-    receiver: Option<Receiver<Message>>,
-    thread: Option<JoinHandle<()>>,
-    path: PathBuf,
+    reader: Handover<TraceRecord>,
 }
 
 impl ThreadedSource {
     /// Start reading `source` on a new thread.
-    pub fn start(source: TraceSource) -> Result<Self> {
+    pub fn start(mut source: TraceSource) -> Result<Self> {
         let path = source.path().to_path_buf();
-        let (sender, receiver) = sync_channel(HANDOVERS_IN_FLIGHT);
-        let thread = std::thread::Builder::new()
-            .name("raidlab-trace-reader".into())
-            .spawn(move || read_ahead(source, sender))
-            .map_err(|err| Error::io(&path, std::io::Error::new(err.kind(), format!("cannot start a thread to read the trace: {err}"))))?;
-        Ok(ThreadedSource { batch: Vec::new().into_iter(), receiver: Some(receiver), thread: Some(thread), path })
+        let doing = format!("reading {}", path.display());
+        let reader = Handover::start("raidlab-trace-reader", doing, move |records, len| {
+            while records.len() < len {
+                match source.next_record() {
+                    Ok(Some(record)) => records.push(record),
+                    Ok(None) => return Some(Ok(())),
+                    Err(err) => return Some(Err(err)),
+                }
+            }
+            None
+        })
+        .map_err(|err| Error::io(&path, std::io::Error::new(err.kind(), format!("cannot start a thread to read the trace: {err}"))))?;
+        Ok(ThreadedSource { batch: Vec::new().into_iter(), reader })
     }
 
     /// The next record in arrival order, `None` at the end; errors name file and line.
@@ -65,7 +57,7 @@ impl ThreadedSource {
     /// [`ThreadedSource::next_record`] once the batch in hand is used up.
     #[inline(never)]
     fn next_batch(&mut self) -> Result<Option<TraceRecord>> {
-        Ok(self.receive()?.and_then(|records| {
+        Ok(self.reader.receive()?.and_then(|records| {
             self.batch = records.into_iter();
             self.batch.next()
         }))
@@ -78,63 +70,7 @@ impl ThreadedSource {
         if self.batch.len() > 0 {
             return Ok(Some(std::mem::take(&mut self.batch).collect()));
         }
-        self.receive()
-    }
-
-    /// The next batch from the reader, `None` at the end; the error that ended the trace once
-    /// its records are handed out.
-    fn receive(&mut self) -> Result<Option<Vec<TraceRecord>>> {
-        let Some(receiver) = &self.receiver else { return Ok(None) };
-        match receiver.recv() {
-            Ok(Message::Records(records)) => Ok(Some(records)),
-            Ok(Message::End(end)) => {
-                self.receiver = None;
-                end.map(|()| None)
-            }
-            // The thread ended without saying why: it panicked (its message is on stderr).
-            Err(_) => {
-                self.receiver = None;
-                Err(Error::Invariant(format!("the thread reading {} stopped unexpectedly", self.path.display())))
-            }
-        }
-    }
-}
-
-impl Drop for ThreadedSource {
-    fn drop(&mut self) {
-        // Closing the channel makes the reader's next send fail, and it returns.
-        self.receiver = None;
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
-/// The reader thread: batches of records, then the end or the error, until the trace ends
-/// or the receiver is gone.
-fn read_ahead(mut source: TraceSource, sender: SyncSender<Message>) {
-    for index in 0.. {
-        let len = handover_len(index);
-        let mut records = Vec::with_capacity(len);
-        let end = loop {
-            match source.next_record() {
-                Ok(Some(record)) => {
-                    records.push(record);
-                    if records.len() == len {
-                        break None;
-                    }
-                }
-                Ok(None) => break Some(Ok(())),
-                Err(err) => break Some(Err(err)),
-            }
-        };
-        if !records.is_empty() && sender.send(Message::Records(records)).is_err() {
-            return;
-        }
-        if let Some(end) = end {
-            let _ = sender.send(Message::End(end));
-            return;
-        }
+        self.reader.receive()
     }
 }
 
@@ -142,6 +78,7 @@ fn read_ahead(mut source: TraceSource, sender: SyncSender<Message>) {
 mod tests {
     use super::super::tests::{config, TempFile};
     use super::*;
+    use crate::workload::handover::handover_len;
 
     const KEY: &str = "workload.trace";
 
