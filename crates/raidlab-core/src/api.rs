@@ -134,8 +134,52 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
             "stale_sectors": c.stats.stale_sectors,
             "stale_reads": c.stats.stale_reads,
             "first_stale": c.first_stale.map(|(lba, e, a)| json!({"lba": lba, "expected": format!("{e:016x}"), "actual": format!("{a:016x}")})),
+            "rebuilt_sectors_checked": c.stats.rebuilt_sectors_checked,
+            "rebuilt_sectors_wrong": c.stats.rebuilt_sectors_wrong,
+            "first_wrong_rebuilt": c.first_wrong_rebuilt.map(|(slot, pba, e, a)| json!({"slot": slot, "sector": pba, "expected": format!("{e:016x}"), "actual": format!("{a:016x}")})),
         })
     });
+    let mut by_period = serde_json::Map::new();
+    let period_histograms = rec.period_histograms();
+    for (i, name) in crate::metrics::PERIOD_NAMES.iter().enumerate() {
+        let h = &period_histograms[i];
+        let ms = |ns: f64| finite(ns / 1e6);
+        let starts: Vec<f64> = rec.period_starts().iter().filter(|p| p.1 as usize == i).map(|p| ns_to_s(p.0)).collect();
+        by_period.insert(
+            name.to_string(),
+            json!({
+                "count": h.count(),
+                "mean": ms(h.mean()),
+                "p50": ms(h.quantile(0.5)),
+                "p90": ms(h.quantile(0.9)),
+                "p99": ms(h.quantile(0.99)),
+                "starts_s": starts,
+            }),
+        );
+    }
+    let rebuilds: Vec<serde_json::Value> = sim
+        .rebuilds
+        .iter()
+        .map(|r| {
+            let unit_bytes = sim.controller.layout().member_sectors() as f64 * crate::disk::SECTOR_BYTES as f64;
+            let seconds = r.ended_at.map(|e| ns_to_s(e - r.started_at));
+            json!({
+                "member": r.member,
+                "target_slot": r.target,
+                "failed_at_s": ns_to_s(r.failed_at),
+                "started_at_s": ns_to_s(r.started_at),
+                "ended_at_s": r.ended_at.map(ns_to_s),
+                "rebuild_time_s": seconds,
+                "outcome": r.outcome,
+                "units": r.units,
+                "units_by_executor": r.made_current[0],
+                "units_by_user_writes": r.made_current[1],
+                "units_by_piggyback": r.made_current[2],
+                "target_write_mb_s": seconds.map(|t| finite(unit_bytes / 1e6 / t)),
+            })
+        })
+        .collect();
+    let rebuild_time_s = sim.rebuilds.iter().find(|r| r.outcome == "complete").and_then(|r| r.ended_at.map(|e| ns_to_s(e - r.started_at)));
     json!({
         "raidlab_version": env!("CARGO_PKG_VERSION"),
         "seed": sim.config.seed,
@@ -168,6 +212,9 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
         "lost_read_sectors": stats.lost_read_sectors,
         "lost_write_sectors": stats.lost_write_sectors,
         "content": content,
+        "response_ms_by_period": by_period,
+        "rebuilds": rebuilds,
+        "rebuild_time_s": rebuild_time_s,
         "events": sim.events_processed,
         "warnings": sim.warnings,
     })
@@ -197,6 +244,7 @@ pub fn tables(sim: &Simulation) -> Vec<Table> {
             f64s("mean_response_ms", rec.windows.iter().map(|x| mean(x.response_sum_ns, x.completions)).collect()),
             f64s("read_mean_response_ms", rec.windows.iter().map(|x| mean(x.read_response_sum_ns, x.read_completions)).collect()),
             f64s("throughput_iops", rec.windows.iter().map(|x| x.completions as f64 / w).collect()),
+            f64s("rebuilt_fraction", rebuilt_fraction(sim, n)),
         ],
     };
     let (mut class, mut upper, mut count) = (Vec::new(), Vec::new(), Vec::new());
@@ -221,6 +269,9 @@ pub fn tables(sim: &Simulation) -> Vec<Table> {
             f64s("mean_queue_length", sim.drives.iter().map(|d| d.mean_queue_length(now)).collect()),
             i64s("operations", sim.drives.iter().map(|d| d.operations as i64).collect()),
             f64s("failed_at_s", sim.drives.iter().map(|d| d.failed_at.map_or(f64::NAN, ns_to_s)).collect()),
+            f64s("user_busy_s", sim.drives.iter().map(|d| ns_to_s(d.busy_ns - d.rebuild_busy_ns)).collect()),
+            f64s("rebuild_busy_s", sim.drives.iter().map(|d| ns_to_s(d.rebuild_busy_ns)).collect()),
+            f64s("rebuild_mb", sim.drives.iter().map(|d| (d.rebuild_sectors * crate::disk::SECTOR_BYTES) as f64 / 1e6).collect()),
         ],
     };
     let outcomes = Table {
@@ -237,6 +288,20 @@ pub fn tables(sim: &Simulation) -> Vec<Table> {
         tables.push(responses_table(&responses));
     }
     tables
+}
+
+/// c(t) per time-series window of `n`: the fraction of the lost units current at the
+/// window's end, carried forward; NaN before the first rebuild starts and in runs without one.
+fn rebuilt_fraction(sim: &Simulation, n: usize) -> Vec<f64> {
+    let mut out = Vec::with_capacity(n);
+    let mut last = f64::NAN;
+    for i in 0..n {
+        if let Some(&f) = sim.rebuilt_fraction.get(i) {
+            last = f;
+        }
+        out.push(last);
+    }
+    out
 }
 
 /// The `responses` table (only with `metrics.record_responses`): one row per request after

@@ -36,6 +36,9 @@ pub struct Config {
     /// Data-integrity checking.
     #[serde(default)]
     pub content: ContentConfig,
+    /// Rebuilding failed drives onto spares; absent, a failed drive stays failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rebuild: Option<crate::rebuild::RebuildConfig>,
 }
 
 fn default_seed() -> u64 {
@@ -61,12 +64,33 @@ fn beyond_the_horizon(seconds: f64) -> String {
     format!("{seconds:e} s is beyond the {:.0} s (about 146 years) a run may simulate", max_sim_time_s())
 }
 
-/// One drive failure.
+/// What a failure-schedule entry does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// Drive `drive` fails.
+    #[default]
+    DriveFails,
+    /// A new spare drive arrives (`drive` is not given); a failed member waiting for one is
+    /// rebuilt onto it.
+    SpareArrives,
+}
+
+fn is_default_kind(kind: &FailureKind) -> bool {
+    *kind == FailureKind::DriveFails
+}
+
+/// One entry of the failure schedule: a drive failure, or a spare's arrival.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FailureConfig {
-    /// Drive index, 0-based.
-    pub drive: u32,
+    /// `drive_fails` (default) or `spare_arrives`.
+    #[serde(default, skip_serializing_if = "is_default_kind")]
+    pub kind: FailureKind,
+    /// Drive slot, 0-based: a member (below `array.drives`) or a spare (the slots after).
+    /// Not given for `spare_arrives`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drive: Option<u32>,
     /// When it fails, seconds of simulated time (at most 2⁶² ns, about 146 years, the
     /// longest a run can simulate).
     pub at_s: f64,
@@ -207,12 +231,28 @@ impl Config {
                 ),
             ));
         }
+        let slots = self.array.drives as u64 + self.array.spares as u64;
         for (i, f) in self.failures.iter().enumerate() {
-            if f.drive >= self.array.drives {
-                return Err(Error::config(
-                    format!("failures[{i}].drive"),
-                    format!("drive {} does not exist in an array of {} drives", f.drive, self.array.drives),
-                ));
+            match (f.kind, f.drive) {
+                (FailureKind::DriveFails, None) => {
+                    return Err(Error::config(format!("failures[{i}].drive"), "a drive failure names its drive"))
+                }
+                (FailureKind::DriveFails, Some(d)) if d as u64 >= slots => {
+                    return Err(Error::config(
+                        format!("failures[{i}].drive"),
+                        format!(
+                            "drive {d} does not exist in an array of {} drives and {} spares",
+                            self.array.drives, self.array.spares
+                        ),
+                    ));
+                }
+                (FailureKind::SpareArrives, Some(_)) => {
+                    return Err(Error::config(
+                        format!("failures[{i}].drive"),
+                        "a spare's arrival takes the next free slot: leave `drive` out",
+                    ))
+                }
+                _ => {}
             }
             if !(f.at_s.is_finite() && f.at_s >= 0.0) {
                 return Err(Error::config(format!("failures[{i}].at_s"), "must be a non-negative number of seconds"));
@@ -220,6 +260,23 @@ impl Config {
             if f.at_s > max_sim_time_s() {
                 return Err(Error::config(format!("failures[{i}].at_s"), beyond_the_horizon(f.at_s)));
             }
+        }
+        if self.array.spares > MAX_DRIVES - self.array.drives.min(MAX_DRIVES) {
+            return Err(Error::config("array.spares", format!("at most {MAX_DRIVES} drives and spares together")));
+        }
+        if self.array.spares > 0 && !self.failures.iter().any(|f| f.kind == FailureKind::DriveFails) {
+            return Err(Error::config(
+                "array.spares",
+                format!("{} spares are never used: no drive fails (add a `[[failures]]` entry)", self.array.spares),
+            ));
+        }
+        if let Some(r) = &self.rebuild {
+            r.validate()?;
+        } else if self.array.spares > 0 || self.failures.iter().any(|f| f.kind == FailureKind::SpareArrives) {
+            return Err(Error::config(
+                "array.spares",
+                "spares are only used by a rebuild: add a `[rebuild]` table (or remove the spares)",
+            ));
         }
         if let ArrivalConfig::Closed { outstanding, .. } = &self.workload.arrival {
             if *outstanding > MAX_OUTSTANDING {

@@ -15,7 +15,10 @@ use std::sync::Arc;
 
 use crate::array::plan::DriveView;
 use crate::array::Controller;
-use crate::config::Config;
+use crate::array::rebuild_io::RebuildEvent;
+use crate::array::state::RebuildUnits;
+use crate::config::{Config, FailureKind};
+use crate::rebuild::{Heads, Rebuild};
 use crate::disk::{self, Drive, DriveModel, Priority, QueuedOp};
 use crate::error::{Error, Result};
 use crate::layout::{self, LayoutParams};
@@ -28,6 +31,40 @@ enum Event {
     Arrival,
     DiskDone { drive: u32, epoch: u32 },
     Failure { drive: u32 },
+    /// A spare arrives in slot `slot`.
+    SpareArrives { slot: u32 },
+    /// Start rebuilding failed member `member` if a spare is free (after `rebuild.delay_s`).
+    RebuildStart { member: u32 },
+    /// A rebuild policy asked to be woken (a rate limit).
+    RebuildTimer,
+}
+
+/// Op tokens of rebuild jobs have this bit set in their top half (and not the one-op bit):
+/// see `array::rebuild_io`.
+const REBUILD_TOKEN: u64 = 1 << 62;
+const ONE_OP_TOKEN: u64 = 1 << 63;
+
+/// One rebuild of a run: when it started and ended, and its progress.
+#[derive(Debug, Clone)]
+pub struct RebuildRecord {
+    /// The member rebuilt and the slot written.
+    pub member: u32,
+    pub target: u32,
+    /// When the member failed, the rebuild started, and ended (`None` if it did not finish).
+    pub failed_at: Nanos,
+    pub started_at: Nanos,
+    pub ended_at: Option<Nanos>,
+    /// How it ended: `complete`, `abandoned`, or `running` at the end of the run.
+    pub outcome: &'static str,
+    /// Rebuild units, and units made current by the executor, user writes and piggybacking.
+    pub units: u64,
+    pub made_current: [u64; 3],
+}
+
+impl Heads for Vec<DriveSlot> {
+    fn cylinder(&self, drive: u32) -> u32 {
+        self[drive as usize].drive.cylinder()
+    }
 }
 
 /// One drive of the array with its queue and accounting.
@@ -41,6 +78,12 @@ pub struct DriveSlot {
     epoch: u32,
     /// Time spent serving operations, ns.
     pub busy_ns: u64,
+    /// Of it, time spent serving rebuild operations, ns.
+    pub rebuild_busy_ns: u64,
+    /// Sectors moved by rebuild operations.
+    pub rebuild_sectors: u64,
+    /// Whether the slot holds a drive (a spare that arrives later does not, until then).
+    pub present: bool,
     /// Operations served to completion.
     pub operations: u64,
     depth: u64,
@@ -117,6 +160,23 @@ pub struct Simulation {
     /// What the configuration asked for that raidlab does not model (for example DiskSim
     /// parameters of an imported drive), each with its file and line where known.
     pub warnings: Vec<String>,
+    /// The drive model every slot is.
+    pub model: Arc<DriveModel>,
+    /// The rebuild policies (with `[rebuild]`).
+    pub rebuild: Option<Rebuild>,
+    /// Spare slots present and unused.
+    spare_pool: Vec<u32>,
+    /// Failed members waiting for a spare, in failure order.
+    waiting_members: Vec<u32>,
+    /// When each member failed.
+    member_failed_at: Vec<Option<Nanos>>,
+    /// Every rebuild of the run, in start order.
+    pub rebuilds: Vec<RebuildRecord>,
+    /// Rebuild progress c(t): the fraction of the lost units current at the end of each
+    /// time-series window (NaN before the first rebuild starts).
+    pub rebuilt_fraction: Vec<f64>,
+    /// A timer event is pending for this time.
+    timer_pending: Option<Nanos>,
 }
 
 /// Mean service time (ns) of random accesses of `sectors` sectors on `model`, measured on the
@@ -153,7 +213,9 @@ impl Simulation {
         };
         let layout = layout::build(&config.array.layout, &params, "array")?;
         let capacity = layout.capacity_sectors();
-        let drives = (0..config.array.drives)
+        let arriving = config.failures.iter().filter(|f| f.kind == FailureKind::SpareArrives).count() as u32;
+        let slots = config.array.drives + config.array.spares + arriving;
+        let drives = (0..slots)
             .map(|i| {
                 let queue = disk::DiskQueue::new(&config.drive.scheduler)
                     .ok_or_else(|| Error::config("drive.scheduler", "unknown scheduler"))?;
@@ -164,6 +226,9 @@ impl Simulation {
                     failed_at: None,
                     epoch: 0,
                     busy_ns: 0,
+                    rebuild_busy_ns: 0,
+                    rebuild_sectors: 0,
+                    present: i < config.array.drives + config.array.spares,
                     operations: 0,
                     depth: 0,
                     depth_area: 0,
@@ -179,9 +244,48 @@ impl Simulation {
             _ => None,
         };
         let workload = Workload::new(&config.workload, capacity, rate, config.seed, "workload")?;
-        let controller = Controller::new(layout, config.content.check, RngStream::new(config.seed, StreamId::MirrorChoice));
+        let mut controller = Controller::new(layout, config.content.check, RngStream::new(config.seed, StreamId::MirrorChoice));
+        if slots > config.array.drives {
+            controller.set_spare_slots(slots - config.array.drives);
+        }
+        let rebuild = match &config.rebuild {
+            Some(r) => {
+                if controller.layout().reconstruction(0).is_none() {
+                    return Err(Error::config(
+                        "rebuild",
+                        format!("layout {} keeps no redundancy: a lost drive cannot be rebuilt", config.array.layout),
+                    ));
+                }
+                let unit_sectors = match r.unit {
+                    crate::rebuild::RebuildUnitConfig::Sectors(s) => Some(s),
+                    _ => None,
+                };
+                let used = controller.layout().member_sectors();
+                if unit_sectors.is_some_and(|s| s > used) {
+                    return Err(Error::config(
+                        "rebuild.unit",
+                        format!("{} sectors is larger than the {used} sectors a member holds", unit_sectors.unwrap_or(0)),
+                    ));
+                }
+                let fits = |k: u32, per: u64| (k as u64).saturating_mul(per) <= used;
+                match r.unit {
+                    crate::rebuild::RebuildUnitConfig::Tracks(k)
+                        if !fits(k, model.geometry.zones().iter().map(|z| z.sectors_per_track as u64).min().unwrap_or(1)) =>
+                    {
+                        return Err(Error::config("rebuild.unit", format!("{k} tracks is more than a drive holds")))
+                    }
+                    crate::rebuild::RebuildUnitConfig::Cylinders(k) if k > model.geometry.cylinders() => {
+                        return Err(Error::config("rebuild.unit", format!("{k} cylinders is more than a drive has")))
+                    }
+                    _ => {}
+                }
+                Some(Rebuild::new(r.clone(), slots)?)
+            }
+            None => None,
+        };
         let recorder = Recorder::new(s_to_ns(config.metrics.window_s), s_to_ns(config.metrics.warmup_s))
             .recording_responses(config.metrics.record_responses);
+        let (config_drives, config_spares) = (config.array.drives, config.array.spares);
         let mut sim = Simulation {
             config,
             now: 0,
@@ -196,9 +300,26 @@ impl Simulation {
             events_processed: 0,
             cancelled: false,
             warnings,
+            spare_pool: (config_drives..config_drives + config_spares).collect(),
+            waiting_members: Vec::new(),
+            member_failed_at: vec![None; config_drives as usize],
+            rebuilds: Vec::new(),
+            rebuilt_fraction: Vec::new(),
+            timer_pending: None,
+            model,
+            rebuild,
         };
+        let mut next_arriving = config_drives + config_spares;
         for f in sim.config.failures.clone() {
-            sim.events.push(s_to_ns(f.at_s), Event::Failure { drive: f.drive });
+            match f.kind {
+                FailureKind::DriveFails => {
+                    sim.events.push(s_to_ns(f.at_s), Event::Failure { drive: f.drive.expect("validated") })
+                }
+                FailureKind::SpareArrives => {
+                    sim.events.push(s_to_ns(f.at_s), Event::SpareArrives { slot: next_arriving });
+                    next_arriving += 1;
+                }
+            }
         }
         Ok(sim)
     }
@@ -259,6 +380,14 @@ impl Simulation {
                     }
                 }
                 Event::Failure { drive } => self.on_failure(drive)?,
+                Event::SpareArrives { slot } => self.on_spare_arrives(slot)?,
+                Event::RebuildStart { member } => self.on_rebuild_start(member)?,
+                Event::RebuildTimer => {
+                    if self.timer_pending == Some(t) {
+                        self.timer_pending = None;
+                    }
+                    self.pump_rebuild();
+                }
             }
             self.flush()?;
             self.events_processed += 1;
@@ -368,6 +497,9 @@ impl Simulation {
             return Err(Error::Invariant(format!("drive {drive} finished with nothing in service")));
         };
         slot.busy_ns += now - start;
+        if token & (REBUILD_TOKEN | ONE_OP_TOKEN) == REBUILD_TOKEN {
+            slot.rebuild_busy_ns += now - start;
+        }
         slot.operations += 1;
         let depth = slot.depth - 1;
         slot.set_depth(now, depth);
@@ -408,7 +540,18 @@ impl Simulation {
         }
         slot.failed_at = Some(now);
         slot.epoch += 1;
+        self.spare_pool.retain(|&s| s != drive);
         self.recorder.outcomes.push(Outcome { time: now, kind: "drive_failed", drive: drive as i64, detail: String::new() });
+        if let Some(member) = self.controller.member_in_slot(drive) {
+            if self.member_failed_at[member as usize].is_none() || self.controller.failed_members().contains(&member) {
+                self.member_failed_at[member as usize] = Some(now);
+            }
+            if self.rebuild.is_some() && !self.lost() {
+                self.waiting_members.push(member);
+                let delay = s_to_ns(self.config.rebuild.as_ref().map_or(0.0, |r| r.delay_s));
+                self.events.push(now + delay, Event::RebuildStart { member });
+            }
+        }
         if lost {
             let layout = self.controller.layout();
             let failed: Vec<u32> = (0..layout.drives()).filter(|d| self.controller.is_failed(*d)).collect();
@@ -438,7 +581,181 @@ impl Simulation {
         }
         self.aborted = aborted;
         self.aborted.clear();
+        self.update_period();
         Ok(())
+    }
+
+    /// Whether the failures so far lost data.
+    fn lost(&self) -> bool {
+        self.controller.data_lost()
+    }
+
+    /// Tell the recorder which period the array is in now.
+    fn update_period(&mut self) {
+        use crate::metrics::Period;
+        let period = if self.controller.rebuilding().is_some() {
+            Period::Rebuilding
+        } else if !self.controller.failed_members().is_empty() {
+            Period::Degraded
+        } else if self.rebuilds.is_empty() {
+            Period::Normal
+        } else {
+            Period::After
+        };
+        self.recorder.enter_period(self.now, period);
+    }
+
+    fn on_spare_arrives(&mut self, slot: u32) -> Result<()> {
+        let now = self.now;
+        self.drives[slot as usize].present = true;
+        self.spare_pool.push(slot);
+        self.recorder.outcomes.push(Outcome { time: now, kind: "spare_arrived", drive: slot as i64, detail: String::new() });
+        let delay = s_to_ns(self.config.rebuild.as_ref().map_or(0.0, |r| r.delay_s));
+        if let Some(&member) = self.waiting_members.first() {
+            self.events.push(now + delay, Event::RebuildStart { member });
+        }
+        Ok(())
+    }
+
+    /// Start rebuilding `member` if it still waits, nothing else rebuilds and a spare is free.
+    fn on_rebuild_start(&mut self, member: u32) -> Result<()> {
+        let now = self.now;
+        if self.controller.rebuilding().is_some() || self.lost() || !self.waiting_members.contains(&member) {
+            return Ok(());
+        }
+        let Some(target) = self.spare_pool.first().copied() else { return Ok(()) };
+        let Some(rebuild) = self.rebuild.as_mut() else { return Ok(()) };
+        let units = RebuildUnits::new(&self.model.geometry, self.controller.layout().member_sectors(), rebuild.config.measure());
+        let count = units.count();
+        self.controller.start_rebuild(member, target, units, rebuild.config.redirect_reads)?;
+        self.spare_pool.remove(0);
+        self.waiting_members.retain(|&m| m != member);
+        rebuild.begin();
+        self.rebuilds.push(RebuildRecord {
+            member,
+            target,
+            failed_at: self.member_failed_at[member as usize].unwrap_or(now),
+            started_at: now,
+            ended_at: None,
+            outcome: "running",
+            units: count,
+            made_current: [0; 3],
+        });
+        self.recorder.outcomes.push(Outcome {
+            time: now,
+            kind: "rebuild_started",
+            drive: member as i64,
+            detail: format!("member {member} onto slot {target}, {count} units"),
+        });
+        self.update_period();
+        self.note_progress();
+        self.pump_rebuild();
+        Ok(())
+    }
+
+    /// Let the rebuild policies issue what they may now.
+    fn pump_rebuild(&mut self) {
+        let Some(rebuild) = self.rebuild.as_mut() else { return };
+        rebuild.pump(self.now, &mut self.controller, &self.drives, &self.model.geometry);
+        self.arm_timer();
+    }
+
+    /// Turn the policies' wake-up requests into one timer event (the earliest).
+    fn arm_timer(&mut self) {
+        let Some(rebuild) = self.rebuild.as_mut() else { return };
+        if rebuild.wake_at.is_empty() {
+            return;
+        }
+        let earliest = rebuild.wake_at.drain(..).min().unwrap_or(self.now);
+        if self.timer_pending.is_none_or(|t| earliest < t) {
+            self.timer_pending = Some(earliest);
+            self.events.push(earliest, Event::RebuildTimer);
+        }
+    }
+
+    /// The fraction of lost units current now, into the window of now.
+    fn note_progress(&mut self) {
+        let Some(r) = self.controller.rebuilding() else { return };
+        let fraction = r.states.rebuilt() as f64 / r.states.count().max(1) as f64;
+        self.set_progress(fraction);
+    }
+
+    fn set_progress(&mut self, fraction: f64) {
+        let window = (self.now / self.recorder.window_ns()) as usize;
+        if window >= crate::metrics::MAX_WINDOWS as usize {
+            return;
+        }
+        if self.rebuilt_fraction.len() <= window {
+            let last = self.rebuilt_fraction.last().copied().unwrap_or(f64::NAN);
+            self.rebuilt_fraction.resize(window + 1, last);
+        }
+        self.rebuilt_fraction[window] = fraction;
+    }
+
+    /// Hand the controller's rebuild events to the policies; returns whether there were any.
+    fn dispatch_rebuild_events(&mut self) -> Result<bool> {
+        if self.controller.rebuild_events.is_empty() {
+            return Ok(false);
+        }
+        let events = std::mem::take(&mut self.controller.rebuild_events);
+        let now = self.now;
+        for &event in &events {
+            match event {
+                RebuildEvent::Written { ok: true, .. } => self.note_progress(),
+                RebuildEvent::Complete { member, slot, made_current } => {
+                    self.set_progress(1.0);
+                    if let Some(record) = self.rebuilds.last_mut() {
+                        record.ended_at = Some(now);
+                        record.outcome = "complete";
+                        record.made_current = made_current;
+                    }
+                    self.recorder.outcomes.push(Outcome {
+                        time: now,
+                        kind: "rebuild_complete",
+                        drive: member as i64,
+                        detail: format!("member {member} now in slot {slot}"),
+                    });
+                    self.member_failed_at[member as usize] = None;
+                }
+                RebuildEvent::Abandoned { member, made_current } => {
+                    if let Some(record) = self.rebuilds.last_mut() {
+                        record.ended_at = Some(now);
+                        record.outcome = "abandoned";
+                        record.made_current = made_current;
+                    }
+                    self.recorder.outcomes.push(Outcome {
+                        time: now,
+                        kind: "rebuild_abandoned",
+                        drive: member as i64,
+                        detail: "the target or a source failed".into(),
+                    });
+                    if !self.lost() {
+                        self.waiting_members.insert(0, member);
+                        self.events.push(now, Event::RebuildStart { member });
+                    }
+                }
+                _ => {}
+            }
+            if let Some(rebuild) = self.rebuild.as_mut() {
+                rebuild.on_event(now, event, &mut self.controller, &self.drives, &self.model.geometry);
+            }
+        }
+        if let (Some(r), Some(record)) = (self.controller.rebuilding(), self.rebuilds.last_mut()) {
+            record.made_current = r.made_current;
+        }
+        if events.iter().any(|e| matches!(e, RebuildEvent::Complete { .. } | RebuildEvent::Abandoned { .. })) {
+            self.update_period();
+            if let Some(&member) = self.waiting_members.first() {
+                self.events.push(now, Event::RebuildStart { member });
+            }
+        }
+        let mut events = events;
+        events.clear();
+        if self.controller.rebuild_events.is_empty() {
+            self.controller.rebuild_events = events;
+        }
+        self.arm_timer();
+        Ok(true)
     }
 
     /// Queue the controller's new operations and account completed requests, until quiet.
@@ -452,7 +769,11 @@ impl Simulation {
             let issued = self.controller.outbox.len();
             let completed = !self.controller.completed.is_empty();
             if issued == 0 && !completed {
-                return Ok(());
+                if self.controller.rebuild_events.is_empty() {
+                    return Ok(());
+                }
+                self.dispatch_rebuild_events()?;
+                continue;
             }
             for i in 0..issued {
                 let op = self.controller.outbox[i];
@@ -464,6 +785,9 @@ impl Simulation {
                 }
                 let depth = slot.depth + 1;
                 slot.set_depth(now, depth);
+                if op.token & (REBUILD_TOKEN | ONE_OP_TOKEN) == REBUILD_TOKEN {
+                    slot.rebuild_sectors += op.sectors as u64;
+                }
                 if slot.in_service.is_none() && slot.queue.is_empty() {
                     // An idle drive with nothing waiting serves the operation at once, whatever
                     // the discipline: skip the queue.

@@ -18,6 +18,7 @@ pub mod engine;
 pub mod error;
 pub mod layout;
 pub mod metrics;
+pub mod rebuild;
 pub mod sim;
 pub mod workload;
 

@@ -15,6 +15,8 @@
 
 pub mod locks;
 pub mod plan;
+pub mod rebuild_io;
+pub mod state;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -26,6 +28,8 @@ use crate::layout::{Layout, ParityRotation, StripeMap, UnitLocation};
 use crate::sim::{Nanos, RngStream};
 use locks::{StripeLocks, Waiters, NONE};
 use plan::{DriveView, PieceSpec, Plan, PlanOp};
+use rebuild_io::{Job, RebuildEvent, Rebuilding, REBUILD_JOB};
+use state::MemberStatus;
 
 /// Array organisation.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -46,6 +50,14 @@ pub struct ArrayConfig {
     /// RAID-1: drives per mirror set.
     #[serde(default = "default_copies")]
     pub copies: u32,
+    /// Hot spares: drives beside the array, idle until a failed member is rebuilt onto one
+    /// (`[rebuild]`). Their slots follow the members' (drives `drives` … `drives + spares − 1`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub spares: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 fn default_layout() -> String {
@@ -177,16 +189,19 @@ fn store<T>(slab: &mut Vec<T>, free: &mut Vec<u32>, value: T) -> u32 {
     }
 }
 
-/// The waiters of the lock table: pieces and one-op requests.
+/// The waiters of the lock table: pieces, one-op requests and rebuild jobs.
 struct Waiting<'a> {
     pieces: &'a mut [Piece],
     one_ops: &'a mut [OneOp],
+    jobs: &'a mut [Job],
 }
 
 impl Waiters for Waiting<'_> {
     fn next_waiter(&self, id: u32) -> u32 {
         if id & ONE_OP != 0 {
             self.one_ops[(id & !ONE_OP) as usize].next_waiter
+        } else if id & REBUILD_JOB != 0 {
+            Controller::job_waiter(self.jobs, id & !REBUILD_JOB)
         } else {
             self.pieces[id as usize].next_waiter
         }
@@ -194,6 +209,8 @@ impl Waiters for Waiting<'_> {
     fn set_next_waiter(&mut self, id: u32, next: u32) {
         if id & ONE_OP != 0 {
             self.one_ops[(id & !ONE_OP) as usize].next_waiter = next;
+        } else if id & REBUILD_JOB != 0 {
+            Controller::set_job_waiter(self.jobs, id & !REBUILD_JOB, next);
         } else {
             self.pieces[id as usize].next_waiter = next;
         }
@@ -201,9 +218,38 @@ impl Waiters for Waiting<'_> {
     fn wants_write(&self, id: u32) -> bool {
         if id & ONE_OP != 0 {
             self.one_ops[(id & !ONE_OP) as usize].is_write
+        } else if id & REBUILD_JOB != 0 {
+            false
         } else {
             self.pieces[id as usize].spec.is_some_and(|s| s.is_write)
         }
+    }
+}
+
+/// A layout that maps nothing: held for an instant while the controller's layout is wrapped
+/// (see [`crate::layout::Remapped`]).
+#[derive(Debug)]
+struct NoLayout;
+
+static NO_SHAPE: crate::layout::LayoutShape =
+    crate::layout::LayoutShape { drives: 0, stripe_unit_sectors: 1, stripes: 0 };
+
+impl Layout for NoLayout {
+    fn name(&self) -> &'static str {
+        "none"
+    }
+    fn shape(&self) -> &crate::layout::LayoutShape {
+        &NO_SHAPE
+    }
+    fn data_units_per_stripe(&self) -> u32 {
+        0
+    }
+    fn map_stripe(&self, _stripe: u64, _out: &mut StripeMap) {}
+    fn locate(&self, _drive: u32, _pba: u64) -> Option<(u64, crate::layout::UnitRole)> {
+        None
+    }
+    fn data_lost(&self, _failed: &[u32]) -> bool {
+        false
     }
 }
 
@@ -243,9 +289,27 @@ pub struct Controller {
     stripe_data_sectors: SizeDivisor,
     capacity_sectors: u64,
     redundancy: Redundancy,
+    /// Per drive slot (members, then spares): whether it cannot be read.
     failed: Vec<bool>,
-    failed_list: Vec<u32>,
+    /// Per drive slot: whether it cannot be read but takes writes (a rebuild target).
+    write_only: Vec<bool>,
+    /// The failed members (not slots), for the layout's data-loss rule.
+    failed_members: Vec<u32>,
+    /// The slot of every member (a rebuild moves a member to its target).
+    member_slot: Vec<u32>,
+    member_status: Vec<MemberStatus>,
     data_lost: bool,
+    /// The rebuild in progress.
+    rebuild: Option<Box<Rebuilding>>,
+    /// Rebuild jobs (a slab) and its free slots.
+    jobs: Vec<Job>,
+    free_jobs: Vec<u32>,
+    /// Rebuilds started, so that the jobs of an abandoned one are told apart.
+    generation: u32,
+    /// Whether the target of the rebuild being abandoned failed.
+    target_dead: bool,
+    /// What happened to rebuild jobs, filled by every call; the engine drains it.
+    pub rebuild_events: Vec<RebuildEvent>,
     /// Whether requests that are one op take the short way (see the module doc); switched
     /// off only by the test that compares the two ways.
     one_op_requests: bool,
@@ -302,8 +366,17 @@ impl Controller {
             layout,
             redundancy,
             failed: vec![false; drives],
-            failed_list: Vec::new(),
+            write_only: vec![false; drives],
+            failed_members: Vec::new(),
+            member_slot: (0..drives as u32).collect(),
+            member_status: vec![MemberStatus::Working; drives],
             data_lost: false,
+            rebuild: None,
+            jobs: Vec::new(),
+            free_jobs: Vec::new(),
+            generation: 0,
+            target_dead: false,
+            rebuild_events: Vec::new(),
             one_op_requests: true,
             pieces: Vec::new(),
             free_pieces: Vec::new(),
@@ -403,7 +476,7 @@ impl Controller {
             let last = end.min(stripe_start + per_stripe) - stripe_start;
             let spec = PieceSpec { first, sectors: last - first, is_write: req.is_write };
             let piece = self.alloc_piece(request, stripe, spec);
-            let mut waiting = Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops };
+            let mut waiting = Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops, jobs: &mut self.jobs };
             let granted = self.locks.acquire(stripe, piece, req.is_write, &mut waiting);
             if granted {
                 self.ready.push(piece);
@@ -444,7 +517,7 @@ impl Controller {
         let index = store(&mut self.one_ops, &mut self.free_one_ops, op);
         self.in_flight_requests += 1;
         let id = ONE_OP | index;
-        let mut waiting = Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops };
+        let mut waiting = Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops, jobs: &mut self.jobs };
         if self.locks.acquire(op.stripe, id, op.is_write, &mut waiting) {
             // Issued from the value at hand, not read back from the slab just written.
             self.issue_one_op(now, id, op, view)?;
@@ -538,7 +611,7 @@ impl Controller {
     /// whoever it grants goes on the ready list.
     #[inline(always)]
     fn unlock(&mut self, stripe: u64, is_write: bool) {
-        let mut waiting = Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops };
+        let mut waiting = Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops, jobs: &mut self.jobs };
         self.locks.release(stripe, is_write, &mut waiting, &mut self.granted);
         if !self.granted.is_empty() {
             self.ready.append(&mut self.granted);
@@ -562,6 +635,8 @@ impl Controller {
             if id & ONE_OP != 0 {
                 let op = self.one_ops[(id & !ONE_OP) as usize];
                 self.issue_one_op(now, id, op, view)?;
+            } else if id & REBUILD_JOB != 0 {
+                self.lock_next_stripes(id & !REBUILD_JOB);
             } else {
                 self.start_piece(now, id, view)?;
             }
@@ -593,13 +668,21 @@ impl Controller {
         }
         let p = &mut self.pieces[idx as usize];
         self.layout.map_stripe(p.stripe, &mut p.map);
+        let readable_target = if self.rebuild.is_some() { self.resolve_rebuild(idx, spec.is_write) } else { None };
+        let p = &mut self.pieces[idx as usize];
         match self.redundancy {
-            Redundancy::Parity => plan::plan_parity(&p.map, unit, spec, &self.failed, &mut p.plan),
-            Redundancy::Mirror => plan::plan_mirror(
-                &p.map, unit, spec, &self.failed, view, now, &mut self.rng, &mut p.plan,
+            Redundancy::Parity => {
+                plan::plan_parity_with(&p.map, unit, spec, &self.failed, &self.write_only, &mut p.plan)
+            }
+            Redundancy::Mirror => plan::plan_mirror_with(
+                &p.map, unit, spec, &self.failed, &self.write_only, view, now, &mut self.rng, &mut p.plan,
             ),
             Redundancy::None => plan::plan_striped(&p.map, unit, spec, &self.failed, &mut p.plan),
         }
+        if let Some(target) = readable_target {
+            self.restore_target(target);
+        }
+        let p = &mut self.pieces[idx as usize];
         if p.plan.ops.len() >= 1 << OP_BITS {
             return Err(Error::Invariant(format!("plan with {} operations", p.plan.ops.len())));
         }
@@ -664,11 +747,15 @@ impl Controller {
     pub fn op_done(&mut self, now: Nanos, token: u64, ok: bool, view: &dyn DriveView) -> Result<()> {
         let idx = (token >> OP_BITS) as u32;
         let op_index = (token & ((1 << OP_BITS) - 1)) as usize;
-        if idx & ONE_OP != 0 {
-            if op_index != 0 || (idx & !ONE_OP) as usize >= self.one_ops.len() {
-                return Err(Error::Invariant(format!("completion of unknown op {token:#x}")));
+        if idx >= REBUILD_JOB {
+            if idx & ONE_OP != 0 {
+                if op_index != 0 || (idx & !ONE_OP) as usize >= self.one_ops.len() {
+                    return Err(Error::Invariant(format!("completion of unknown op {token:#x}")));
+                }
+                return self.one_op_done(now, idx, ok, view);
             }
-            return self.one_op_done(now, idx, ok, view);
+            self.job_op_done(idx & !REBUILD_JOB, op_index as u64, ok)?;
+            return self.run_ready(now, view);
         }
         if op_index >= self.pieces.get(idx as usize).map_or(0, |p| p.plan.ops.len()) {
             return Err(Error::Invariant(format!("completion of unknown op {token:#x}")));
@@ -739,6 +826,9 @@ impl Controller {
         if self.content.is_some() {
             self.check_or_commit(idx)?;
         }
+        if spec.is_write && self.rebuild.is_some() {
+            self.mark_written_units(idx)?;
+        }
         let stripe = self.pieces[idx as usize].stripe;
         self.unlock(stripe, spec.is_write);
         self.pieces[idx as usize].spec = None;
@@ -766,17 +856,56 @@ impl Controller {
         if d >= self.failed.len() {
             return Err(Error::Invariant(format!("failure of unknown drive {drive}")));
         }
-        if self.failed[d] {
+        let is_target = self.rebuild.as_deref().is_some_and(|r| r.target == drive);
+        if self.failed[d] && !is_target {
             return Ok(false);
         }
         self.failed[d] = true;
-        self.failed_list.push(drive);
         if let Some(c) = self.content.as_mut() {
             c.fail_drive(drive);
         }
-        let lost_now = !self.data_lost && self.layout.data_lost(&self.failed_list);
+        self.rebuild_slot_failed(drive);
+        let Some(member) = self.member_in_slot(drive) else {
+            return Ok(false); // a spare
+        };
+        if self.failed_members.contains(&member) {
+            return Ok(false);
+        }
+        self.member_status[member as usize] = MemberStatus::Failed;
+        self.failed_members.push(member);
+        let lost_now = !self.data_lost && self.layout.data_lost(&self.failed_members);
         self.data_lost |= lost_now;
         Ok(lost_now)
+    }
+
+    /// The failed members.
+    pub fn failed_members(&self) -> &[u32] {
+        &self.failed_members
+    }
+
+    /// The status of member `member`.
+    pub fn member_status(&self, member: u32) -> MemberStatus {
+        match (self.member_status[member as usize], self.rebuild.as_deref()) {
+            (MemberStatus::Failed, Some(r)) if r.member == member => MemberStatus::Rebuilding { target: r.target },
+            (status, _) => status,
+        }
+    }
+
+    /// After write piece `idx` finished while a rebuild runs: unrebuilt units its writes to
+    /// the target covered whole are current.
+    fn mark_written_units(&mut self, idx: u32) -> Result<()> {
+        let Some(target) = self.rebuild.as_deref().map(|r| r.target) else { return Ok(()) };
+        let p = &self.pieces[idx as usize];
+        for i in 0..p.plan.ops.len() {
+            let op = self.pieces[idx as usize].plan.ops[i];
+            if op.kind == OpKind::Write && op.drive == target {
+                self.user_wrote_target(op.pba, op.pba + op.sectors as u64)?;
+                if self.rebuild.is_none() {
+                    break;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Whether `drive` has failed.

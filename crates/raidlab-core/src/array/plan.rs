@@ -188,10 +188,32 @@ impl Plan {
 
 /// Build the plan of a piece on a layout with single parity (RAID-5).
 pub fn plan_parity(map: &StripeMap, unit: u64, spec: PieceSpec, failed: &[bool], plan: &mut Plan) {
+    plan_parity_with(map, unit, spec, failed, &[], plan)
+}
+
+/// Whether drive `drive` is write-only: it cannot be read (it is also `failed`) but takes
+/// writes, as a rebuild target whose unit is not yet current does. `write_only` may be
+/// shorter than the drive count (missing entries are false).
+#[inline]
+fn is_write_only(write_only: &[bool], drive: u32) -> bool {
+    write_only.get(drive as usize).copied().unwrap_or(false)
+}
+
+/// [`plan_parity`] with write-only drives (see [`is_write_only`]): they are read as failed
+/// drives are (reconstructed from the others), and every write of their rows is also
+/// written to them; a write-only parity unit is written by reconstruct-write.
+pub fn plan_parity_with(
+    map: &StripeMap,
+    unit: u64,
+    spec: PieceSpec,
+    failed: &[bool],
+    write_only: &[bool],
+    plan: &mut Plan,
+) {
     plan.reset();
     plan.compute_touched(map, unit, spec);
     if !(plan_parity_normal_read(map, spec, failed, plan) || plan_parity_single_unit(map, spec, failed, plan)) {
-        plan_parity_general(map, spec, failed, plan);
+        plan_parity_general(map, spec, failed, write_only, plan);
     }
 }
 
@@ -283,10 +305,11 @@ fn plan_parity_single_unit(map: &StripeMap, spec: PieceSpec, failed: &[bool], pl
     true
 }
 
-fn plan_parity_general(map: &StripeMap, spec: PieceSpec, failed: &[bool], plan: &mut Plan) {
+fn plan_parity_general(map: &StripeMap, spec: PieceSpec, failed: &[bool], write_only: &[bool], plan: &mut Plan) {
     plan.fill_touched();
     let parity = map.parity[0];
     let parity_failed = failed[parity.drive as usize];
+    let parity_write_only = is_write_only(write_only, parity.drive);
     let n = map.data_units();
     if !spec.is_write {
         for i in 0..n {
@@ -346,9 +369,10 @@ fn plan_parity_general(map: &StripeMap, spec: PieceSpec, failed: &[bool], plan: 
         if updated == 0 {
             continue; // a gap between two partial units: parity rows untouched
         }
-        let method = if parity_failed || failed_updated + failed_other >= 2 {
+        let method = if (parity_failed && !parity_write_only) || failed_updated + failed_other >= 2 {
             WriteMethod::DataOnly
-        } else if failed_updated == 1 {
+        } else if failed_updated == 1 || parity_write_only {
+            // A write-only parity unit cannot be pre-read: it is computed from the data.
             WriteMethod::ReconstructWrite
         } else if failed_other == 1 {
             WriteMethod::ReadModifyWrite
@@ -381,7 +405,7 @@ fn plan_parity_general(map: &StripeMap, spec: PieceSpec, failed: &[bool], plan: 
                 _ => {}
             }
             if in_segment {
-                if alive {
+                if alive || is_write_only(write_only, u.drive) {
                     plan.add(u.drive, OpKind::Write, u.pba + r0, u.pba + r1);
                 } else if method == WriteMethod::DataOnly {
                     plan.lost_sectors += rows;
@@ -407,13 +431,30 @@ fn plan_parity_general(map: &StripeMap, spec: PieceSpec, failed: &[bool], plan: 
 
 /// Build the plan of a piece on a mirrored layout (copies ≥ 2). Reads go to an idle copy,
 /// else to the copy with the shorter expected positioning time; exact ties are broken by the
-/// seeded RNG (seed 004 §2.2.1). Writes go to every surviving copy.
+/// seeded RNG (seed 004 §2.2.1). Writes go to every surviving copy, and to write-only ones
+/// (a rebuild target whose unit is not yet current; see [`plan_parity_with`]).
 #[allow(clippy::too_many_arguments)]
 pub fn plan_mirror(
     map: &StripeMap,
     unit: u64,
     spec: PieceSpec,
     failed: &[bool],
+    view: &dyn DriveView,
+    now: Nanos,
+    rng: &mut RngStream,
+    plan: &mut Plan,
+) {
+    plan_mirror_with(map, unit, spec, failed, &[], view, now, rng, plan)
+}
+
+/// [`plan_mirror`] with write-only drives.
+#[allow(clippy::too_many_arguments)]
+pub fn plan_mirror_with(
+    map: &StripeMap,
+    unit: u64,
+    spec: PieceSpec,
+    failed: &[bool],
+    write_only: &[bool],
     view: &dyn DriveView,
     now: Nanos,
     rng: &mut RngStream,
@@ -436,6 +477,9 @@ pub fn plan_mirror(
             for c in copies.iter().filter(|c| !failed[c.drive as usize]) {
                 plan.add(c.drive, OpKind::Write, c.pba + a, c.pba + b);
                 stored = true;
+            }
+            for c in copies.iter().filter(|c| is_write_only(write_only, c.drive)) {
+                plan.add(c.drive, OpKind::Write, c.pba + a, c.pba + b);
             }
             if !stored {
                 plan.lost_sectors += b - a;
@@ -638,7 +682,7 @@ mod tests {
                 3,
                 6,
                 |m, spec, failed, plan| plan_parity(m, 8, spec, failed, plan),
-                plan_parity_general,
+                |m, spec, failed, plan| plan_parity_general(m, spec, failed, &[], plan),
             );
         }
     }

@@ -45,6 +45,10 @@ pub struct ContentStats {
     pub stale_sectors: u64,
     /// User reads (stripe pieces) that returned at least one stale sector.
     pub stale_reads: u64,
+    /// Sectors of rebuild targets checked when their rebuild ended.
+    pub rebuilt_sectors_checked: u64,
+    /// Of those, sectors that did not hold what the lost member should have held.
+    pub rebuilt_sectors_wrong: u64,
 }
 
 /// Sparse per-drive physical contents and the expected logical contents.
@@ -52,6 +56,8 @@ pub struct ContentStats {
 pub struct ContentModel {
     physical: Vec<FxHashMap<u64, u64>>,
     failed: Vec<bool>,
+    /// Drives whose unwritten sectors hold garbage (spares, rebuild targets).
+    garbage: Vec<bool>,
     expected: FxHashMap<u64, u64>,
     stripe_data_sectors: u64,
     unit_sectors: u64,
@@ -60,6 +66,8 @@ pub struct ContentModel {
     pub stats: ContentStats,
     /// The first stale sector seen, for the report: (logical lba, expected, actual).
     pub first_stale: Option<(u64, u64, u64)>,
+    /// The first rebuilt sector found wrong: (slot, sector, expected, actual).
+    pub first_wrong_rebuilt: Option<(u32, u64, u64, u64)>,
 }
 
 impl ContentModel {
@@ -68,12 +76,14 @@ impl ContentModel {
         ContentModel {
             physical: vec![FxHashMap::default(); drives],
             failed: vec![false; drives],
+            garbage: vec![false; drives],
             expected: FxHashMap::default(),
             stripe_data_sectors: layout.stripe_data_sectors(),
             unit_sectors: layout.stripe_unit_sectors(),
             scratch: StripeMap::default(),
             stats: ContentStats::default(),
             first_stale: None,
+            first_wrong_rebuilt: None,
         }
     }
 
@@ -90,6 +100,10 @@ impl ContentModel {
         }
         if let Some(v) = self.physical[drive as usize].get(&pba) {
             return Some(*v);
+        }
+        if self.garbage[drive as usize] {
+            // What a spare held before it was written: no value any read may return.
+            return Some(mix(0xDEAD_5EC7_0000_0000 ^ ((drive as u64) << 40) ^ pba));
         }
         Some(match layout.locate(drive, pba) {
             Some((stripe, UnitRole::Data { index, .. })) => {
@@ -111,6 +125,55 @@ impl ContentModel {
         if !self.failed[drive as usize] {
             self.physical[drive as usize].insert(pba, value);
         }
+    }
+
+    /// Grow to `slots` drive slots; the new ones are spares, holding garbage until written.
+    pub fn add_spare_slots(&mut self, slots: usize) {
+        self.physical.resize(slots, FxHashMap::default());
+        self.failed.resize(slots, false);
+        self.garbage.resize(slots, true);
+    }
+
+    /// A rebuild starts writing slot `target`: whatever it held is garbage.
+    pub fn start_target(&mut self, target: u32) {
+        self.physical[target as usize] = FxHashMap::default();
+        self.garbage[target as usize] = true;
+    }
+
+    /// What physical sector `pba` of `drive` should hold now under `layout`: the value last
+    /// written to its logical sector, or the XOR of those of its stripe's data for parity.
+    pub fn expected_physical(&mut self, layout: &dyn Layout, drive: u32, pba: u64) -> Option<u64> {
+        let row = pba % self.unit_sectors;
+        match layout.locate(drive, pba)? {
+            (stripe, UnitRole::Data { index, .. }) => Some(self.expected(self.logical(stripe, index, row))),
+            (stripe, UnitRole::Parity { .. }) => {
+                layout.map_stripe(stripe, &mut self.scratch);
+                let units = self.scratch.data_units() as u32;
+                Some((0..units).fold(0, |acc, i| acc ^ self.expected(self.logical(stripe, i, row))))
+            }
+        }
+    }
+
+    /// Sectors `[start, end)` of rebuild target `target` just became current: check each
+    /// against what the lost member, slot `member_slot` of `layout`, should hold. Call while
+    /// the stripes are locked (no write of them in progress). Counts into
+    /// `rebuilt_sectors_checked` and `rebuilt_sectors_wrong`; the first wrong one is kept in
+    /// `first_wrong_rebuilt` as (slot, sector, expected, actual).
+    pub fn verify_rebuilt(&mut self, layout: &dyn Layout, member_slot: u32, target: u32, start: u64, end: u64) {
+        for pba in start..end {
+            let Some(expected) = self.expected_physical(layout, member_slot, pba) else { continue };
+            let actual = self.read_physical(layout, target, pba).unwrap_or(!expected);
+            self.stats.rebuilt_sectors_checked += 1;
+            if actual != expected {
+                self.stats.rebuilt_sectors_wrong += 1;
+                self.first_wrong_rebuilt.get_or_insert((target, pba, expected, actual));
+            }
+        }
+    }
+
+    /// The rebuild onto `target` ended: every sector of it is written.
+    pub fn target_done(&mut self, target: u32) {
+        self.garbage[target as usize] = false;
     }
 
     /// The drive failed: its contents are lost.

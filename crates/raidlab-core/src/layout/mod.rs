@@ -102,6 +102,25 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     fn data_unit(&self, _stripe: u64, _index: u32) -> Option<UnitLocation> {
         None
     }
+    /// How member `member`'s lost sectors are rebuilt: from which members' sectors at the
+    /// same physical addresses, and how. `None` when the layout keeps no redundancy (a lost
+    /// member cannot be rebuilt), the default.
+    fn reconstruction(&self, _member: u32) -> Option<Reconstruction> {
+        None
+    }
+    /// The stripes with a unit in physical sectors `[start, end)` of a member, as an
+    /// inclusive range (`start < end`). By default stripe `s` occupies sectors
+    /// `[s·unit, (s+1)·unit)` of every member, as in every layout so far.
+    fn stripes_in(&self, _member: u32, start: u64, end: u64) -> (u64, u64) {
+        let unit = self.stripe_unit_sectors();
+        let last = self.stripes().saturating_sub(1);
+        ((start / unit).min(last), ((end - 1) / unit).min(last))
+    }
+    /// Physical sectors of each member that hold stripe units (the rest of a drive is
+    /// unused), by default `stripes × unit`.
+    fn member_sectors(&self) -> u64 {
+        self.stripes() * self.stripe_unit_sectors()
+    }
 
     /// Drives in the array.
     fn drives(&self) -> u32 {
@@ -122,6 +141,83 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     /// Logical capacity in sectors.
     fn capacity_sectors(&self) -> u64 {
         self.stripes() * self.stripe_data_sectors()
+    }
+}
+
+/// How a lost member is rebuilt (see [`Layout::reconstruction`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reconstruction {
+    /// The members read, at the lost sectors' own physical addresses.
+    pub sources: Vec<u32>,
+    /// Whether the lost sectors are the XOR of every source (parity), or a copy of any one.
+    pub xor: bool,
+}
+
+/// A layout whose member has moved to another drive slot: after a rebuild, the spare that was
+/// written takes the lost member's place. Every map and lookup of `inner` is translated from
+/// its slots to the new ones (and `locate` back), so planners and the controller see slots
+/// only. Installed only once a member has been replaced, so an array that never rebuilt pays
+/// nothing; each later replacement wraps the layout once more.
+#[derive(Debug)]
+pub struct Remapped {
+    inner: Box<dyn Layout>,
+    /// The slot `inner`'s drive `from` now is.
+    from: u32,
+    to: u32,
+}
+
+impl Remapped {
+    /// `layout` with its drive `from` moved to slot `to`.
+    pub fn replace(layout: Box<dyn Layout>, from: u32, to: u32) -> Box<dyn Layout> {
+        Box::new(Remapped { inner: layout, from, to })
+    }
+
+    #[inline]
+    fn slot(&self, drive: u32) -> u32 {
+        if drive == self.from {
+            self.to
+        } else {
+            drive
+        }
+    }
+}
+
+impl Layout for Remapped {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+    fn shape(&self) -> &LayoutShape {
+        self.inner.shape()
+    }
+    fn data_units_per_stripe(&self) -> u32 {
+        self.inner.data_units_per_stripe()
+    }
+    fn map_stripe(&self, stripe: u64, out: &mut StripeMap) {
+        self.inner.map_stripe(stripe, out);
+        for u in out.data.iter_mut().chain(out.parity.iter_mut()) {
+            u.drive = self.slot(u.drive);
+        }
+    }
+    fn locate(&self, drive: u32, pba: u64) -> Option<(u64, UnitRole)> {
+        if drive == self.from {
+            return None;
+        }
+        self.inner.locate(if drive == self.to { self.from } else { drive }, pba)
+    }
+    fn data_lost(&self, failed: &[u32]) -> bool {
+        self.inner.data_lost(failed)
+    }
+    fn data_unit(&self, stripe: u64, index: u32) -> Option<UnitLocation> {
+        self.inner.data_unit(stripe, index).map(|u| UnitLocation { drive: self.slot(u.drive), pba: u.pba })
+    }
+    fn reconstruction(&self, member: u32) -> Option<Reconstruction> {
+        self.inner.reconstruction(member)
+    }
+    fn stripes_in(&self, member: u32, start: u64, end: u64) -> (u64, u64) {
+        self.inner.stripes_in(member, start, end)
+    }
+    fn member_sectors(&self) -> u64 {
+        self.inner.member_sectors()
     }
 }
 

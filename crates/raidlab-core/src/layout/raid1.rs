@@ -59,6 +59,12 @@ impl Layout for Raid1Layout {
             UnitRole::Data { index: drive / self.copies, copy: drive % self.copies },
         ))
     }
+    fn reconstruction(&self, member: u32) -> Option<super::Reconstruction> {
+        // A copy of the member's own mirror set, at the same sectors.
+        let set = member / self.copies;
+        let sources = (set * self.copies..(set + 1) * self.copies).filter(|&d| d != member).collect();
+        Some(super::Reconstruction { sources, xor: false })
+    }
     fn data_lost(&self, failed: &[u32]) -> bool {
         (0..self.sets()).any(|set| {
             let lost = failed.iter().filter(|&&d| d / self.copies == set).count();

@@ -83,6 +83,22 @@ pub enum Class {
     DegradedRead = 3,
 }
 
+/// The array's mode over a run: a request belongs to the period it arrived in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Period {
+    /// Every member working.
+    Normal = 0,
+    /// A member failed, nothing rebuilding it.
+    Degraded = 1,
+    /// A member being rebuilt onto a spare.
+    Rebuilding = 2,
+    /// After the last rebuild ended, every member working again.
+    After = 3,
+}
+
+/// Names of the periods in results, in `Period` order.
+pub const PERIOD_NAMES: [&str; 4] = ["normal", "degraded", "rebuilding", "after"];
+
 /// Names of the classes in result tables, in `Class` order.
 pub const CLASS_NAMES: [&str; 4] = ["all", "read", "write", "degraded_read"];
 
@@ -110,6 +126,11 @@ pub struct Recorder {
     /// Every response after warm-up, in completion order, when `metrics.record_responses`
     /// is on (see [`Recorder::responses_by_arrival`]).
     responses: Option<Vec<ResponseRecord>>,
+    /// Where each period began, in time order; empty while the run is all normal (and then
+    /// nothing is recorded per period: `period_histograms` cover normal mode).
+    period_starts: Vec<(Nanos, Period)>,
+    /// Response times after warm-up by the period each request arrived in.
+    period_histograms: [Histogram; 4],
 }
 
 /// One completed request, as `metrics.record_responses` records it.
@@ -137,6 +158,8 @@ impl Recorder {
             lost_requests: 0,
             completed: 0,
             responses: None,
+            period_starts: Vec::new(),
+            period_histograms: Default::default(),
         }
     }
 
@@ -206,6 +229,44 @@ impl Recorder {
         histograms
     }
 
+    /// The array enters period `period` at `t` (times in order).
+    pub fn enter_period(&mut self, t: Nanos, period: Period) {
+        if self.period_starts.is_empty() {
+            if period == Period::Normal {
+                return;
+            }
+            // Every request recorded so far arrived in normal mode.
+            self.period_histograms[Period::Normal as usize] = self.histograms()[Class::All as usize].clone();
+            self.period_starts.push((0, Period::Normal));
+        }
+        if self.period_starts.last().map(|p| p.1) != Some(period) {
+            self.period_starts.push((t, period));
+        }
+    }
+
+    /// Where each period began (empty for a run that stayed normal).
+    pub fn period_starts(&self) -> &[(Nanos, Period)] {
+        &self.period_starts
+    }
+
+    /// Response-time histograms by period; for a run that stayed normal, the `Normal` entry
+    /// is every request's.
+    pub fn period_histograms(&self) -> [Histogram; 4] {
+        if self.period_starts.is_empty() {
+            let mut h: [Histogram; 4] = Default::default();
+            h[0] = self.histograms()[Class::All as usize].clone();
+            return h;
+        }
+        self.period_histograms.clone()
+    }
+
+    /// The period a request arriving at `arrival` belongs to.
+    #[cold]
+    fn record_period(&mut self, arrival: Nanos, response: Nanos) {
+        let period = self.period_starts.iter().rev().find(|p| p.0 <= arrival).map_or(Period::Normal, |p| p.1);
+        self.period_histograms[period as usize].record(response);
+    }
+
     /// A request arrived at `t`.
     #[inline]
     pub fn arrival(&mut self, t: Nanos) -> Result<()> {
@@ -231,6 +292,9 @@ impl Recorder {
         }
         if let Some(responses) = &mut self.responses {
             responses.push(ResponseRecord { arrival, response, is_write });
+        }
+        if !self.period_starts.is_empty() {
+            self.record_period(arrival, response);
         }
         if is_write {
             self.histograms[Class::Write as usize].record(response);

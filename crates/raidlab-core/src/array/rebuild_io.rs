@@ -1,0 +1,517 @@
+//! The controller's side of a rebuild: the lost member's rebuild units, the jobs that make
+//! them current on the target, and what user requests do while it runs.
+//!
+//! A **job** rebuilds one rebuild unit. It claims the unit, takes a *shared* lock on every
+//! stripe with a unit in it (in increasing stripe order, so that two jobs never wait for
+//! each other), reads the unit's sectors from each source member, and writes the XOR (or the
+//! copy) to the target; the unit is then rebuilt and the locks go. User reads share the
+//! locks; user writes of those stripes wait, so the sources a job reads are never half
+//! updated. Which unit, which source when and at which priority is the rebuild policy's
+//! choice (`crate::rebuild`); the controller only carries it out and reports back through
+//! [`RebuildEvent`]s.
+//!
+//! While a member is rebuilt, a piece whose stripe has a unit on it sees that unit on the
+//! target: readable when every rebuild unit under it is current (and reads are redirected,
+//! or the piece writes), else *write-only*: read by reconstruction, but every write of its
+//! rows is also written to the target. A write that covers a whole unrebuilt rebuild unit
+//! makes it current.
+
+use crate::disk::{OpKind, Priority};
+use crate::error::{Error, Result};
+
+use super::locks::NONE;
+use super::state::{RebuildUnits, UnitState, UnitStates};
+use super::{Controller, IssuedOp, OP_BITS};
+
+/// Tag of a rebuild job's id in lock waiter lists, the ready list and op tokens (beside
+/// pieces, which stay below it, and one-op requests, which carry [`super::ONE_OP`]).
+pub(super) const REBUILD_JOB: u32 = 1 << 30;
+
+/// Op index of a job's write to the target in its tokens (reads carry the source slot).
+const TARGET_WRITE: u64 = u32::MAX as u64;
+
+/// Who made a rebuild unit current.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MadeCurrentBy {
+    /// The rebuild executor's job.
+    Executor = 0,
+    /// A user write that covered the whole unit.
+    UserWrite = 1,
+    /// A degraded user read's reconstruction, written to the target (piggybacking).
+    Piggyback = 2,
+}
+
+/// What the controller tells the rebuild policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RebuildEvent {
+    /// Job `job` holds the locks of its unit's stripes: its sources may be read.
+    Locked { job: u32 },
+    /// Job `job`'s read of source slot `drive` finished (`ok`), or was aborted.
+    Read { job: u32, drive: u32, ok: bool },
+    /// Job `job`'s write to the target finished: unit `unit` is current (`ok`), or the
+    /// write was aborted.
+    Written { job: u32, unit: u64, ok: bool },
+    /// Every rebuild unit is current: member `member` now lives in slot `slot`. Units made
+    /// current, by [`MadeCurrentBy`].
+    Complete { member: u32, slot: u32, made_current: [u64; 3] },
+    /// The rebuild of `member` stopped unfinished (its target or a source failed).
+    Abandoned { member: u32, made_current: [u64; 3] },
+}
+
+/// The rebuild of one lost member onto a target slot.
+#[derive(Debug)]
+pub struct Rebuilding {
+    /// The lost member and the slot it lived in.
+    pub member: u32,
+    pub member_slot: u32,
+    /// The slot being written.
+    pub target: u32,
+    /// The source slots and whether the lost sectors are their XOR.
+    pub sources: Vec<u32>,
+    pub xor: bool,
+    /// The rebuild units and their states.
+    pub units: RebuildUnits,
+    pub states: UnitStates,
+    /// Whether user reads of rebuilt units go to the target.
+    pub redirect_reads: bool,
+    /// Units made current, by [`MadeCurrentBy`].
+    pub made_current: [u64; 3],
+    /// Generation of this rebuild (jobs of an abandoned one are told apart).
+    generation: u32,
+}
+
+/// One rebuild unit being made current.
+#[derive(Debug, Default, Clone)]
+pub struct Job {
+    pub unit: u64,
+    /// Physical sectors `[start, end)` of the unit.
+    pub start: u64,
+    pub end: u64,
+    /// Stripes to lock, and the next one to ask for.
+    first_stripe: u64,
+    last_stripe: u64,
+    next_stripe: u64,
+    pub locked: bool,
+    /// Ops issued and not yet back.
+    outstanding: u32,
+    /// Whether the job only drains: its rebuild was abandoned, or an op of it was aborted.
+    cancelled: bool,
+    /// Whether its unit goes back to unrebuilt when it has drained (an op was aborted, the
+    /// rebuild goes on).
+    give_back: bool,
+    generation: u32,
+    next_waiter: u32,
+    live: bool,
+    /// The content model's values of the unit: the XOR (or copy) of what was read.
+    values: Vec<u64>,
+}
+
+impl Controller {
+    /// Add `spares` drive slots after the members: hot spares, or drives that arrive later.
+    /// Call before the first request.
+    pub fn set_spare_slots(&mut self, spares: u32) {
+        let slots = self.layout.drives() as usize + spares as usize;
+        self.failed.resize(slots, false);
+        self.write_only.resize(slots, false);
+        if let Some(c) = self.content.as_mut() {
+            c.add_spare_slots(slots);
+        }
+    }
+
+    /// Drive slots (members and spares).
+    pub fn slots(&self) -> u32 {
+        self.failed.len() as u32
+    }
+
+    /// The slot member `member` lives in.
+    pub fn member_slot(&self, member: u32) -> u32 {
+        self.member_slot[member as usize]
+    }
+
+    /// The member living in slot `slot`, if any.
+    pub fn member_in_slot(&self, slot: u32) -> Option<u32> {
+        self.member_slot.iter().position(|&s| s == slot).map(|m| m as u32)
+    }
+
+    /// The rebuild in progress.
+    pub fn rebuilding(&self) -> Option<&Rebuilding> {
+        self.rebuild.as_deref()
+    }
+
+    /// Start rebuilding failed member `member` onto working slot `target`, in rebuild units
+    /// `units` over the member's used sectors. Errors if the member has not failed, the
+    /// layout cannot rebuild it, or a rebuild is already running.
+    pub fn start_rebuild(&mut self, member: u32, target: u32, units: RebuildUnits, redirect_reads: bool) -> Result<()> {
+        if self.rebuild.is_some() {
+            return Err(Error::Invariant("a second rebuild started while one runs".into()));
+        }
+        let member_slot = self.member_slot[member as usize];
+        if !self.failed[member_slot as usize] || self.failed[target as usize] {
+            return Err(Error::Invariant(format!("rebuild of member {member} (slot {member_slot}) onto slot {target}")));
+        }
+        let reconstruction = self.layout.reconstruction(member).ok_or_else(|| {
+            Error::config("rebuild", format!("layout {} keeps no redundancy: a lost drive cannot be rebuilt", self.layout.name()))
+        })?;
+        let sources = reconstruction.sources.iter().map(|&m| self.member_slot[m as usize]).collect();
+        self.generation += 1;
+        let states = UnitStates::new(units.count());
+        self.rebuild = Some(Box::new(Rebuilding {
+            member,
+            member_slot,
+            target,
+            sources,
+            xor: reconstruction.xor,
+            units,
+            states,
+            redirect_reads,
+            made_current: [0; 3],
+            generation: self.generation,
+        }));
+        // Until a unit is current, the target takes writes and serves no read.
+        self.write_only[target as usize] = true;
+        self.failed[target as usize] = true;
+        if let Some(c) = self.content.as_mut() {
+            c.start_target(target);
+        }
+        Ok(())
+    }
+
+    /// The rebuild stops unfinished: its jobs drain, the target is no longer written.
+    fn abandon_rebuild(&mut self) {
+        let Some(r) = self.rebuild.take() else { return };
+        self.write_only[r.target as usize] = false;
+        // The target slot keeps its own failed flag: a failed target stays failed, a working
+        // one is a spare again.
+        self.failed[r.target as usize] = self.target_dead;
+        self.target_dead = false;
+        for j in 0..self.jobs.len() {
+            if self.jobs[j].live && self.jobs[j].generation == r.generation {
+                self.jobs[j].cancelled = true;
+                if self.jobs[j].outstanding == 0 && self.jobs[j].locked {
+                    self.free_job(j as u32);
+                }
+            }
+        }
+        self.rebuild_events.push(RebuildEvent::Abandoned { member: r.member, made_current: r.made_current });
+    }
+
+    /// Slot `slot` failed while a rebuild runs: if it is the target or a source, the rebuild
+    /// is abandoned.
+    pub(super) fn rebuild_slot_failed(&mut self, slot: u32) {
+        let Some(r) = self.rebuild.as_deref() else { return };
+        if slot == r.target {
+            self.target_dead = true;
+            self.abandon_rebuild();
+        } else if r.sources.contains(&slot) {
+            // A source gone: for parity, data is lost; for a mirror, the rebuild may start
+            // again from another copy.
+            self.abandon_rebuild();
+        }
+    }
+
+    /// Claim unrebuilt unit `unit` for a job and start taking its stripes' locks. Returns the
+    /// job, or `None` if the unit is not unrebuilt. [`RebuildEvent::Locked`] follows, at once
+    /// if no user write holds a stripe.
+    pub fn rebuild_claim(&mut self, unit: u64) -> Option<u32> {
+        let r = self.rebuild.as_deref_mut()?;
+        if !r.states.claim(unit) {
+            return None;
+        }
+        let (start, end) = r.units.range(unit);
+        let (first_stripe, last_stripe) = self.layout.stripes_in(r.member, start, end);
+        let job = Job {
+            unit,
+            start,
+            end,
+            first_stripe,
+            last_stripe,
+            next_stripe: first_stripe,
+            locked: false,
+            outstanding: 0,
+            cancelled: false,
+            give_back: false,
+            generation: r.generation,
+            next_waiter: NONE,
+            live: true,
+            values: Vec::new(),
+        };
+        let id = match self.free_jobs.pop() {
+            Some(i) => {
+                let values = std::mem::take(&mut self.jobs[i as usize].values);
+                self.jobs[i as usize] = Job { values, ..job };
+                i
+            }
+            None => {
+                self.jobs.push(job);
+                (self.jobs.len() - 1) as u32
+            }
+        };
+        if self.content.is_some() {
+            let j = &mut self.jobs[id as usize];
+            j.values.clear();
+            j.values.resize((end - start) as usize, 0);
+        }
+        self.lock_next_stripes(id);
+        Some(id)
+    }
+
+    /// Take job `job`'s locks from its next stripe on, until one must be waited for.
+    pub(super) fn lock_next_stripes(&mut self, job: u32) {
+        loop {
+            let j = &self.jobs[job as usize];
+            if j.next_stripe > j.last_stripe {
+                self.jobs[job as usize].locked = true;
+                if self.jobs[job as usize].cancelled {
+                    self.free_job(job);
+                } else {
+                    self.rebuild_events.push(RebuildEvent::Locked { job });
+                }
+                return;
+            }
+            let stripe = j.next_stripe;
+            self.jobs[job as usize].next_stripe += 1;
+            let mut waiting = super::Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops, jobs: &mut self.jobs };
+            if !self.locks.acquire(stripe, REBUILD_JOB | job, false, &mut waiting) {
+                return; // granted later, through the ready list
+            }
+        }
+    }
+
+    /// Job `job`'s next waiter link (the lock table's intrusive list).
+    pub(super) fn job_waiter(jobs: &[Job], job: u32) -> u32 {
+        jobs[job as usize].next_waiter
+    }
+
+    pub(super) fn set_job_waiter(jobs: &mut [Job], job: u32, next: u32) {
+        jobs[job as usize].next_waiter = next;
+    }
+
+    /// The sectors `[start, end)` of job `job`'s unit.
+    pub fn job_range(&self, job: u32) -> (u64, u64) {
+        let j = &self.jobs[job as usize];
+        (j.start, j.end)
+    }
+
+    /// The unit of job `job`.
+    pub fn job_unit(&self, job: u32) -> u64 {
+        self.jobs[job as usize].unit
+    }
+
+    /// Whether job `job` holds its stripes' locks.
+    pub fn job_locked(&self, job: u32) -> bool {
+        self.jobs[job as usize].locked
+    }
+
+    /// Whether job `job` belongs to an abandoned rebuild.
+    pub fn job_cancelled(&self, job: u32) -> bool {
+        self.jobs[job as usize].cancelled
+    }
+
+    /// Read job `job`'s unit from source slot `drive` at `priority`.
+    pub fn rebuild_read(&mut self, job: u32, drive: u32, priority: Priority) {
+        let j = &mut self.jobs[job as usize];
+        debug_assert!(j.locked && !j.cancelled);
+        j.outstanding += 1;
+        self.outbox.push(IssuedOp {
+            drive,
+            priority,
+            pba: j.start,
+            sectors: (j.end - j.start) as u32,
+            kind: OpKind::Read,
+            token: ((REBUILD_JOB | job) as u64) << OP_BITS | drive as u64,
+        });
+    }
+
+    /// Write job `job`'s unit to the target at `priority` (every source read).
+    pub fn rebuild_write(&mut self, job: u32, priority: Priority) {
+        let target = self.rebuild.as_deref().map_or(u32::MAX, |r| r.target);
+        let j = &mut self.jobs[job as usize];
+        debug_assert!(j.locked && !j.cancelled);
+        j.outstanding += 1;
+        self.outbox.push(IssuedOp {
+            drive: target,
+            priority,
+            pba: j.start,
+            sectors: (j.end - j.start) as u32,
+            kind: OpKind::Write,
+            token: ((REBUILD_JOB | job) as u64) << OP_BITS | TARGET_WRITE,
+        });
+    }
+
+    /// Give up job `job` with nothing outstanding: its unit is unrebuilt again.
+    pub fn rebuild_release(&mut self, job: u32) {
+        let j = &self.jobs[job as usize];
+        if let Some(r) = self.rebuild.as_deref_mut() {
+            if r.generation == j.generation {
+                r.states.release(j.unit);
+            }
+        }
+        self.free_job(job);
+    }
+
+    /// Unlock job `job`'s stripes and free it.
+    fn free_job(&mut self, job: u32) {
+        let (first, last) = {
+            let j = &self.jobs[job as usize];
+            (j.first_stripe, j.next_stripe.min(j.last_stripe + 1))
+        };
+        for stripe in first..last {
+            self.unlock(stripe, false);
+        }
+        let j = &mut self.jobs[job as usize];
+        j.live = false;
+        self.free_jobs.push(job);
+    }
+
+    /// A job's op finished (`ok`) or was aborted.
+    pub(super) fn job_op_done(&mut self, job: u32, op_index: u64, ok: bool) -> Result<()> {
+        if job as usize >= self.jobs.len() || !self.jobs[job as usize].live {
+            return Err(Error::Invariant(format!("completion of an op of unknown rebuild job {job}")));
+        }
+        self.jobs[job as usize].outstanding -= 1;
+        if !ok && !self.jobs[job as usize].cancelled {
+            // A source or the target went under the op: the unit is given back once the
+            // job's other ops are in (the rebuild itself may have been abandoned already).
+            self.jobs[job as usize].cancelled = true;
+            self.jobs[job as usize].give_back = true;
+            let unit = self.jobs[job as usize].unit;
+            if op_index == TARGET_WRITE {
+                self.rebuild_events.push(RebuildEvent::Written { job, unit, ok: false });
+            } else {
+                self.rebuild_events.push(RebuildEvent::Read { job, drive: op_index as u32, ok: false });
+            }
+        }
+        if self.jobs[job as usize].cancelled {
+            if self.jobs[job as usize].outstanding == 0 {
+                if self.jobs[job as usize].give_back {
+                    self.rebuild_release(job);
+                } else {
+                    self.free_job(job);
+                }
+            }
+            return Ok(());
+        }
+        if op_index == TARGET_WRITE {
+            let unit = self.jobs[job as usize].unit;
+            let (start, end) = (self.jobs[job as usize].start, self.jobs[job as usize].end);
+            if let (Some(c), Some(r)) = (self.content.as_mut(), self.rebuild.as_deref()) {
+                for (k, pba) in (start..end).enumerate() {
+                    c.write_physical(r.target, pba, self.jobs[job as usize].values[k]);
+                }
+            }
+            if let (Some(c), Some(r)) = (self.content.as_mut(), self.rebuild.as_deref()) {
+                c.verify_rebuilt(self.layout.as_ref(), r.member_slot, r.target, start, end);
+            }
+            let r = self.rebuild.as_deref_mut().expect("a live job has a rebuild");
+            if !r.states.mark_rebuilt(unit) {
+                return Err(Error::Invariant(format!("rebuild unit {unit} made current twice")));
+            }
+            r.made_current[MadeCurrentBy::Executor as usize] += 1;
+            self.free_job(job);
+            self.rebuild_events.push(RebuildEvent::Written { job, unit, ok: true });
+            return self.finish_rebuild_if_complete();
+        }
+        let drive = op_index as u32;
+        {
+            if let Some(c) = self.content.as_mut() {
+                let layout = self.layout.as_ref();
+                let xor = self.rebuild.as_deref().is_some_and(|r| r.xor);
+                let j = &mut self.jobs[job as usize];
+                for (k, pba) in (j.start..j.end).enumerate() {
+                    let v = c
+                        .read_physical(layout, drive, pba)
+                        .ok_or_else(|| Error::Invariant(format!("rebuild read of failed slot {drive} succeeded")))?;
+                    if xor {
+                        j.values[k] ^= v;
+                    } else {
+                        j.values[k] = v;
+                    }
+                }
+            }
+        }
+        self.rebuild_events.push(RebuildEvent::Read { job, drive, ok: true });
+        Ok(())
+    }
+
+    /// A user write to the target finished over `[start, end)`: the unrebuilt units it
+    /// covers whole are current now.
+    pub(super) fn user_wrote_target(&mut self, start: u64, end: u64) -> Result<()> {
+        let Some(r) = self.rebuild.as_deref_mut() else { return Ok(()) };
+        let end = end.min(r.units.capacity());
+        if start >= end {
+            return Ok(());
+        }
+        let (first, last) = (r.units.unit_of(start), r.units.unit_of(end - 1));
+        for unit in first..=last {
+            let (a, b) = r.units.range(unit);
+            if a >= start && b <= end && r.states.get(unit) == UnitState::Unrebuilt {
+                r.states.mark_rebuilt(unit);
+                r.made_current[MadeCurrentBy::UserWrite as usize] += 1;
+                if let Some(c) = self.content.as_mut() {
+                    c.verify_rebuilt(self.layout.as_ref(), r.member_slot, r.target, a, b);
+                }
+            }
+        }
+        self.finish_rebuild_if_complete()
+    }
+
+    /// When every unit is current: the target takes the member's place.
+    fn finish_rebuild_if_complete(&mut self) -> Result<()> {
+        if !self.rebuild.as_deref().is_some_and(|r| r.states.complete()) {
+            return Ok(());
+        }
+        let r = self.rebuild.take().expect("checked above");
+        self.write_only[r.target as usize] = false;
+        self.failed[r.target as usize] = false;
+        self.member_slot[r.member as usize] = r.target;
+        self.failed_members.retain(|&m| m != r.member);
+        self.member_status[r.member as usize] = super::state::MemberStatus::Working;
+        let layout = std::mem::replace(&mut self.layout, Box::new(super::NoLayout));
+        self.layout = crate::layout::Remapped::replace(layout, r.member_slot, r.target);
+        if let Some(c) = self.content.as_mut() {
+            c.target_done(r.target);
+        }
+        self.rebuild_events.push(RebuildEvent::Complete { member: r.member, slot: r.target, made_current: r.made_current });
+        Ok(())
+    }
+
+    /// Resolve the rebuild's effect on a piece's freshly mapped stripe: the lost member's
+    /// unit moves to the target, readable when every rebuild unit under it is current (and
+    /// reads are redirected, or the piece writes), else write-only. Returns the target when
+    /// it was made readable for this plan (the caller restores it with
+    /// [`Controller::restore_target`]).
+    pub(super) fn resolve_rebuild(&mut self, idx: u32, is_write: bool) -> Option<u32> {
+        let r = self.rebuild.as_deref()?;
+        let unit_sectors = self.unit_sectors.size;
+        let p = &mut self.pieces[idx as usize];
+        let mut readable = true;
+        let mut found = false;
+        for u in p.map.data.iter_mut().chain(p.map.parity.iter_mut()) {
+            if u.drive != r.member_slot {
+                continue;
+            }
+            found = true;
+            u.drive = r.target;
+            let end = (u.pba + unit_sectors).min(r.units.capacity());
+            if u.pba >= end {
+                readable = false;
+                continue;
+            }
+            let (first, last) = (r.units.unit_of(u.pba), r.units.unit_of(end - 1));
+            readable &= (first..=last).all(|unit| r.states.get(unit) == UnitState::Rebuilt);
+        }
+        if !found || !readable || !(is_write || r.redirect_reads) {
+            return None;
+        }
+        let target = r.target;
+        self.failed[target as usize] = false;
+        self.write_only[target as usize] = false;
+        Some(target)
+    }
+
+    /// Undo [`Controller::resolve_rebuild`]'s readable target after planning.
+    pub(super) fn restore_target(&mut self, target: u32) {
+        self.failed[target as usize] = true;
+        self.write_only[target as usize] = true;
+    }
+}

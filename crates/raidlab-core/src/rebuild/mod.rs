@@ -1,0 +1,337 @@
+//! Rebuild policies: which lost unit is rebuilt next (**order**), how the reads of the
+//! surviving drives and the writes of the target are organised (**executor**), and when a
+//! rebuild op may enter a drive's queue (**issue discipline**). Each family is a trait and a
+//! registry, one file per policy.
+//!
+//! ```text
+//!  engine ──events──▶ Rebuild ──▶ executor (sor | dor) ──claim/read/write──▶ controller
+//!                                  │  asks                                  (jobs, locks,
+//!                                  ├─▶ order (sequential | nearest)          unit states)
+//!                                  └─▶ discipline (vsm | pcm | rate)
+//! ```
+//!
+//! Names the papers established: **SOR** (stripe-oriented reconstruction) rebuilds a few
+//! units at a time, reading every survivor and writing the target before the next; **DOR**
+//! (disk-oriented reconstruction, Holland; PRO §3.3) runs one process per surviving drive,
+//! each keeping one rebuild read outstanding into a buffer, while a writer writes complete
+//! units. **VSM** (vacationing server model) issues a rebuild read only when the drive has no
+//! user work; **PCM** (permanent customer model) keeps one rebuild read in the user queue at
+//! user priority (Fu et al., seed 001 §1, §2.1).
+
+pub mod discipline;
+pub mod executor;
+pub mod order;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::array::rebuild_io::RebuildEvent;
+use crate::array::state::{UnitMeasure, UnitStates};
+use crate::array::Controller;
+use crate::disk::{Geometry, Priority};
+use crate::error::{Error, Result};
+use crate::sim::Nanos;
+
+pub use discipline::Discipline;
+pub use executor::Executor;
+pub use order::Order;
+
+/// The rebuild unit (`rebuild.unit`): exactly one of `sectors`, `tracks` or `cylinders`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum RebuildUnitConfig {
+    /// A fixed number of 512-byte sectors.
+    Sectors(u64),
+    /// Whole tracks of the drive's geometry, read track-aligned.
+    Tracks(u32),
+    /// Whole cylinders.
+    Cylinders(u32),
+}
+
+/// How DOR's read buffers are organised (`rebuild.buffer`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum BufferModel {
+    /// Each surviving drive has `buffer_units` units of buffer; its process blocks when they
+    /// all hold units not yet read from every survivor (Fu et al. §1: B per disk).
+    #[default]
+    PerDrive,
+    /// One pool of `buffer_units` units for the array, each holding one unit being rebuilt,
+    /// and no process more than `head_separation_units` units ahead of the slowest
+    /// (RAIDframe's floating buffers: 20 buffers, head separation 10).
+    Shared,
+}
+
+/// Rebuilding a failed drive onto a spare (`[rebuild]`). Present: a failed member is rebuilt
+/// onto a spare (`array.spares`) as soon as one is there; absent: failed drives stay failed.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RebuildConfig {
+    /// Executor: `sor` (stripe-oriented) or `dor` (disk-oriented).
+    #[serde(default = "default_executor")]
+    pub executor: String,
+    /// Order in which lost units are rebuilt: `sequential` or `nearest`.
+    #[serde(default = "default_order")]
+    pub order: String,
+    /// Issue discipline of rebuild reads: `vsm`, `pcm` or `rate`.
+    #[serde(default = "default_discipline")]
+    pub discipline: String,
+    /// The rebuild unit: `{ tracks = 1 }` (default), `{ sectors = 2048 }` or
+    /// `{ cylinders = 1 }`.
+    #[serde(default = "default_unit")]
+    pub unit: RebuildUnitConfig,
+    /// DOR buffer size, in rebuild units: per surviving drive (`buffer = "per_drive"`) or
+    /// for the whole array (`buffer = "shared"`). At least 1.
+    #[serde(default = "default_buffer_units")]
+    pub buffer_units: u32,
+    /// DOR buffer organisation: `per_drive` (default) or `shared`.
+    #[serde(default)]
+    pub buffer: BufferModel,
+    /// DOR with a shared buffer: how many units the fastest surviving drive may read ahead
+    /// of the slowest. At least 1.
+    #[serde(default = "default_head_separation")]
+    pub head_separation_units: u32,
+    /// SOR: rebuild units in progress at once (P). At least 1.
+    #[serde(default = "default_parallel")]
+    pub parallel_units: u32,
+    /// `rate` discipline: the most rebuild bandwidth per surviving drive, MB/s (10⁶ bytes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_mb_s: Option<f64>,
+    /// Serve reads of rebuilt units from the target (read redirection).
+    #[serde(default = "yes")]
+    pub redirect_reads: bool,
+    /// Write a degraded user read's reconstruction of a whole unrebuilt unit to the target
+    /// (piggybacking, Fu §2.4).
+    #[serde(default)]
+    pub piggyback: bool,
+    /// Seconds between a failure (or a spare's arrival) and the rebuild's start.
+    #[serde(default)]
+    pub delay_s: f64,
+}
+
+fn default_executor() -> String {
+    "dor".into()
+}
+fn default_order() -> String {
+    "sequential".into()
+}
+fn default_discipline() -> String {
+    "vsm".into()
+}
+fn default_unit() -> RebuildUnitConfig {
+    RebuildUnitConfig::Tracks(1)
+}
+fn default_buffer_units() -> u32 {
+    64
+}
+fn default_head_separation() -> u32 {
+    10
+}
+fn default_parallel() -> u32 {
+    1
+}
+fn yes() -> bool {
+    true
+}
+
+impl RebuildConfig {
+    /// Checks that need no drive model. Errors name the key under `rebuild.`.
+    pub fn validate(&self) -> Result<()> {
+        let known = |names: Vec<&str>| names.join(", ");
+        if executor::entry(&self.executor).is_none() {
+            return Err(Error::config(
+                "rebuild.executor",
+                format!("unknown executor {:?}; known executors: {}", self.executor, known(executor::names())),
+            ));
+        }
+        if order::entry(&self.order).is_none() {
+            return Err(Error::config(
+                "rebuild.order",
+                format!("unknown order {:?}; known orders: {}", self.order, known(order::names())),
+            ));
+        }
+        if discipline::entry(&self.discipline).is_none() {
+            return Err(Error::config(
+                "rebuild.discipline",
+                format!("unknown discipline {:?}; known disciplines: {}", self.discipline, known(discipline::names())),
+            ));
+        }
+        match self.unit {
+            RebuildUnitConfig::Sectors(0) | RebuildUnitConfig::Tracks(0) | RebuildUnitConfig::Cylinders(0) => {
+                return Err(Error::config("rebuild.unit", "must be at least 1"))
+            }
+            _ => {}
+        }
+        if self.buffer_units == 0 {
+            return Err(Error::config("rebuild.buffer_units", "must be at least 1 (B = 0 leaves no room to read into)"));
+        }
+        if self.head_separation_units == 0 {
+            return Err(Error::config("rebuild.head_separation_units", "must be at least 1"));
+        }
+        if self.parallel_units == 0 {
+            return Err(Error::config("rebuild.parallel_units", "must be at least 1"));
+        }
+        match (self.discipline.as_str(), self.rate_mb_s) {
+            ("rate", None) => return Err(Error::config("rebuild.rate_mb_s", "the `rate` discipline needs a rate")),
+            ("rate", Some(r)) if !(r.is_finite() && r > 0.0) => {
+                return Err(Error::config("rebuild.rate_mb_s", "must be a positive number of MB/s"))
+            }
+            (d, Some(_)) if d != "rate" => {
+                return Err(Error::config("rebuild.rate_mb_s", format!("only the `rate` discipline takes a rate, not {d:?}")))
+            }
+            _ => {}
+        }
+        if self.piggyback {
+            return Err(Error::config(
+                "rebuild.piggyback",
+                "piggybacking is not implemented yet (docs/architecture.md, \"Rebuild\"); set it to false",
+            ));
+        }
+        if !(self.delay_s.is_finite() && self.delay_s >= 0.0) {
+            return Err(Error::config("rebuild.delay_s", "must be a non-negative number of seconds"));
+        }
+        Ok(())
+    }
+
+    /// The unit as the array state counts it.
+    pub fn measure(&self) -> UnitMeasure {
+        match self.unit {
+            RebuildUnitConfig::Sectors(s) => UnitMeasure::Sectors(s),
+            RebuildUnitConfig::Tracks(t) => UnitMeasure::Tracks(t),
+            RebuildUnitConfig::Cylinders(c) => UnitMeasure::Cylinders(c),
+        }
+    }
+}
+
+/// What a policy may see and do while it decides: the controller (claim, read, write), the
+/// order, the discipline, the drives' heads and the clock.
+pub struct Ctx<'a> {
+    pub now: Nanos,
+    pub controller: &'a mut Controller,
+    pub order: &'a mut dyn Order,
+    pub discipline: &'a mut dyn Discipline,
+    pub heads: &'a dyn Heads,
+    pub geometry: &'a Geometry,
+    /// Times at which the policy asks to be woken (rate limits).
+    pub wake_at: &'a mut Vec<Nanos>,
+}
+
+/// Where the drives' heads are.
+pub trait Heads {
+    /// The cylinder drive slot `drive`'s arm is over.
+    fn cylinder(&self, drive: u32) -> u32;
+}
+
+impl Ctx<'_> {
+    /// The next unit the order picks, claimed for a job: `(job, unit)`; `None` when every
+    /// unit is rebuilt or in flight.
+    pub fn claim_next(&mut self) -> Option<(u32, u64)> {
+        let r = self.controller.rebuilding()?;
+        let sources = r.sources.clone();
+        let unit = self.order.next(&r.states, &r.units, &sources, self.heads, self.geometry)?;
+        let job = self.controller.rebuild_claim(unit)?;
+        Some((job, unit))
+    }
+
+    /// Issue job `job`'s read of source `drive` if the discipline lets it in now; else ask
+    /// to be woken when it will, and return false.
+    pub fn try_read(&mut self, job: u32, drive: u32) -> bool {
+        let ready = self.discipline.ready_at(drive, self.now);
+        if ready > self.now {
+            self.wake_at.push(ready);
+            return false;
+        }
+        let (start, end) = self.controller.job_range(job);
+        self.discipline.issued(drive, self.now, end - start);
+        self.controller.rebuild_read(job, drive, self.discipline.priority());
+        true
+    }
+
+    /// Write job `job`'s unit to the target.
+    pub fn write(&mut self, job: u32) {
+        self.controller.rebuild_write(job, self.discipline.priority());
+    }
+
+    /// The source slots of the rebuild in progress.
+    pub fn sources(&self) -> Vec<u32> {
+        self.controller.rebuilding().map(|r| r.sources.clone()).unwrap_or_default()
+    }
+}
+
+/// The rebuild policies of a run, and what they measured.
+pub struct Rebuild {
+    pub config: RebuildConfig,
+    executor: Box<dyn Executor>,
+    order: Box<dyn Order>,
+    discipline: Box<dyn Discipline>,
+    /// Wake-up times asked for, to become timer events.
+    pub wake_at: Vec<Nanos>,
+}
+
+impl std::fmt::Debug for Rebuild {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rebuild").field("config", &self.config).finish()
+    }
+}
+
+impl Rebuild {
+    /// The policies `config` names (validated).
+    pub fn new(config: RebuildConfig, slots: u32) -> Result<Rebuild> {
+        config.validate()?;
+        let executor = (executor::entry(&config.executor).expect("validated").make)(&config);
+        let order = (order::entry(&config.order).expect("validated").make)();
+        let discipline = (discipline::entry(&config.discipline).expect("validated").make)(&config, slots);
+        Ok(Rebuild { config, executor, order, discipline, wake_at: Vec::new() })
+    }
+
+    /// A rebuild started: policies forget any earlier one.
+    pub fn begin(&mut self) {
+        self.executor.reset();
+        self.order.reset();
+    }
+
+    /// Issue what the policies want issued now.
+    pub fn pump(&mut self, now: Nanos, controller: &mut Controller, heads: &dyn Heads, geometry: &Geometry) {
+        if controller.rebuilding().is_none() {
+            return;
+        }
+        let mut ctx = Ctx {
+            now,
+            controller,
+            order: self.order.as_mut(),
+            discipline: self.discipline.as_mut(),
+            heads,
+            geometry,
+            wake_at: &mut self.wake_at,
+        };
+        self.executor.pump(&mut ctx);
+    }
+
+    /// Tell the executor what happened to its jobs.
+    pub fn on_event(&mut self, now: Nanos, event: RebuildEvent, controller: &mut Controller, heads: &dyn Heads, geometry: &Geometry) {
+        if matches!(event, RebuildEvent::Abandoned { .. } | RebuildEvent::Complete { .. }) {
+            self.executor.reset();
+            return;
+        }
+        let mut ctx = Ctx {
+            now,
+            controller,
+            order: self.order.as_mut(),
+            discipline: self.discipline.as_mut(),
+            heads,
+            geometry,
+            wake_at: &mut self.wake_at,
+        };
+        self.executor.on_event(event, &mut ctx);
+    }
+
+    /// The priority rebuild ops carry.
+    pub fn priority(&self) -> Priority {
+        self.discipline.priority()
+    }
+}
+
+/// Whether every unit of `states` is rebuilt or claimed.
+pub fn nothing_left(states: &UnitStates) -> bool {
+    states.next_unrebuilt(0).is_none()
+}
