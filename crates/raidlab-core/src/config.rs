@@ -169,6 +169,16 @@ impl Config {
     /// The drive parameters and, for `drive.diskspec`, the import's warnings: one line per
     /// DiskSim parameter raidlab does not model (`file:line: …`).
     pub fn drive_model_with_warnings(&self) -> Result<(DriveModelConfig, Vec<String>)> {
+        let (mut model, warnings) = self.drive_model_as_given()?;
+        if let Some(zero) = self.drive.zero_latency {
+            model.zero_latency = zero;
+            model.zero_latency_writes = None;
+        }
+        Ok((model, warnings))
+    }
+
+    /// The drive parameters as the preset, model or file gives them.
+    fn drive_model_as_given(&self) -> Result<(DriveModelConfig, Vec<String>)> {
         let d = &self.drive;
         let given = [d.preset.is_some(), d.model.is_some(), d.diskspec.is_some()];
         match given.iter().filter(|&&g| g).count() {

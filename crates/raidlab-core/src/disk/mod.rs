@@ -71,6 +71,11 @@ pub struct DriveConfig {
     /// Override of the drive's rotational model (`exact` or `uniform`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rotation: Option<RotationModel>,
+    /// Override of the drive's zero-latency (immediate) access, reads and writes alike: a
+    /// transfer starts at whatever sector of its range passes under the head first (Fu et
+    /// al. assume it; DiskSim's `ibm18es` has it off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zero_latency: Option<bool>,
 }
 
 fn default_scheduler() -> String {
@@ -85,6 +90,7 @@ impl Default for DriveConfig {
             diskspec: None,
             scheduler: default_scheduler(),
             rotation: None,
+            zero_latency: None,
         }
     }
 }

@@ -8,6 +8,7 @@ mod content_integrity;
 mod determinism;
 mod failures;
 mod queueing;
+mod rebuild;
 mod thesis_normal_mode;
 mod trace_replay;
 mod validation;

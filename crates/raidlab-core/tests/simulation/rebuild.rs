@@ -1,0 +1,233 @@
+//! Rebuild onto a spare: every lost unit becomes current exactly once and holds what the lost
+//! drive held, every read returns the value last written through failure, rebuild and after,
+//! for every executor, order and discipline; failures during a rebuild; the idle rebuild time
+//! from the drive model; and Fu et al.'s conclusions on small arrays.
+
+use crate::common::*;
+
+/// Small RAID scenario with a failure of drive 1 at 0.2 s, one hot spare and the given
+/// `[rebuild]` keys; random reads and writes race on few stripes (closed loop).
+fn scenario(layout: &str, drives: u32, seed: u64, requests: u64, rebuild: &str) -> String {
+    format!(
+        r#"
+seed = {seed}
+[array]
+layout = "{layout}"
+drives = {drives}
+stripe_unit_kib = 4
+spares = 1
+{SMALL_DRIVE}
+[workload]
+requests = {requests}
+read_fraction = 0.5
+align_kib = 0.5
+size = {{ distribution = "uniform", min_kib = 0.5, max_kib = 24, step_kib = 0.5 }}
+address = {{ distribution = "hot_cold", hot_request_fraction = 0.6, hot_space_fraction = 0.05 }}
+[workload.arrival]
+process = "closed"
+outstanding = 8
+think_ms = 2
+[content]
+check = true
+[[failures]]
+drive = 1
+at_s = 0.2
+[rebuild]
+{rebuild}
+"#
+    )
+}
+
+/// Sectors of a member of the small drive that hold stripe units: 30 cylinders of 2 × 64
+/// sectors and 20 of 2 × 48, 5,760 sectors, all in whole 8-sector (4 KiB) units.
+const MEMBER_SECTORS: f64 = 5760.0;
+
+/// The invariants of one finished run with one rebuild.
+fn check_rebuilt(s: &serde_json::Value, requests: u64, what: &str) {
+    assert_eq!(s["requests_completed"].as_u64(), Some(requests), "{what}");
+    assert_eq!(f(s, "content.stale_sectors"), 0.0, "{what}: {s}");
+    assert_eq!(f(s, "content.rebuilt_sectors_wrong"), 0.0, "{what}: {s}");
+    // Every sector of the lost member checked once: each unit became current exactly once.
+    assert_eq!(f(s, "content.rebuilt_sectors_checked"), MEMBER_SECTORS, "{what}: {s}");
+    let r = &s["rebuilds"][0];
+    assert_eq!(r["outcome"].as_str(), Some("complete"), "{what}: {s}");
+    let units = f(r, "units");
+    assert_eq!(f(r, "units_by_executor") + f(r, "units_by_user_writes") + f(r, "units_by_piggyback"), units, "{what}");
+    assert!(!s["data_loss"].as_bool().unwrap(), "{what}");
+}
+
+/// The executor settings every scenario set covers.
+const EXECUTORS: &[&str] = &[
+    "executor = \"sor\"",
+    "executor = \"sor\"\nparallel_units = 3",
+    "executor = \"dor\"\nbuffer_units = 1",
+    "executor = \"dor\"\nbuffer_units = 16",
+    "executor = \"dor\"\nbuffer = \"shared\"\nbuffer_units = 4\nhead_separation_units = 2",
+];
+const ORDERS: &[&str] = &["sequential", "nearest"];
+const DISCIPLINES: &[&str] = &["discipline = \"vsm\"", "discipline = \"pcm\"", "discipline = \"rate\"\nrate_mb_s = 2"];
+/// Units aligned with the 8-sector stripe units, straddling them, and whole tracks.
+const UNITS: &[&str] = &["{ sectors = 8 }", "{ sectors = 24 }", "{ sectors = 5 }", "{ tracks = 1 }"];
+
+/// Zero stale reads and every lost unit current exactly once, through failure, rebuild and
+/// after, for every executor × order × discipline, redirection on and off, on RAID-5 and
+/// RAID-1, with user writes racing the rebuild of the same stripes. Several hundred runs by
+/// default; with `RAIDLAB_LONG_TESTS=1`, more than 10,000.
+#[test]
+fn every_policy_rebuilds_exactly_what_was_lost_and_no_read_is_stale() {
+    let seeds = if long_tests() { 15 } else { 1 };
+    let requests = if long_tests() { 3_000 } else { 800 };
+    let mut runs = 0;
+    for seed in 1..=seeds {
+        for (layout, drives) in [("raid5", 5), ("raid1", 4)] {
+            for (e, executor) in EXECUTORS.iter().enumerate() {
+                for order in ORDERS {
+                    for (d, discipline) in DISCIPLINES.iter().enumerate() {
+                        for redirect in [true, false] {
+                            for (u, unit) in UNITS.iter().enumerate() {
+                                // The default run samples the cross product (every value of
+                                // every factor still appears many times); the long run takes all.
+                                if !long_tests() && (e + d + u + redirect as usize) % 3 != 0 {
+                                    continue;
+                                }
+                                let rebuild = format!(
+                                    "{executor}\norder = \"{order}\"\n{discipline}\nredirect_reads = {redirect}\nunit = {unit}"
+                                );
+                                let out = run(&scenario(layout, drives, seed, requests, &rebuild));
+                                check_rebuilt(&out.summary, requests, &format!("{layout} seed {seed} [{rebuild}]"));
+                                runs += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(runs >= if long_tests() { 10_000 } else { 150 }, "{runs} runs");
+}
+
+/// User writes race the rebuild: some units are made current by writes that cover them, and
+/// the rebuild still ends exactly when none is left (c(t) reaches 1 at the end, not before).
+#[test]
+fn user_writes_make_units_current_and_the_rebuild_ends_when_none_is_left() {
+    let rebuild = "executor = \"dor\"\ndiscipline = \"vsm\"\nunit = { sectors = 8 }";
+    let text = scenario("raid5", 5, 3, 3_000, rebuild)
+        .replace("min_kib = 0.5, max_kib = 24, step_kib = 0.5", "min_kib = 4, max_kib = 32, step_kib = 4")
+        .replace("align_kib = 0.5", "align_kib = 4")
+        .replace("[metrics]", "")
+        + "[metrics]\nwindow_s = 0.01\n";
+    let out = run(&text);
+    let s = &out.summary;
+    check_rebuilt(s, 3_000, "aligned writes");
+    assert!(f(&s["rebuilds"][0], "units_by_user_writes") > 0.0, "{s}");
+    let ended = f(&s["rebuilds"][0], "ended_at_s");
+    let series = out.tables.iter().find(|t| t.name == "timeseries").unwrap();
+    let column = |name: &str| match &series.columns.iter().find(|c| c.name == name).unwrap().data {
+        raidlab_core::api::ColumnData::F64(v) => v.clone(),
+        _ => panic!("{name} is not f64"),
+    };
+    let (ends, fraction) = (column("window_end_s"), column("rebuilt_fraction"));
+    for (end, c) in ends.iter().zip(&fraction) {
+        if *end <= 0.2 {
+            assert!(c.is_nan(), "c(t) before the rebuild: {c}");
+        } else if *end < ended - 1e-9 {
+            assert!(*c < 1.0, "c({end}) = {c} before the rebuild ended at {ended}");
+        } else {
+            assert_eq!(*c, 1.0, "c({end}) after the rebuild ended at {ended}");
+        }
+    }
+    // c(t) never goes down.
+    let known: Vec<f64> = fraction.iter().copied().filter(|c| !c.is_nan()).collect();
+    assert!(known.windows(2).all(|w| w[0] <= w[1]), "{known:?}");
+}
+
+/// A second failure in the redundancy group during the rebuild is data loss at that instant;
+/// the rebuild is abandoned and no read returns a wrong value.
+#[test]
+fn a_second_failure_during_rebuild_is_data_loss_at_that_instant() {
+    let text = scenario("raid5", 5, 2, 2_000, "executor = \"dor\"\nunit = { sectors = 8 }")
+        + "[[failures]]\ndrive = 3\nat_s = 0.25\n";
+    let out = run(&text);
+    let s = &out.summary;
+    assert_eq!(s["data_loss"].as_bool(), Some(true), "{s}");
+    assert_eq!(f(s, "data_loss_at_s"), 0.25, "{s}");
+    assert_eq!(s["rebuilds"][0]["outcome"].as_str(), Some("abandoned"), "{s}");
+    assert_eq!(f(&s["rebuilds"][0], "ended_at_s"), 0.25, "{s}");
+    assert_eq!(f(s, "content.stale_sectors"), 0.0, "{s}");
+    assert_eq!(f(s, "content.rebuilt_sectors_wrong"), 0.0, "{s}");
+}
+
+/// The spare being written fails: the rebuild starts again on the next spare and completes;
+/// without one, the array stays degraded, and every read is still current.
+#[test]
+fn a_failed_target_restarts_the_rebuild_on_another_spare_or_leaves_the_array_degraded() {
+    let base = scenario("raid5", 5, 4, 2_000, "executor = \"sor\"\nunit = { sectors = 16 }") + "[[failures]]\ndrive = 5\nat_s = 0.25\n";
+    let two_spares = base.replace("spares = 1", "spares = 2");
+    let out = run(&two_spares);
+    let s = &out.summary;
+    assert_eq!(s["rebuilds"].as_array().unwrap().len(), 2, "{s}");
+    assert_eq!(s["rebuilds"][0]["outcome"].as_str(), Some("abandoned"), "{s}");
+    assert_eq!(s["rebuilds"][1]["outcome"].as_str(), Some("complete"), "{s}");
+    assert_eq!(s["rebuilds"][1]["target_slot"].as_u64(), Some(6), "{s}");
+    assert_eq!(f(s, "content.stale_sectors"), 0.0, "{s}");
+    assert_eq!(f(s, "content.rebuilt_sectors_wrong"), 0.0, "{s}");
+    let out = run(&base);
+    let s = &out.summary;
+    assert_eq!(s["rebuilds"].as_array().unwrap().len(), 1, "{s}");
+    assert_eq!(s["rebuilds"][0]["outcome"].as_str(), Some("abandoned"), "{s}");
+    assert!(!s["data_loss"].as_bool().unwrap(), "{s}");
+    assert_eq!(f(s, "content.stale_sectors"), 0.0, "{s}");
+    assert!(f(s, "response_ms_by_period.degraded.count") > 0.0, "{s}");
+}
+
+/// Rebuild starts `delay_s` after the failure, or when a spare arrives; without a spare the
+/// array stays degraded.
+#[test]
+fn the_rebuild_starts_after_the_delay_or_when_a_spare_arrives() {
+    let delayed = scenario("raid5", 5, 1, 1_000, "unit = { sectors = 64 }\ndelay_s = 0.05");
+    let s = run(&delayed).summary;
+    assert!((f(&s["rebuilds"][0], "started_at_s") - 0.25).abs() < 1e-9, "{s}");
+    let arriving = scenario("raid5", 5, 1, 1_000, "unit = { sectors = 64 }")
+        .replace("spares = 1", "")
+        + "[[failures]]\nkind = \"spare_arrives\"\nat_s = 0.3\n";
+    let s = run(&arriving).summary;
+    assert!((f(&s["rebuilds"][0], "started_at_s") - 0.3).abs() < 1e-9, "{s}");
+    assert_eq!(s["rebuilds"][0]["target_slot"].as_u64(), Some(5), "{s}");
+    assert_eq!(s["rebuilds"][0]["outcome"].as_str(), Some("complete"), "{s}");
+}
+
+/// Mistakes in `[rebuild]` and the spares name their key.
+#[test]
+fn bad_rebuild_settings_name_their_key() {
+    let err = |rebuild: &str| {
+        raidlab_core::api::run_toml(&scenario("raid5", 5, 1, 10, rebuild), std::path::Path::new("."), None)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    assert!(err("executor = \"magic\"").starts_with("rebuild.executor: unknown executor \"magic\""));
+    assert!(err("order = \"random\"").starts_with("rebuild.order: unknown order"));
+    assert!(err("discipline = \"eager\"").starts_with("rebuild.discipline: unknown discipline"));
+    assert!(err("buffer_units = 0").starts_with("rebuild.buffer_units:"));
+    assert!(err("unit = { sectors = 7000 }").starts_with("rebuild.unit:"), "{}", err("unit = { sectors = 7000 }"));
+    assert!(err("unit = { cylinders = 51 }").starts_with("rebuild.unit:"));
+    assert!(err("discipline = \"rate\"").starts_with("rebuild.rate_mb_s:"));
+    assert!(err("unit = { sectors = 8, tracks = 1 }").starts_with("rebuild.unit"));
+    let no_failure = scenario("raid5", 5, 1, 10, "").replace("[[failures]]\ndrive = 1\nat_s = 0.2\n", "");
+    let e = raidlab_core::api::run_toml(&no_failure, std::path::Path::new("."), None).err().unwrap().to_string();
+    assert!(e.starts_with("array.spares:"), "{e}");
+    let no_rebuild = scenario("raid5", 5, 1, 10, "").replace("[rebuild]\n", "");
+    let e = raidlab_core::api::run_toml(&no_rebuild, std::path::Path::new("."), None).err().unwrap().to_string();
+    assert!(e.starts_with("array.spares:"), "{e}");
+    let raid0 = scenario("raid0", 3, 1, 10, "");
+    let e = raidlab_core::api::run_toml(&raid0, std::path::Path::new("."), None).err().unwrap().to_string();
+    assert!(e.starts_with("rebuild:"), "{e}");
+}
+
+/// Same configuration and seed, byte-identical results.
+#[test]
+fn a_rebuild_run_is_deterministic() {
+    let text = scenario("raid5", 5, 9, 1_500, "executor = \"dor\"\ndiscipline = \"pcm\"\nunit = { tracks = 1 }");
+    let (a, b) = (run(&text), run(&text));
+    assert_eq!(a.summary.to_string(), b.summary.to_string());
+}
