@@ -231,3 +231,85 @@ fn a_rebuild_run_is_deterministic() {
     let (a, b) = (run(&text), run(&text));
     assert_eq!(a.summary.to_string(), b.summary.to_string());
 }
+
+/// The rebuild time of an idle array (one request, then nothing) from the drive model, unit
+/// by unit: for each one-track unit in address order, the survivors' read costs the command
+/// overhead, the move from the last track (a head switch, or a one-cylinder seek), the
+/// rotation until the unit's first sector comes under the head, and one revolution; the
+/// target writes each unit as its reads end, and finishes one unit after the last read.
+/// With zero latency the wait is to the next sector boundary (half a sector on average);
+/// without it, the wait is worked out from the tracks' skews: the rotation DOR misses
+/// between consecutive unit reads, nothing hiding it.
+fn idle_rebuild_estimate_s(zero_latency: bool) -> f64 {
+    use raidlab_core::array::state::{RebuildUnits, UnitMeasure};
+    use raidlab_core::disk::{mechanics::DriveModel, OpKind};
+    let cfg = config(&scenario("raid5", 5, 1, 1, ""));
+    let model = DriveModel::new(&cfg.drive_model().unwrap(), "drive").unwrap();
+    let geometry = &model.geometry;
+    let units = RebuildUnits::new(geometry, MEMBER_SECTORS as u64, UnitMeasure::Tracks(1));
+    let (mut read_ns, mut write_ns) = (0.0f64, 0.0f64);
+    let (mut last_unit_read, mut last_unit_write) = (0.0, 0.0);
+    let (mut cylinder, mut surface, mut slot_after) = (0u32, 0u32, 0.0f64);
+    for u in 0..units.count() {
+        let (start, end) = units.range(u);
+        let at = geometry.locate(start);
+        let spt = at.sectors_per_track as f64;
+        let sector_ns = model.sector_ns(at.sectors_per_track);
+        let per_kind = |kind: OpKind| {
+            let overhead = model.overhead_ns(kind, kind) as f64;
+            let moving = model.move_ns(cylinder, surface, at.cylinder, at.surface, kind) as f64;
+            let wait = if zero_latency {
+                0.5 * sector_ns
+            } else {
+                // The head leaves the last track at slot `slot_after`; the unit's first
+                // sector passes under it at its track's skew.
+                let passed = (overhead + moving) / sector_ns;
+                let first = model.skew(at.cylinder, at.surface) as f64;
+                (first - slot_after - passed).rem_euclid(spt) * sector_ns
+            };
+            overhead + moving + wait + (end - start) as f64 * sector_ns
+        };
+        let (r, w) = (per_kind(OpKind::Read), per_kind(OpKind::Write));
+        read_ns += r;
+        write_ns += w;
+        last_unit_read = r;
+        last_unit_write = w;
+        if u == 0 {
+            // The first write waits for the first reads.
+            write_ns += r;
+        }
+        cylinder = at.cylinder;
+        surface = at.surface;
+        slot_after = (model.skew(at.cylinder, at.surface) as f64 + (end - start) as f64).rem_euclid(spt);
+    }
+    let _ = last_unit_read;
+    (read_ns + last_unit_write).max(write_ns) / 1e9
+}
+
+/// The simulated rebuild time of the idle array, DOR with buffers that never fill.
+fn idle_rebuild_simulated_s(zero_latency: bool) -> f64 {
+    let text = scenario("raid5", 5, 1, 1, "executor = \"dor\"\nbuffer_units = 100000\nunit = { tracks = 1 }")
+        .replace("[content]\ncheck = true", "")
+        .replace("[workload]", &format!("[drive]\nzero_latency = {zero_latency}\n[workload]"));
+    let s = run(&text).summary;
+    assert_eq!(s["rebuilds"][0]["outcome"].as_str(), Some("complete"), "{s}");
+    f(&s["rebuilds"][0], "rebuild_time_s")
+}
+
+/// An idle array's rebuild time matches the drive-model calculation within 2 %, with and
+/// without zero-latency access; with it, whole-track units approach the media rate (one
+/// revolution per track plus the switches), and without it DOR loses rotations, which the
+/// calculation names.
+#[test]
+fn an_idle_rebuild_takes_the_time_the_drive_model_gives() {
+    for zero_latency in [true, false] {
+        let (simulated, estimate) = (idle_rebuild_simulated_s(zero_latency), idle_rebuild_estimate_s(zero_latency));
+        let error = (simulated - estimate).abs() / estimate;
+        assert!(error < 0.02, "zero latency {zero_latency}: simulated {simulated:.4} s, estimate {estimate:.4} s");
+    }
+    // 100 tracks of 6 ms revolutions at 10,000 rpm: the media rate alone is 0.6 s.
+    let media = 100.0 * 60.0 / 10_000.0;
+    let zero = idle_rebuild_simulated_s(true);
+    assert!(zero > media && zero < 1.15 * media, "zero latency: {zero} s against the media's {media} s");
+    assert!(idle_rebuild_simulated_s(false) > zero, "without zero latency DOR misses rotations");
+}
