@@ -627,7 +627,7 @@ impl Simulation {
         let Some(rebuild) = self.rebuild.as_mut() else { return Ok(()) };
         let units = RebuildUnits::new(&self.model.geometry, self.controller.layout().member_sectors(), rebuild.config.measure());
         let count = units.count();
-        self.controller.start_rebuild(member, target, units, rebuild.config.redirect_reads)?;
+        self.controller.start_rebuild(member, target, units, rebuild.config.redirect_reads, rebuild.config.piggyback)?;
         self.spare_pool.remove(0);
         self.waiting_members.retain(|&m| m != member);
         rebuild.begin();

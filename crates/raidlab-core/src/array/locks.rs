@@ -149,6 +149,27 @@ impl StripeLocks {
         false
     }
 
+    /// Take a read lock of `stripe` only if it can be granted at once (no writer holds it and
+    /// nobody waits); returns whether it was. Never queues, so a holder of other locks may
+    /// ask without risking a wait cycle.
+    pub fn try_acquire_read(&mut self, stripe: u64) -> bool {
+        let mut i = self.slot_of(stripe);
+        if self.slots[i].stripe == EMPTY {
+            if 2 * (self.len + 1) > self.slots.len() {
+                self.grow();
+                i = self.slot_of(stripe);
+            }
+            self.slots[i] = Entry { stripe, ..VACANT };
+            self.len += 1;
+        }
+        let e = &mut self.slots[i];
+        if e.head == NONE && !e.writer {
+            e.readers += 1;
+            return true;
+        }
+        false
+    }
+
     /// Release a lock held by a piece; pushes the pieces now granted onto `granted`.
     #[inline(always)]
     pub fn release(&mut self, stripe: u64, write: bool, w: &mut impl Waiters, granted: &mut Vec<u32>) {

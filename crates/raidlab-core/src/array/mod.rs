@@ -129,7 +129,7 @@ enum Redundancy {
     Parity,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Piece {
     request: u32,
     stripe: u64,
@@ -141,6 +141,8 @@ struct Piece {
     aborted: bool,
     next_waiter: u32,
     values: Vec<u64>,
+    /// The rebuild job answering this read by piggybacking, or [`NONE`].
+    piggyback_job: u32,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -173,6 +175,24 @@ struct OneOp {
 /// lock table's waiter lists, the ready list and op tokens, beside piece indices (which stay
 /// below it: 2³¹ pieces in flight would take hundreds of GiB).
 const ONE_OP: u32 = 1 << 31;
+
+impl Default for Piece {
+    fn default() -> Self {
+        Piece {
+            request: 0,
+            stripe: 0,
+            spec: None,
+            map: StripeMap::default(),
+            plan: Plan::default(),
+            phase: 0,
+            outstanding: 0,
+            aborted: false,
+            next_waiter: NONE,
+            values: Vec::new(),
+            piggyback_job: NONE,
+        }
+    }
+}
 
 /// Put `value` in a slab: in a freed slot if there is one, else at its end. Returns its index.
 #[inline(always)]
@@ -604,6 +624,7 @@ impl Controller {
         p.outstanding = 0;
         p.aborted = false;
         p.next_waiter = NONE;
+        p.piggyback_job = NONE;
         idx
     }
 
@@ -669,6 +690,9 @@ impl Controller {
         let p = &mut self.pieces[idx as usize];
         self.layout.map_stripe(p.stripe, &mut p.map);
         let readable_target = if self.rebuild.is_some() { self.resolve_rebuild(idx, spec.is_write) } else { None };
+        if readable_target.is_none() && self.rebuild.is_some() && self.try_piggyback(idx, spec) {
+            return Ok(());
+        }
         let p = &mut self.pieces[idx as usize];
         match self.redundancy {
             Redundancy::Parity => {
@@ -754,7 +778,7 @@ impl Controller {
                 }
                 return self.one_op_done(now, idx, ok, view);
             }
-            self.job_op_done(idx & !REBUILD_JOB, op_index as u64, ok)?;
+            self.job_op_done(now, idx & !REBUILD_JOB, op_index as u64, ok, view)?;
             return self.run_ready(now, view);
         }
         if op_index >= self.pieces.get(idx as usize).map_or(0, |p| p.plan.ops.len()) {
@@ -808,6 +832,15 @@ impl Controller {
     }
 
     fn finish_piece(&mut self, idx: u32) -> Result<()> {
+        self.account_piece(idx);
+        if self.content.is_some() {
+            self.check_or_commit(idx)?;
+        }
+        self.finish_piece_checked(idx)
+    }
+
+    /// Add a finished piece's plan to its request's outcome and the counters.
+    fn account_piece(&mut self, idx: u32) {
         let p = &self.pieces[idx as usize];
         let spec = p.spec.expect("a live piece has a spec");
         let request = p.request;
@@ -823,9 +856,13 @@ impl Controller {
         } else {
             self.stats.lost_read_sectors += p.plan.lost_sectors;
         }
-        if self.content.is_some() {
-            self.check_or_commit(idx)?;
-        }
+    }
+
+    /// [`Controller::finish_piece`] after the content check: release the lock, complete
+    /// the request if it was the last piece.
+    fn finish_piece_checked(&mut self, idx: u32) -> Result<()> {
+        let spec = self.pieces[idx as usize].spec.expect("a live piece has a spec");
+        let request = self.pieces[idx as usize].request;
         if spec.is_write && self.rebuild.is_some() {
             self.mark_written_units(idx)?;
         }

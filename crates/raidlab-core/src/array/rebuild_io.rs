@@ -74,6 +74,8 @@ pub struct Rebuilding {
     pub states: UnitStates,
     /// Whether user reads of rebuilt units go to the target.
     pub redirect_reads: bool,
+    /// Whether a degraded read of an unrebuilt unit rebuilds the whole unit (piggybacking).
+    pub piggyback: bool,
     /// Units made current, by [`MadeCurrentBy`].
     pub made_current: [u64; 3],
     /// Generation of this rebuild (jobs of an abandoned one are told apart).
@@ -104,6 +106,11 @@ pub struct Job {
     live: bool,
     /// The content model's values of the unit: the XOR (or copy) of what was read.
     values: Vec<u64>,
+    /// A piggybacking job: the user read piece waiting for its reads (or [`NONE`] once
+    /// answered), and its reads not yet back.
+    piggyback: bool,
+    pub(super) piece: u32,
+    reads_left: u32,
 }
 
 impl Controller {
@@ -141,7 +148,14 @@ impl Controller {
     /// Start rebuilding failed member `member` onto working slot `target`, in rebuild units
     /// `units` over the member's used sectors. Errors if the member has not failed, the
     /// layout cannot rebuild it, or a rebuild is already running.
-    pub fn start_rebuild(&mut self, member: u32, target: u32, units: RebuildUnits, redirect_reads: bool) -> Result<()> {
+    pub fn start_rebuild(
+        &mut self,
+        member: u32,
+        target: u32,
+        units: RebuildUnits,
+        redirect_reads: bool,
+        piggyback: bool,
+    ) -> Result<()> {
         if self.rebuild.is_some() {
             return Err(Error::Invariant("a second rebuild started while one runs".into()));
         }
@@ -164,6 +178,7 @@ impl Controller {
             units,
             states,
             redirect_reads,
+            piggyback,
             made_current: [0; 3],
             generation: self.generation,
         }));
@@ -234,6 +249,9 @@ impl Controller {
             next_waiter: NONE,
             live: true,
             values: Vec::new(),
+            piggyback: false,
+            piece: NONE,
+            reads_left: 0,
         };
         let id = match self.free_jobs.pop() {
             Some(i) => {
@@ -364,18 +382,34 @@ impl Controller {
     }
 
     /// A job's op finished (`ok`) or was aborted.
-    pub(super) fn job_op_done(&mut self, job: u32, op_index: u64, ok: bool) -> Result<()> {
+    pub(super) fn job_op_done(
+        &mut self,
+        now: crate::sim::Nanos,
+        job: u32,
+        op_index: u64,
+        ok: bool,
+        view: &dyn super::plan::DriveView,
+    ) -> Result<()> {
         if job as usize >= self.jobs.len() || !self.jobs[job as usize].live {
             return Err(Error::Invariant(format!("completion of an op of unknown rebuild job {job}")));
         }
         self.jobs[job as usize].outstanding -= 1;
+        if !ok && self.jobs[job as usize].piece != NONE {
+            // A piggybacking read lost a source: its user read is planned again on its own.
+            let piece = std::mem::replace(&mut self.jobs[job as usize].piece, NONE);
+            self.pieces[piece as usize].piggyback_job = NONE;
+            self.stats.replans += 1;
+            self.start_piece(now, piece, view)?;
+        }
         if !ok && !self.jobs[job as usize].cancelled {
             // A source or the target went under the op: the unit is given back once the
             // job's other ops are in (the rebuild itself may have been abandoned already).
             self.jobs[job as usize].cancelled = true;
             self.jobs[job as usize].give_back = true;
             let unit = self.jobs[job as usize].unit;
-            if op_index == TARGET_WRITE {
+            if self.jobs[job as usize].piggyback {
+                // Nothing of the policies' to tell.
+            } else if op_index == TARGET_WRITE {
                 self.rebuild_events.push(RebuildEvent::Written { job, unit, ok: false });
             } else {
                 self.rebuild_events.push(RebuildEvent::Read { job, drive: op_index as u32, ok: false });
@@ -383,6 +417,14 @@ impl Controller {
         }
         if self.jobs[job as usize].cancelled {
             if self.jobs[job as usize].outstanding == 0 {
+                if self.jobs[job as usize].piece != NONE {
+                    // The rebuild was abandoned under a piggybacking read: plan the user's
+                    // read again on its own.
+                    let piece = std::mem::replace(&mut self.jobs[job as usize].piece, NONE);
+                    self.pieces[piece as usize].piggyback_job = NONE;
+                    self.stats.replans += 1;
+                    self.start_piece(now, piece, view)?;
+                }
                 if self.jobs[job as usize].give_back {
                     self.rebuild_release(job);
                 } else {
@@ -402,11 +444,12 @@ impl Controller {
             if let (Some(c), Some(r)) = (self.content.as_mut(), self.rebuild.as_deref()) {
                 c.verify_rebuilt(self.layout.as_ref(), r.member_slot, r.target, start, end);
             }
+            let by = if self.jobs[job as usize].piggyback { MadeCurrentBy::Piggyback } else { MadeCurrentBy::Executor };
             let r = self.rebuild.as_deref_mut().expect("a live job has a rebuild");
             if !r.states.mark_rebuilt(unit) {
                 return Err(Error::Invariant(format!("rebuild unit {unit} made current twice")));
             }
-            r.made_current[MadeCurrentBy::Executor as usize] += 1;
+            r.made_current[by as usize] += 1;
             self.free_job(job);
             self.rebuild_events.push(RebuildEvent::Written { job, unit, ok: true });
             return self.finish_rebuild_if_complete();
@@ -429,7 +472,154 @@ impl Controller {
                 }
             }
         }
+        if self.jobs[job as usize].piggyback {
+            self.jobs[job as usize].reads_left -= 1;
+            if self.jobs[job as usize].reads_left == 0 {
+                self.piggyback_reads_done(job)?;
+            }
+            return Ok(());
+        }
         self.rebuild_events.push(RebuildEvent::Read { job, drive, ok: true });
+        Ok(())
+    }
+
+    /// Piggybacking (Fu §2.4): piece `idx`, a read whose rows all lie in one unrebuilt
+    /// rebuild unit of the lost member (the map already shows the target, write-only),
+    /// becomes that unit's rebuild: every source reads the whole unit at user priority, the
+    /// user is answered with the reconstruction, and the unit is then written to the target.
+    /// Taken only when every stripe of the unit can be read-locked at once (the piece's own
+    /// lock is shared with it), so the piece never waits for another lock while it holds
+    /// one. Returns whether the piece was taken.
+    pub(super) fn try_piggyback(&mut self, idx: u32, spec: super::plan::PieceSpec) -> bool {
+        let Some(r) = self.rebuild.as_deref() else { return false };
+        // A mirror's degraded read reads another copy: nothing to reconstruct, nothing to
+        // piggyback on. Parity layouts only.
+        if !r.piggyback || spec.is_write || !r.xor {
+            return false;
+        }
+        let unit_sectors = self.unit_sectors.size;
+        let (first, last) = (spec.first / unit_sectors, (spec.first + spec.sectors - 1) / unit_sectors);
+        if first != last {
+            return false;
+        }
+        let p = &self.pieces[idx as usize];
+        let Some(u) = p.map.data.get(first as usize).copied() else { return false };
+        if u.drive != r.target {
+            return false;
+        }
+        let row = spec.first % unit_sectors;
+        let (lo, hi) = (u.pba + row, u.pba + row + spec.sectors);
+        if hi > r.units.capacity() {
+            return false;
+        }
+        let unit = r.units.unit_of(lo);
+        if r.units.unit_of(hi - 1) != unit || r.states.get(unit) != UnitState::Unrebuilt {
+            return false;
+        }
+        let (start, end) = r.units.range(unit);
+        let (first_stripe, last_stripe) = self.layout.stripes_in(r.member, start, end);
+        for stripe in first_stripe..=last_stripe {
+            if !self.locks.try_acquire_read(stripe) {
+                for taken in first_stripe..stripe {
+                    self.unlock(taken, false);
+                }
+                return false;
+            }
+        }
+        let Some(job) = self.rebuild_claim_locked(unit, first_stripe, last_stripe) else { return false };
+        let sources = self.rebuild.as_deref().map(|r| r.sources.clone()).unwrap_or_default();
+        {
+            let j = &mut self.jobs[job as usize];
+            j.piggyback = true;
+            j.piece = idx;
+            j.reads_left = sources.len() as u32;
+        }
+        let p = &mut self.pieces[idx as usize];
+        p.piggyback_job = job;
+        p.plan.ops.clear();
+        p.plan.phases = 1;
+        p.plan.degraded = true;
+        p.plan.lost_sectors = 0;
+        p.outstanding = 0;
+        for drive in sources {
+            self.rebuild_read(job, drive, Priority::Foreground);
+        }
+        true
+    }
+
+    /// A job for unit `unit` whose stripes' read locks are held already.
+    fn rebuild_claim_locked(&mut self, unit: u64, first_stripe: u64, last_stripe: u64) -> Option<u32> {
+        let r = self.rebuild.as_deref_mut()?;
+        if !r.states.claim(unit) {
+            return None;
+        }
+        let (start, end) = r.units.range(unit);
+        let job = Job {
+            unit,
+            start,
+            end,
+            first_stripe,
+            last_stripe,
+            next_stripe: last_stripe + 1,
+            locked: true,
+            outstanding: 0,
+            cancelled: false,
+            give_back: false,
+            generation: r.generation,
+            next_waiter: NONE,
+            live: true,
+            values: Vec::new(),
+            piggyback: false,
+            piece: NONE,
+            reads_left: 0,
+        };
+        let id = match self.free_jobs.pop() {
+            Some(i) => {
+                let values = std::mem::take(&mut self.jobs[i as usize].values);
+                self.jobs[i as usize] = Job { values, ..job };
+                i
+            }
+            None => {
+                self.jobs.push(job);
+                (self.jobs.len() - 1) as u32
+            }
+        };
+        if self.content.is_some() {
+            let j = &mut self.jobs[id as usize];
+            j.values.clear();
+            j.values.resize((end - start) as usize, 0);
+        }
+        Some(id)
+    }
+
+    /// A piggybacking job's reads are back: answer its user read with the reconstruction,
+    /// then write the unit to the target.
+    fn piggyback_reads_done(&mut self, job: u32) -> Result<()> {
+        let piece = std::mem::replace(&mut self.jobs[job as usize].piece, NONE);
+        if piece != NONE {
+            self.pieces[piece as usize].piggyback_job = NONE;
+            self.account_piece(piece);
+            if let Some(c) = self.content.as_mut() {
+                let p = &self.pieces[piece as usize];
+                let spec = p.spec.expect("a live piece has a spec");
+                let unit_sectors = self.unit_sectors.size;
+                let index = (spec.first / unit_sectors) as u32;
+                let row = spec.first % unit_sectors;
+                let u = p.map.data[index as usize];
+                let j = &self.jobs[job as usize];
+                let mut stale = false;
+                for k in 0..spec.sectors {
+                    let lba = c.logical(p.stripe, index, row + k);
+                    let value = j.values[(u.pba + row + k - j.start) as usize];
+                    stale |= !c.check(lba, value);
+                }
+                if stale {
+                    c.stats.stale_reads += 1;
+                }
+            }
+            self.finish_piece_checked(piece)?;
+        }
+        self.rebuild_write(job, Priority::Foreground);
         Ok(())
     }
 

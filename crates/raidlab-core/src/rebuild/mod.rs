@@ -181,12 +181,6 @@ impl RebuildConfig {
             }
             _ => {}
         }
-        if self.piggyback {
-            return Err(Error::config(
-                "rebuild.piggyback",
-                "piggybacking is not implemented yet (docs/architecture.md, \"Rebuild\"); set it to false",
-            ));
-        }
         if !(self.delay_s.is_finite() && self.delay_s >= 0.0) {
             return Err(Error::config("rebuild.delay_s", "must be a non-negative number of seconds"));
         }

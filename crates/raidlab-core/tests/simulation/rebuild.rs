@@ -70,12 +70,13 @@ const DISCIPLINES: &[&str] = &["discipline = \"vsm\"", "discipline = \"pcm\"", "
 const UNITS: &[&str] = &["{ sectors = 8 }", "{ sectors = 24 }", "{ sectors = 5 }", "{ tracks = 1 }"];
 
 /// Zero stale reads and every lost unit current exactly once, through failure, rebuild and
-/// after, for every executor × order × discipline, redirection on and off, on RAID-5 and
+/// after, for every executor × order × discipline, redirection on and off, piggybacking on
+/// and off, on RAID-5 and
 /// RAID-1, with user writes racing the rebuild of the same stripes. Several hundred runs by
 /// default; with `RAIDLAB_LONG_TESTS=1`, more than 10,000.
 #[test]
 fn every_policy_rebuilds_exactly_what_was_lost_and_no_read_is_stale() {
-    let seeds = if long_tests() { 21 } else { 1 };
+    let seeds = if long_tests() { 14 } else { 1 };
     let requests = if long_tests() { 3_000 } else { 800 };
     let mut runs = 0;
     for seed in 1..=seeds {
@@ -83,15 +84,15 @@ fn every_policy_rebuilds_exactly_what_was_lost_and_no_read_is_stale() {
             for (e, executor) in EXECUTORS.iter().enumerate() {
                 for order in ORDERS {
                     for (d, discipline) in DISCIPLINES.iter().enumerate() {
-                        for redirect in [true, false] {
+                        for (redirect, piggyback) in [(true, false), (false, false), (true, true)] {
                             for (u, unit) in UNITS.iter().enumerate() {
                                 // The default run samples the cross product (every value of
                                 // every factor still appears many times); the long run takes all.
-                                if !long_tests() && (e + d + u + redirect as usize) % 3 != 0 {
+                                if !long_tests() && (e + d + u + redirect as usize + piggyback as usize) % 3 != 0 {
                                     continue;
                                 }
                                 let rebuild = format!(
-                                    "{executor}\norder = \"{order}\"\n{discipline}\nredirect_reads = {redirect}\nunit = {unit}"
+                                    "{executor}\norder = \"{order}\"\n{discipline}\nredirect_reads = {redirect}\npiggyback = {piggyback}\nunit = {unit}"
                                 );
                                 let out = run(&scenario(layout, drives, seed, requests, &rebuild));
                                 check_rebuilt(&out.summary, requests, &format!("{layout} seed {seed} [{rebuild}]"));
@@ -364,7 +365,8 @@ at_s = 5
 
 /// Fu et al.'s conclusions (seed 001 §2.1–§2.5, §3), on a small array: VSM beats PCM on both
 /// the response time and the rebuild time; larger buffers shorten the rebuild; larger
-/// rebuild units shorten it and raise the response time; read redirection shortens it.
+/// rebuild units shorten it and raise the response time; piggybacking and read redirection
+/// shorten it.
 #[test]
 fn fu_conclusions_hold_on_a_small_array() {
     let seeds = if long_tests() { 6 } else { 2 };
@@ -380,11 +382,13 @@ fn fu_conclusions_hold_on_a_small_array() {
         four_tracks.0 < one_track.0 && four_tracks.1 > one_track.1,
         "4-track units {four_tracks:?} against 1-track {one_track:?}"
     );
+    let piggybacked = fu_small("piggyback = true", seeds);
+    assert!(piggybacked.0 < one_track.0, "piggybacking {piggybacked:?}, without {one_track:?}");
     let redirected = fu_small("redirect_reads = true", seeds);
     let not_redirected = fu_small("redirect_reads = false", seeds);
     assert!(redirected.0 < not_redirected.0, "redirection on {redirected:?}, off {not_redirected:?}");
     eprintln!(
         "vsm {vsm:?} pcm {pcm:?} B=1 {small_buffer:?} B=64 {large_buffer:?} RU=1 {one_track:?} RU=4 {four_tracks:?} \
-         redirect {redirected:?} no redirect {not_redirected:?}"
+         redirect {redirected:?} no redirect {not_redirected:?} piggyback {piggybacked:?}"
     );
 }
