@@ -161,14 +161,101 @@ def synthetic_result() -> Result:
     )
 
 
+#: The synthetic rebuild: drive 2 fails at 5 s, its rebuild onto spare slot 5 runs from
+#: 6.5 s to 16.25 s.
+REBUILD_START_S = 6.5
+REBUILD_END_S = 16.25
+
+
+def synthetic_rebuild_result() -> Result:
+    """:func:`synthetic_result` with one hot spare (slot 5) onto which the failed drive 2 is
+    rebuilt from :data:`REBUILD_START_S` to :data:`REBUILD_END_S`: c(t) in the timeseries,
+    the spare and the busy-time columns in the drives table, the rebuild's outcome records,
+    and the summary's ``rebuilds``, ``rebuild_time_s``, ``response_ms_by_period`` and
+    ``content`` keys, as the core writes them."""
+    result = synthetic_result()
+    timeseries = result.tables["timeseries"]
+    end = timeseries["window_end_s"].to_numpy()
+    progress = np.clip((end - REBUILD_START_S) / (REBUILD_END_S - REBUILD_START_S), 0.0, 1.0)
+    # NaN before the rebuild starts; carried at 1.0 after it ends, as the core does.
+    timeseries["rebuilt_fraction"] = np.where(end < REBUILD_START_S, math.nan, progress)
+    drives = result.tables["drives"]
+    spare = pd.DataFrame(
+        {"drive": np.array([5], dtype=np.int64), "utilization": [0.3], "mean_queue_length": [0.2],
+         "operations": np.array([600], dtype=np.int64), "failed_at_s": [math.nan]}
+    )
+    drives = pd.concat([drives, spare], ignore_index=True)
+    drives["user_busy_s"] = [8.0, 8.4, 1.2, 8.6, 7.9, 1.1]
+    drives["rebuild_busy_s"] = [3.1, 3.0, 0.0, 3.2, 3.1, 4.0]
+    drives["rebuild_mb"] = [80.0, 80.0, 0.0, 80.0, 80.0, 80.0]
+    result.tables["drives"] = drives
+    result.tables["outcomes"] = pd.DataFrame(
+        {
+            "time_s": [5.0, 5.0, REBUILD_START_S, REBUILD_END_S],
+            "kind": ["drive_failed", "spare_arrived", "rebuild_started", "rebuild_complete"],
+            "drive": np.array([2, 5, 2, 2], dtype=np.int64),
+            "detail": ["", "", "member 2 onto slot 5, 949 units", "member 2 now in slot 5"],
+        }
+    )
+
+    def period(count: int, mean: Any, starts: list) -> Dict[str, Any]:
+        p99 = None if mean is None else mean * 3
+        p = None if mean is None else mean
+        return {"count": count, "mean": mean, "p50": p, "p90": p, "p99": p99, "starts_s": starts}
+
+    rebuild_time = REBUILD_END_S - REBUILD_START_S
+    result.summary.update(
+        {
+            "rebuilds": [
+                {
+                    "member": 2,
+                    "target_slot": 5,
+                    "failed_at_s": 5.0,
+                    "started_at_s": REBUILD_START_S,
+                    "ended_at_s": REBUILD_END_S,
+                    "rebuild_time_s": rebuild_time,
+                    "outcome": "complete",
+                    "units": 949,
+                    "units_by_executor": 901,
+                    "units_by_user_writes": 48,
+                    "units_by_piggyback": 0,
+                    "target_write_mb_s": 8.2,
+                }
+            ],
+            "rebuild_time_s": rebuild_time,
+            "response_ms_by_period": {
+                "normal": period(500, 15.2, [0.0]),
+                "degraded": period(150, 23.1, [5.0]),
+                "rebuilding": period(1000, 27.9, [REBUILD_START_S]),
+                "after": period(350, 16.0, [REBUILD_END_S]),
+            },
+            "content": {
+                "sectors_checked": 1200, "stale_sectors": 0, "stale_reads": 0, "first_stale": None,
+                "rebuilt_sectors_checked": 5000, "rebuilt_sectors_wrong": 0, "first_wrong_rebuilt": None,
+            },
+        }
+    )
+    return result
+
+
 @pytest.fixture
 def synthetic() -> Result:
     return synthetic_result()
 
 
 @pytest.fixture
+def synthetic_rebuild() -> Result:
+    return synthetic_rebuild_result()
+
+
+@pytest.fixture
 def synthetic_run_dir(tmp_path: Path) -> Path:
     return synthetic_result().save(tmp_path / "synthetic-run")
+
+
+@pytest.fixture
+def synthetic_rebuild_run_dir(tmp_path: Path) -> Path:
+    return synthetic_rebuild_result().save(tmp_path / "synthetic-rebuild-run")
 
 
 def interrupt_the_second_table(monkeypatch: pytest.MonkeyPatch, error: BaseException) -> None:

@@ -13,7 +13,7 @@ import pytest
 import raidlab
 from raidlab import _core, cli
 
-from conftest import DATA, TRACES, interrupt_the_second_table
+from conftest import DATA, REPO_ROOT, TRACES, interrupt_the_second_table, synthetic_rebuild_result, synthetic_result
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -239,6 +239,96 @@ def test_bench_json_has_rates_and_peak_memory(fake_bench, capsys):
         assert result["peak_rss_kib"] > 1000  # this Python process uses more than 1 MiB
 
 
+def test_plot_of_a_run_with_a_rebuild(synthetic_rebuild_run_dir: Path):
+    assert run_cli("plot", synthetic_rebuild_run_dir) == 0
+    assert (synthetic_rebuild_run_dir / "plot.png").read_bytes().startswith(PNG_SIGNATURE)
+
+
+# -- the summary `raidlab run` prints (hand-made summaries) ---------------------------------------
+
+
+def printed(print_function, *args) -> str:
+    """What ``print_function(console, *args)`` prints, as plain text."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(file=io.StringIO(), width=200)
+    print_function(console, *args)
+    return console.file.getvalue()
+
+
+def row(text: str, *cells: str) -> bool:
+    """Whether one line of ``text`` holds every cell."""
+    return any(all(cell in line for cell in cells) for line in text.splitlines())
+
+
+def period(count: int, mean, p99) -> dict:
+    return {"count": count, "mean": mean, "p50": mean, "p90": p99, "p99": p99, "starts_s": [0.0] if count else []}
+
+
+REBUILD_SUMMARY = {
+    "rebuilds": [
+        {
+            "member": 2, "target_slot": 6, "failed_at_s": 120.0, "started_at_s": 120.0,
+            "ended_at_s": 559.25, "rebuild_time_s": 439.25, "outcome": "complete",
+            "units": 7_490, "units_by_executor": 7_012, "units_by_user_writes": 478,
+            "units_by_piggyback": 0, "target_write_mb_s": 0.73,
+        }
+    ],
+    "rebuild_time_s": 439.25,
+    "response_ms_by_period": {
+        "normal": period(4_790, 14.5, 61.0),
+        "degraded": period(0, None, None),
+        "rebuilding": period(17_563, 27.25, 112.5),
+        "after": period(13_602, 14.75, 60.5),
+    },
+}
+
+
+def test_print_rebuilds_shows_each_rebuild_and_the_response_time_per_period():
+    text = printed(cli.print_rebuilds, REBUILD_SUMMARY)
+    assert "Rebuilds onto spares" in text
+    # member, target slot, failed, started, ended, rebuild time, units, by executor, by user writes
+    assert row(text, "2", "6", "120.0", "559.2", "439.2 s", "7,490", "7,012", "478")
+    assert "piggyback" not in text  # no piggybacked units: no column
+    assert "Response time by period" in text
+    assert row(text, "normal", "4,790", "14.50", "61.00")
+    assert row(text, "rebuilding", "17,563", "27.25", "112.50")
+    assert row(text, "after", "13,602", "14.75", "60.50")
+    assert "degraded" not in text  # no request completed in it (the rebuild started at once)
+
+
+def test_print_rebuilds_of_an_unfinished_and_an_abandoned_rebuild():
+    summary = json.loads(json.dumps(REBUILD_SUMMARY))
+    first = summary["rebuilds"][0]
+    first.update(outcome="abandoned", ended_at_s=300.0, rebuild_time_s=180.0, units_by_piggyback=12)
+    summary["rebuilds"].append(dict(first, target_slot=7, started_at_s=300.0, ended_at_s=None,
+                                    rebuild_time_s=None, outcome="running", units_by_piggyback=0))
+    text = printed(cli.print_rebuilds, summary)
+    assert row(text, "abandoned after 180.0 s")
+    assert row(text, "7", "300.0", "—", "unfinished")
+    assert "by piggyback" in text
+
+
+@pytest.mark.parametrize("summary", [{}, {"rebuilds": []}, {"rebuilds": [], "response_ms_by_period": REBUILD_SUMMARY["response_ms_by_period"]}])
+def test_print_rebuilds_prints_nothing_for_a_run_without_rebuild(summary):
+    assert printed(cli.print_rebuilds, summary) == ""
+
+
+def test_print_summary_of_a_run_with_a_rebuild_has_the_rebuild_tables():
+    text = printed(cli.print_summary, synthetic_rebuild_result())
+    assert "Rebuilds onto spares" in text and row(text, "9.8 s", "949", "901", "48")
+    assert row(text, "rebuilding", "1,000", "27.90")
+    assert "data loss" in text  # the tables it always printed are still there
+
+
+def test_print_summary_of_a_run_without_rebuild_has_no_rebuild_tables():
+    text = printed(cli.print_summary, synthetic_result())
+    assert "Rebuild" not in text and "by period" not in text
+    assert "degraded reads" in text
+
+
 # -- with the engine -------------------------------------------------------------------------------
 
 
@@ -255,6 +345,32 @@ def test_run_writes_the_run_directory_and_prints_a_summary(small_config_path, tm
     out = capsys.readouterr().out
     for label in ("reads", "writes", "degraded reads", "drive utilization", "data loss"):
         assert label in out
+
+
+@pytest.mark.engine
+def test_run_with_a_spare_rebuilds_and_prints_it(small_config_path, tmp_path, capsys):
+    from raidlab.results import Result
+
+    run_dir = tmp_path / "out"
+    assert run_cli("run", small_config_path, "-o", run_dir, "--set", "array.spares=1",
+                   "--set", "rebuild.executor=dor", "--set", "rebuild.discipline=vsm") == 0
+    out = capsys.readouterr().out
+    assert "Rebuilds onto spares" in out and "rebuilding" in out
+    result = Result.load(run_dir)
+    (rebuild,) = result.rebuilds
+    assert (rebuild["member"], rebuild["target_slot"], rebuild["outcome"]) == (2, 5, "complete")
+    assert result.timeseries["rebuilt_fraction"].dropna().iloc[-1] == 1.0
+    assert len(result.drives) == 6  # the spare's slot after the members
+    assert run_cli("plot", run_dir) == 0
+
+
+@pytest.mark.engine
+def test_the_demo_returns_to_normal_mode_while_requests_still_arrive():
+    result = raidlab.run(REPO_ROOT / "experiments" / "demo.toml")
+    (rebuild,) = result.rebuilds
+    assert rebuild["outcome"] == "complete"
+    assert rebuild["ended_at_s"] < 900  # the workload's duration_s
+    assert result.summary["response_ms_by_period"]["after"]["count"] > 0
 
 
 @pytest.mark.engine

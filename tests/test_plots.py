@@ -8,16 +8,20 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
+import raidlab.plots
 from raidlab.plots import (
     data_loss_times,
+    draw_rebuild_progress,
     draw_response_cdf,
     draw_response_over_time,
     failure_times,
+    has_rebuild_progress,
     plot_run,
+    rebuild_times,
 )
 from raidlab.exceptions import RaidlabIOError
 
-from conftest import synthetic_result
+from conftest import REBUILD_END_S, REBUILD_START_S, synthetic_rebuild_result, synthetic_result
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -101,3 +105,102 @@ def test_plot_run_to_an_unknown_image_suffix_is_a_raidlab_io_error(tmp_path):
         plot_run(synthetic_result(), tmp_path / "plot.txt")
     assert caught.value.filename == str(tmp_path / "plot.txt")
     assert ".txt" in str(caught.value)
+
+
+# -- rebuild onto a spare: c(t) --------------------------------------------------------------
+
+
+@pytest.fixture
+def drawn_figures(monkeypatch):
+    """The figures plot_run draws, kept as they are saved (the file is still written)."""
+    figures = []
+    save = raidlab.plots.save_figure
+
+    def keep(figure, output, dpi):
+        figures.append(figure)
+        return save(figure, output, dpi)
+
+    monkeypatch.setattr(raidlab.plots, "save_figure", keep)
+    return figures
+
+
+def marker_xs(ax, label):
+    return [line.get_xdata()[0] for line in ax.get_lines() if line.get_label() == label]
+
+
+def test_rebuild_times_come_from_the_summary(synthetic_rebuild):
+    assert rebuild_times(synthetic_rebuild) == {
+        "started": [REBUILD_START_S], "complete": [REBUILD_END_S], "abandoned": []
+    }
+
+
+def test_rebuild_times_fall_back_to_the_outcomes(synthetic_rebuild):
+    del synthetic_rebuild.summary["rebuilds"]
+    assert rebuild_times(synthetic_rebuild) == {
+        "started": [REBUILD_START_S], "complete": [REBUILD_END_S], "abandoned": []
+    }
+
+
+def test_an_unfinished_or_abandoned_rebuild_has_no_end(synthetic_rebuild):
+    synthetic_rebuild.summary["rebuilds"][0].update(outcome="running", ended_at_s=None, rebuild_time_s=None)
+    assert rebuild_times(synthetic_rebuild)["complete"] == []
+    synthetic_rebuild.summary["rebuilds"][0].update(outcome="abandoned", ended_at_s=9.0, rebuild_time_s=2.5)
+    assert rebuild_times(synthetic_rebuild) == {"started": [REBUILD_START_S], "complete": [], "abandoned": [9.0]}
+
+
+def test_a_run_without_rebuild_has_no_rebuild_times_or_progress(synthetic):
+    assert rebuild_times(synthetic) == {"started": [], "complete": [], "abandoned": []}
+    assert not has_rebuild_progress(synthetic.timeseries)  # an older run: no column
+    synthetic.timeseries["rebuilt_fraction"] = math.nan  # a newer run without rebuild
+    assert not has_rebuild_progress(synthetic.timeseries)
+
+
+def test_rebuild_progress_draws_c_of_t_from_zero_at_the_start_with_markers(synthetic_rebuild):
+    ax = Figure().subplots()
+    rebuilds = rebuild_times(synthetic_rebuild)
+    draw_rebuild_progress(ax, synthetic_rebuild.timeseries, failures=[5.0], rebuilds=rebuilds)
+    curve = next(line for line in ax.get_lines() if line.get_label().startswith("c(t)"))
+    x, y = curve.get_xdata(), curve.get_ydata()
+    assert (x[0], y[0]) == (REBUILD_START_S, 0.0)
+    known = [value for value in y if not math.isnan(value)]
+    assert all(a <= b for a, b in zip(known, known[1:])) and known[-1] == 1.0
+    assert marker_xs(ax, "drive failure") == [5.0]
+    assert marker_xs(ax, "rebuild start") == [REBUILD_START_S]
+    assert marker_xs(ax, "rebuild end") == [REBUILD_END_S]
+    assert ax.get_legend() is not None
+    assert ax.get_ylim() == (0, 1.05)
+
+
+def test_plot_run_with_a_rebuild_adds_c_of_t_under_r_of_t(tmp_path, drawn_figures):
+    path = plot_run(synthetic_rebuild_result(), tmp_path / "rebuild.png")
+    assert path.read_bytes().startswith(PNG_SIGNATURE)
+    (figure,) = drawn_figures
+    # R(t), its bars' twin, c(t) and the CDF: one more than without a rebuild.
+    assert len(figure.axes) == 4
+    over_time = next(ax for ax in figure.axes if ax.get_title().startswith("R(t)"))
+    progress = next(ax for ax in figure.axes if ax.get_title().startswith("c(t)"))
+    cdf = next(ax for ax in figure.axes if ax.get_title().startswith("Response-time CDF"))
+    assert progress.get_shared_x_axes().joined(progress, over_time)
+    assert not progress.get_shared_x_axes().joined(progress, cdf)
+    # c(t) sits under R(t), the CDF under both.
+    assert over_time.get_position().y0 > progress.get_position().y0 > cdf.get_position().y0
+    for ax in (over_time, progress):
+        assert marker_xs(ax, "drive failure") == [5.0]
+        assert marker_xs(ax, "rebuild start") == [REBUILD_START_S]
+        assert marker_xs(ax, "rebuild end") == [REBUILD_END_S]
+        assert ax.get_legend() is not None
+
+
+def test_plot_run_without_a_rebuild_keeps_its_layout(tmp_path, drawn_figures):
+    result = synthetic_result()
+    result.timeseries["rebuilt_fraction"] = math.nan  # a newer run that rebuilt nothing
+    for run in (synthetic_result(), result):
+        assert plot_run(run, tmp_path / "plain.png").read_bytes().startswith(PNG_SIGNATURE)
+    for figure in drawn_figures:
+        assert len(figure.axes) == 3  # R(t), its bars' twin, the CDF
+        assert tuple(figure.get_size_inches()) == (10, 8)
+        titles = [ax.get_title() for ax in figure.axes]
+        assert not any(title.startswith("c(t)") for title in titles)
+        over_time = next(ax for ax in figure.axes if ax.get_title().startswith("R(t)"))
+        labels = [line.get_label() for line in over_time.get_lines()]
+        assert "drive failure" in labels and not any(label.startswith("rebuild") for label in labels)

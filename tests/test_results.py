@@ -15,9 +15,9 @@ from pandas.testing import assert_frame_equal
 
 import raidlab
 from raidlab.exceptions import RaidlabIOError
-from raidlab.results import TABLE_COLUMNS, Result
+from raidlab.results import OPTIONAL_COLUMNS, TABLE_COLUMNS, Result
 
-from conftest import SMALL_CONFIG, interrupt_the_second_table, synthetic_result
+from conftest import SMALL_CONFIG, interrupt_the_second_table, synthetic_rebuild_result, synthetic_result
 
 RUN_FILES = {"config.toml", "manifest.json", "summary.json"}
 #: Requests that keep the small configuration busy for about two seconds.
@@ -254,6 +254,110 @@ def test_an_unfinished_save_over_an_earlier_run_is_refused_by_load(tmp_path: Pat
     later.save(run_dir)
     assert not (run_dir / "INCOMPLETE").exists()
     assert Result.load(run_dir).summary["requests_completed"] == 1
+
+
+# -- rebuild onto spares: the columns and summary keys that came with it ---------------------
+
+
+def test_a_run_with_a_rebuild_round_trips(tmp_path: Path):
+    result = synthetic_rebuild_result()
+    loaded = Result.load(result.save(tmp_path / "run"))
+    assert_same_result(loaded, result)
+    assert loaded.rebuilds == result.summary["rebuilds"]
+    assert loaded.rebuilds[0]["ended_at_s"] == 16.25
+    assert "rebuilt_fraction" in loaded.timeseries
+    assert {"user_busy_s", "rebuild_busy_s", "rebuild_mb"} <= set(loaded.drives.columns)
+    assert set(loaded.outcomes["kind"]) == {"drive_failed", "spare_arrived", "rebuild_started", "rebuild_complete"}
+
+
+def test_an_unfinished_rebuild_with_null_times_loads(tmp_path: Path):
+    result = synthetic_rebuild_result()
+    result.summary["rebuilds"][0].update(outcome="running", ended_at_s=None, rebuild_time_s=None,
+                                         target_write_mb_s=None)
+    result.summary["rebuild_time_s"] = None
+    result.summary["response_ms_by_period"]["after"] = {
+        "count": 0, "mean": None, "p50": None, "p90": None, "p99": None, "starts_s": []
+    }
+    loaded = Result.load(result.save(tmp_path / "run"))
+    assert loaded.rebuilds[0]["outcome"] == "running"
+    assert loaded.summary["response_ms_by_period"]["after"]["mean"] is None
+
+
+def test_an_older_run_without_the_rebuild_columns_and_keys_loads(tmp_path: Path):
+    run_dir = synthetic_rebuild_result().save(tmp_path / "run")
+    for table, columns in OPTIONAL_COLUMNS.items():
+        path = run_dir / f"{table}.parquet"
+        pd.read_parquet(path).drop(columns=columns).to_parquet(path)
+    path = run_dir / "summary.json"
+    summary = json.loads(path.read_text())
+    for key in ("rebuilds", "rebuild_time_s", "response_ms_by_period"):
+        del summary[key]
+    path.write_text(json.dumps(summary))
+    loaded = Result.load(run_dir)
+    assert "rebuilt_fraction" not in loaded.timeseries
+    assert loaded.rebuilds == []
+
+
+def test_a_run_without_rebuild_has_no_rebuilds(synthetic: Result):
+    assert synthetic.rebuilds == []
+
+
+@pytest.mark.parametrize(
+    "field, value, named",
+    [
+        ("rebuilds", {"member": 2}, "rebuilds"),
+        ("rebuilds", [2], "rebuilds[0]"),
+        ("rebuilds", [{"target_slot": 5}], "rebuilds[0].member"),
+        ("rebuilds.member", "two", "rebuilds[0].member"),
+        ("rebuilds.target_slot", 5.5, "rebuilds[0].target_slot"),
+        ("rebuilds.started_at_s", None, "rebuilds[0].started_at_s"),
+        ("rebuilds.failed_at_s", "soon", "rebuilds[0].failed_at_s"),
+        ("rebuilds.ended_at_s", "later", "rebuilds[0].ended_at_s"),
+        ("rebuilds.rebuild_time_s", True, "rebuilds[0].rebuild_time_s"),
+        ("rebuilds.outcome", 1, "rebuilds[0].outcome"),
+        ("rebuilds.units_by_executor", -3, "rebuilds[0].units_by_executor"),
+        ("rebuilds.units", 9.5, "rebuilds[0].units"),
+        ("rebuild_time_s", "long", "rebuild_time_s"),
+        ("response_ms_by_period", [1, 2], "response_ms_by_period"),
+        ("response_ms_by_period.degraded", 5, "response_ms_by_period.degraded"),
+        ("response_ms_by_period.degraded.count", "many", "response_ms_by_period.degraded.count"),
+        ("response_ms_by_period.after.mean", "fast", "response_ms_by_period.after.mean"),
+        ("response_ms_by_period.normal.starts_s", [0.0, "then"], "response_ms_by_period.normal.starts_s"),
+    ],
+)
+def test_load_of_a_malformed_rebuild_field_names_the_file_and_the_field(
+    tmp_path: Path, field: str, value: object, named: str
+):
+    run_dir = synthetic_rebuild_result().save(tmp_path / "run")
+    path = run_dir / "summary.json"
+    summary = json.loads(path.read_text())
+    head, *rest = field.split(".")
+    if not rest:
+        summary[head] = value
+    elif head == "rebuilds":
+        summary["rebuilds"][0][rest[0]] = value
+    elif len(rest) == 1:
+        summary[head][rest[0]] = value
+    else:
+        summary[head][rest[0]][rest[1]] = value
+    path.write_text(json.dumps(summary))
+    with pytest.raises(RaidlabIOError) as caught:
+        Result.load(run_dir)
+    assert caught.value.filename == str(path)
+    assert str(caught.value).startswith(f"{path}: {named}: "), str(caught.value)
+
+
+@pytest.mark.parametrize("table, column", [("timeseries", "rebuilt_fraction"), ("drives", "rebuild_busy_s")])
+def test_load_of_text_in_an_optional_numeric_column_names_it(tmp_path: Path, table: str, column: str):
+    run_dir = synthetic_rebuild_result().save(tmp_path / "run")
+    path = run_dir / f"{table}.parquet"
+    frame = pd.read_parquet(path)
+    frame[column] = ["some"] * len(frame)
+    frame.to_parquet(path)
+    with pytest.raises(RaidlabIOError) as caught:
+        Result.load(run_dir)
+    assert caught.value.filename == str(path)
+    assert f"column {column} " in str(caught.value)
 
 
 # -- with the engine: real runs --------------------------------------------------------------

@@ -27,7 +27,7 @@ import math
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence
 
 from raidlab import _core, __version__
 from raidlab.config import apply_overrides, load_config, to_toml
@@ -158,6 +158,7 @@ def print_summary(console: Console, result: Result, run_dir: Optional[Path] = No
         else:
             table.add_row(label, f"{count:,}", *(_ms(stats.get(s)) for s in ("mean", "p50", "p90", "p99", "max")))
     console.print(table)
+    print_rebuilds(console, summary)
 
     facts = Table(show_header=False, title="Run", title_justify="left")
     facts.add_column("what")
@@ -189,6 +190,78 @@ def print_summary(console: Console, result: Result, run_dir: Optional[Path] = No
     if run_dir is not None:
         facts.add_row("run directory", str(run_dir))
     console.print(facts)
+
+
+def print_rebuilds(console: Console, summary: Mapping[str, Any]) -> None:
+    """For a run that rebuilt onto spares (``summary["rebuilds"]`` not empty): each rebuild
+    (member, target slot, start, end, rebuild time, units made current by the rebuild
+    executor and by user writes), then response time per period of the run (normal,
+    degraded, rebuilding, after), leaving out periods without completed requests. Prints
+    nothing for other runs."""
+    from rich.table import Table
+
+    from raidlab.results import REBUILD_PERIODS
+
+    rebuilds = summary.get("rebuilds") or []
+    if not rebuilds:
+        return
+    # Piggybacked units exist only with rebuild.piggyback on: a column of zeros otherwise.
+    piggyback = any(int(rebuild.get("units_by_piggyback") or 0) for rebuild in rebuilds)
+    table = Table(title="Rebuilds onto spares", title_justify="left")
+    table.add_column("member")
+    for heading in ("onto slot", "failed (s)", "started (s)", "ended (s)", "rebuild time", "units",
+                    "by rebuild I/O", "by user writes", *(("by piggyback",) if piggyback else ())):
+        table.add_column(heading, justify="right")
+    for rebuild in rebuilds:
+        row = [
+            str(rebuild.get("member")),
+            str(rebuild.get("target_slot")),
+            _seconds(rebuild.get("failed_at_s")),
+            _seconds(rebuild.get("started_at_s")),
+            _seconds(rebuild.get("ended_at_s")),
+            _rebuild_time_text(rebuild),
+            _count(rebuild.get("units")),
+            _count(rebuild.get("units_by_executor")),
+            _count(rebuild.get("units_by_user_writes")),
+        ]
+        if piggyback:
+            row.append(_count(rebuild.get("units_by_piggyback")))
+        table.add_row(*row)
+    console.print(table)
+
+    periods = summary.get("response_ms_by_period") or {}
+    shown = [(name, periods[name]) for name in REBUILD_PERIODS
+             if int((periods.get(name) or {}).get("count") or 0) > 0]
+    if not shown:
+        return
+    by_period = Table(title="Response time by period (ms)", title_justify="left")
+    by_period.add_column("period")
+    for heading in ("requests", "mean", "p99"):
+        by_period.add_column(heading, justify="right")
+    for name, stats in shown:
+        by_period.add_row(name, f"{int(stats['count']):,}", _ms(stats.get("mean")), _ms(stats.get("p99")))
+    console.print(by_period)
+
+
+def _seconds(value: Any) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "—"
+    return f"{float(value):.1f}"
+
+
+def _count(value: Any) -> str:
+    return "—" if value is None else f"{int(value):,}"
+
+
+def _rebuild_time_text(rebuild: Mapping[str, Any]) -> str:
+    """The rebuild's duration, said with its outcome when it did not complete."""
+    seconds = rebuild.get("rebuild_time_s")
+    outcome = rebuild.get("outcome")
+    if seconds is None or outcome == "running":
+        return "unfinished"
+    if outcome == "complete":
+        return f"{float(seconds):.1f} s"
+    return f"{outcome} after {float(seconds):.1f} s"
 
 
 def _data_loss_text(result: Result) -> str:
@@ -492,8 +565,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(handler=_command_run)
 
     plot = commands.add_parser("plot", help="plot a run directory (R(t) and response-time CDFs)",
-                               description="Draw R(t) over I/O intensity with failure markers, and "
-                                           "the response-time CDFs, from a run directory.")
+                               description="Draw R(t) over I/O intensity with failure markers, c(t) "
+                                           "(the fraction rebuilt) under it for a run that rebuilt a "
+                                           "drive onto a spare, and the response-time CDFs, from a "
+                                           "run directory.")
     plot.add_argument("run_dir", metavar="RUN_DIR")
     plot.add_argument("-o", "--output", metavar="FILE", help="PNG file (default: RUN_DIR/plot.png)")
     plot.set_defaults(handler=_command_plot)

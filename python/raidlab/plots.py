@@ -1,7 +1,9 @@
 """Plots of a run, drawn from its result tables (never by rerunning).
 
 Each ``draw_*`` function is a pure function of tables onto a Matplotlib ``Axes``; the
-figure-level :func:`plot_run` combines them into the PNG that ``raidlab plot`` writes.
+figure-level :func:`plot_run` combines them into the PNG that ``raidlab plot`` writes: R(t)
+above the response-time CDFs and, for a run that rebuilt a drive onto a spare, c(t) (the
+fraction rebuilt) between them, on R(t)'s time axis.
 Matplotlib is used through its object-oriented API (``Figure``), so no GUI backend is needed.
 """
 
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterable, List, Sequence, Union
+from typing import Dict, Iterable, List, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -23,7 +25,11 @@ __all__ = [
     "CDF_CLASSES",
     "failure_times",
     "data_loss_times",
+    "rebuild_times",
+    "has_rebuild_progress",
+    "draw_event_markers",
     "draw_response_over_time",
+    "draw_rebuild_progress",
     "draw_response_cdf",
     "plot_run",
     "save_figure",
@@ -52,14 +58,71 @@ def data_loss_times(result: Result) -> List[float]:
     return sorted(float(t) for t in lost["time_s"])
 
 
+def rebuild_times(result: Result) -> Dict[str, List[float]]:
+    """Times in seconds at which rebuilds onto spares ``started``, were ``complete`` or were
+    ``abandoned``: from the summary's ``rebuilds``, else from the ``outcomes`` table's
+    ``rebuild_started``, ``rebuild_complete`` and ``rebuild_abandoned`` records. All empty
+    for a run without rebuild."""
+    times: Dict[str, List[float]] = {"started": [], "complete": [], "abandoned": []}
+    rebuilds = result.rebuilds
+    if rebuilds:
+        for rebuild in rebuilds:
+            if rebuild.get("started_at_s") is not None:
+                times["started"].append(float(rebuild["started_at_s"]))
+            outcome = rebuild.get("outcome")
+            if outcome in ("complete", "abandoned") and rebuild.get("ended_at_s") is not None:
+                times[outcome].append(float(rebuild["ended_at_s"]))
+    else:
+        outcomes = result.outcomes
+        if not outcomes.empty and "kind" in outcomes:
+            kinds = outcomes["kind"].astype(str)
+            for name in times:
+                times[name] = [float(t) for t in outcomes.loc[kinds == f"rebuild_{name}", "time_s"]]
+    return {name: sorted(values) for name, values in times.items()}
+
+
+def has_rebuild_progress(timeseries: pd.DataFrame) -> bool:
+    """Whether ``timeseries`` has a ``rebuilt_fraction`` (c(t)) with any value: runs without
+    rebuild have it all NaN, runs of raidlab versions before rebuild lack it."""
+    if "rebuilt_fraction" not in timeseries:
+        return False
+    return bool(np.isfinite(timeseries["rebuilt_fraction"].to_numpy(dtype=float)).any())
+
+
+def draw_event_markers(
+    ax: Axes,
+    failures: Iterable[float] = (),
+    losses: Iterable[float] = (),
+    rebuild_starts: Iterable[float] = (),
+    rebuild_ends: Iterable[float] = (),
+    rebuild_abandons: Iterable[float] = (),
+) -> Axes:
+    """A vertical line at each drive failure, data loss and rebuild start, end (complete) and
+    abandonment, each kind labelled once for the legend. The same styles on every panel, so
+    one legend reads for all."""
+    kinds = (
+        (failures, "drive failure", dict(color="C3", linestyle="--", linewidth=1)),
+        (losses, "data loss", dict(color="k", linestyle=":", linewidth=1.5)),
+        (rebuild_starts, "rebuild start", dict(color="C2", linestyle="-.", linewidth=1.2)),
+        (rebuild_ends, "rebuild end", dict(color="C4", linestyle="-.", linewidth=1.2)),
+        (rebuild_abandons, "rebuild abandoned", dict(color="C5", linestyle=":", linewidth=1.5)),
+    )
+    for times, label, style in kinds:
+        for index, time in enumerate(times):
+            ax.axvline(time, label=label if index == 0 else None, **style)
+    return ax
+
+
 def draw_response_over_time(
     ax: Axes,
     timeseries: pd.DataFrame,
     failures: Iterable[float] = (),
     losses: Iterable[float] = (),
+    rebuilds: Optional[Dict[str, List[float]]] = None,
 ) -> Axes:
     """R(t): mean response time per window (line, left axis) over arrivals per second
-    (bars, right axis), with a vertical line at each drive failure and data loss.
+    (bars, right axis), with a vertical line at each drive failure and data loss, and at
+    each rebuild's start and end when ``rebuilds`` (see :func:`rebuild_times`) is given.
     Returns the bars' axes."""
     start = timeseries["window_start_s"].to_numpy(dtype=float)
     end = timeseries["window_end_s"].to_numpy(dtype=float)
@@ -81,18 +144,46 @@ def draw_response_over_time(
     if "read_mean_response_ms" in timeseries:
         ax.plot(midpoints, timeseries["read_mean_response_ms"].to_numpy(dtype=float),
                 color="C1", linewidth=1, alpha=0.8, label="mean read response time")
-    for index, time in enumerate(failures):
-        ax.axvline(time, color="C3", linestyle="--", linewidth=1,
-                   label="drive failure" if index == 0 else None)
-    for index, time in enumerate(losses):
-        ax.axvline(time, color="k", linestyle=":", linewidth=1.5,
-                   label="data loss" if index == 0 else None)
+    rebuilds = rebuilds or {}
+    draw_event_markers(ax, failures, losses, rebuilds.get("started", ()), rebuilds.get("complete", ()),
+                       rebuilds.get("abandoned", ()))
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("response time (ms)")
     ax.set_title("R(t): response time over time")
     ax.set_ylim(bottom=0)
     ax.legend(loc="upper left", fontsize="small")
     return bars
+
+
+def draw_rebuild_progress(
+    ax: Axes,
+    timeseries: pd.DataFrame,
+    failures: Iterable[float] = (),
+    losses: Iterable[float] = (),
+    rebuilds: Optional[Dict[str, List[float]]] = None,
+) -> Axes:
+    """c(t): the fraction of the lost drive's rebuild units current on the spare, at each
+    window's end (``rebuilt_fraction``; NaN windows, before any rebuild, are left blank),
+    with the same event markers as R(t)."""
+    end = timeseries["window_end_s"].to_numpy(dtype=float)
+    fraction = timeseries["rebuilt_fraction"].to_numpy(dtype=float)
+    rebuilds = rebuilds or {}
+    starts = list(rebuilds.get("started", ()))
+    known = np.isfinite(fraction)
+    if starts and known.any() and starts[0] < end[known][0]:
+        # The first value is at the end of the window the rebuild started in: begin the
+        # curve at 0 at the start itself rather than partway up.
+        end = np.concatenate(([starts[0]], end))
+        fraction = np.concatenate(([0.0], fraction))
+    ax.plot(end, fraction, color="C0", linewidth=1.5, label="c(t): fraction rebuilt")
+    draw_event_markers(ax, failures, losses, starts, rebuilds.get("complete", ()), rebuilds.get("abandoned", ()))
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("rebuilt fraction")
+    ax.set_ylim(0, 1.05)
+    ax.set_title("c(t): fraction of the lost drive rebuilt onto the spare")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="best", fontsize="small")
+    return ax
 
 
 def draw_response_cdf(
@@ -129,10 +220,27 @@ def draw_response_cdf(
 
 
 def plot_run(result: Result, output: Union[str, "os.PathLike[str]"]) -> Path:
-    """Draw R(t) and the response-time CDFs of ``result`` into one PNG at ``output``."""
-    figure = Figure(figsize=(10, 8), layout="constrained")
-    over_time, cdf = figure.subplots(2, 1, height_ratios=(3, 2))
-    draw_response_over_time(over_time, result.timeseries, failure_times(result), data_loss_times(result))
+    """Draw R(t) and the response-time CDFs of ``result`` into one PNG at ``output``; for a
+    run with rebuild progress (:func:`has_rebuild_progress`), c(t) in a panel under R(t),
+    sharing its time axis, with the rebuild's start and end marked on both."""
+    failures, losses, rebuilds = failure_times(result), data_loss_times(result), rebuild_times(result)
+    if has_rebuild_progress(result.timeseries):
+        figure = Figure(figsize=(10, 10.5), layout="constrained")
+        grid = figure.add_gridspec(3, 1, height_ratios=(3, 1.5, 2))
+        over_time = figure.add_subplot(grid[0])
+        progress = figure.add_subplot(grid[1], sharex=over_time)
+        cdf = figure.add_subplot(grid[2])
+        draw_response_over_time(over_time, result.timeseries, failures, losses, rebuilds)
+        draw_rebuild_progress(progress, result.timeseries, failures, losses, rebuilds)
+        # The time axis is labelled once, under c(t).
+        over_time.set_xlabel("")
+        over_time.tick_params(labelbottom=False)
+    else:
+        # Runs without rebuild keep the two-panel layout they always had (and, having no
+        # rebuild times, the same markers).
+        figure = Figure(figsize=(10, 8), layout="constrained")
+        over_time, cdf = figure.subplots(2, 1, height_ratios=(3, 2))
+        draw_response_over_time(over_time, result.timeseries, failures, losses, rebuilds)
     draw_response_cdf(cdf, result.histogram)
     title = f"raidlab run {result.config_hash[:8]}"
     if result.data_loss:

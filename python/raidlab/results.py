@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 
 from raidlab.exceptions import RaidlabIOError
 
-__all__ = ["Result", "TABLE_COLUMNS", "CONFIG_FILE", "MANIFEST_FILE", "SUMMARY_FILE", "INCOMPLETE_FILE"]
+__all__ = ["Result", "TABLE_COLUMNS", "OPTIONAL_COLUMNS", "REBUILD_PERIODS", "CONFIG_FILE", "MANIFEST_FILE", "SUMMARY_FILE", "INCOMPLETE_FILE"]
 
 CONFIG_FILE = "config.toml"
 MANIFEST_FILE = "manifest.json"
@@ -63,8 +63,20 @@ TABLE_COLUMNS: Dict[str, List[str]] = {
     "outcomes": ["time_s", "kind", "drive", "detail"],
 }
 
+#: Documented columns that runs of older raidlab versions lack (they came with rebuild onto
+#: hot spares): a table may go without them, but where present they must hold numbers.
+#: ``rebuilt_fraction`` is c(t), the fraction of the lost drive's rebuild units current on the
+#: spare at each window's end (NaN before a rebuild starts and in runs without rebuild).
+OPTIONAL_COLUMNS: Dict[str, List[str]] = {
+    "timeseries": ["rebuilt_fraction"],
+    "drives": ["user_busy_s", "rebuild_busy_s", "rebuild_mb"],
+}
+
 #: The documented columns that hold text; every other documented column holds numbers.
 TEXT_COLUMNS = {"histogram": ["class"], "outcomes": ["kind", "detail"]}
+
+#: The periods of ``summary["response_ms_by_period"]``, in the order a run passes through them.
+REBUILD_PERIODS = ("normal", "degraded", "rebuilding", "after")
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -118,7 +130,8 @@ class Result:
 
     @property
     def timeseries(self) -> pd.DataFrame:
-        """Per time window: arrivals, completions, mean response times, throughput."""
+        """Per time window: arrivals, completions, mean response times, throughput and, from
+        runs with rebuild support on, ``rebuilt_fraction`` (c(t), NaN while nothing rebuilds)."""
         return self.table("timeseries")
 
     @property
@@ -128,12 +141,16 @@ class Result:
 
     @property
     def drives(self) -> pd.DataFrame:
-        """Per drive: utilization, mean queue length, operations, failure time (NaN if none)."""
+        """Per drive slot (spares after the members): utilization, mean queue length,
+        operations, failure time (NaN if none) and, in newer runs, busy seconds for user and
+        rebuild I/O (``user_busy_s``, ``rebuild_busy_s``) and rebuild megabytes (``rebuild_mb``)."""
         return self.table("drives")
 
     @property
     def outcomes(self) -> pd.DataFrame:
-        """Events that change the array's state: failures, rebuild completion, data loss."""
+        """Events that change the array's state, by ``kind``: ``drive_failed``,
+        ``spare_arrived``, ``rebuild_started``, ``rebuild_complete``, ``rebuild_abandoned``,
+        ``data_loss``."""
         return self.table("outcomes")
 
     # -- summary shortcuts ------------------------------------------------------------------
@@ -153,6 +170,12 @@ class Result:
     def cancelled(self) -> bool:
         """Whether the run was stopped early by its progress callback."""
         return bool(self.summary.get("cancelled", False))
+
+    @property
+    def rebuilds(self) -> List[Dict[str, Any]]:
+        """The summary's rebuilds onto spares, in order of start (empty for runs without
+        rebuild, and for runs of raidlab versions before it)."""
+        return list(self.summary.get("rebuilds") or [])
 
     def __repr__(self) -> str:
         completed = self.summary.get("requests_completed")
@@ -325,6 +348,20 @@ def _read_json(path: Path) -> Dict[str, Any]:
     return value
 
 
+def _is_integer(value: Any) -> bool:
+    # JSON true/false arrive as bool, which is an int to Python but not a number to a reader.
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    """A finite JSON number (Python's json reads ``Infinity`` and ``NaN`` too)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_number_or_null(value: Any) -> bool:
+    return value is None or _is_number(value)
+
+
 def _check_summary(summary: Mapping[str, Any], path: Path) -> None:
     """The summary fields that results, plots and reports read must have the types the core
     writes; a hand-edited or damaged ``summary.json`` fails here, naming the field, rather than
@@ -347,19 +384,77 @@ def _check_summary(summary: Mapping[str, Any], path: Path) -> None:
         if not _is_integer(drive):
             raise _field_error(path, f"{field}.drive", "expected a drive number", drive)
         at_s = failure.get("at_s", _MISSING)
-        if not (isinstance(at_s, (int, float)) and not isinstance(at_s, bool) and math.isfinite(at_s)):
+        if not _is_number(at_s):
             raise _field_error(path, f"{field}.at_s", "expected a number of seconds", at_s)
+    # Rebuild onto spares came later: runs from before it have none of these keys.
+    if "rebuild_time_s" in summary and not _is_number_or_null(summary["rebuild_time_s"]):
+        raise _field_error(path, "rebuild_time_s", "expected a number of seconds or null", summary["rebuild_time_s"])
+    _check_rebuilds(summary.get("rebuilds", []), path)
+    _check_periods(summary.get("response_ms_by_period", {}), path)
+
+
+#: Fields of each ``rebuilds`` entry that the core always writes with a value: the check and
+#: what it expects.
+_REBUILD_REQUIRED = (
+    ("member", _is_integer, "expected a member number"),
+    ("target_slot", _is_integer, "expected a drive slot number"),
+    ("failed_at_s", _is_number, "expected a number of seconds"),
+    ("started_at_s", _is_number, "expected a number of seconds"),
+)
+#: Fields that are null until the rebuild ends (or when the rate is undefined).
+_REBUILD_NULLABLE = ("ended_at_s", "rebuild_time_s", "target_write_mb_s")
+#: Unit counts: whole numbers where present.
+_REBUILD_COUNTS = ("units", "units_by_executor", "units_by_user_writes", "units_by_piggyback")
+
+
+def _check_rebuilds(rebuilds: Any, path: Path) -> None:
+    """``rebuilds``: a list of objects, each with the fields the CLI and the plots read."""
+    if not isinstance(rebuilds, list):
+        raise _field_error(path, "rebuilds", "expected a list of rebuild objects", rebuilds)
+    for index, rebuild in enumerate(rebuilds):
+        field = f"rebuilds[{index}]"
+        if not isinstance(rebuild, Mapping):
+            raise _field_error(path, field, "expected a rebuild object", rebuild)
+        for key, check, expected in _REBUILD_REQUIRED:
+            value = rebuild.get(key, _MISSING)
+            if not check(value):
+                raise _field_error(path, f"{field}.{key}", expected, value)
+        # Any text: readers show it as it is, so a newer core's outcome still loads.
+        outcome = rebuild.get("outcome", _MISSING)
+        if not isinstance(outcome, str):
+            raise _field_error(path, f"{field}.outcome", 'expected text ("complete", "abandoned" or "running")', outcome)
+        for key in _REBUILD_NULLABLE:
+            if key in rebuild and not _is_number_or_null(rebuild[key]):
+                raise _field_error(path, f"{field}.{key}", "expected a number or null", rebuild[key])
+        for key in _REBUILD_COUNTS:
+            if key in rebuild and not (_is_integer(rebuild[key]) and rebuild[key] >= 0):
+                raise _field_error(path, f"{field}.{key}", "expected a count of units", rebuild[key])
+
+
+def _check_periods(periods: Any, path: Path) -> None:
+    """``response_ms_by_period``: period name → {count, mean, p50, p90, p99, starts_s}."""
+    if not isinstance(periods, Mapping):
+        raise _field_error(path, "response_ms_by_period", "expected an object of periods", periods)
+    for name, stats in periods.items():
+        field = f"response_ms_by_period.{name}"
+        if not isinstance(stats, Mapping):
+            raise _field_error(path, field, "expected a {count, mean, p50, p90, p99, starts_s} object", stats)
+        count = stats.get("count", _MISSING)
+        if not (_is_integer(count) and count >= 0):
+            raise _field_error(path, f"{field}.count", "expected a count of requests", count)
+        for key in ("mean", "p50", "p90", "p99"):
+            # Null when the period saw no completed request.
+            if key in stats and not _is_number_or_null(stats[key]):
+                raise _field_error(path, f"{field}.{key}", "expected milliseconds or null", stats[key])
+        starts = stats.get("starts_s", [])
+        if not (isinstance(starts, list) and all(_is_number(start) for start in starts)):
+            raise _field_error(path, f"{field}.starts_s", "expected a list of numbers of seconds", starts)
 
 
 def _check_config_hash(document: Mapping[str, Any], path: Path) -> None:
     """``config_hash`` (in the summary and the manifest), where present, is text."""
     if "config_hash" in document and not isinstance(document["config_hash"], str):
         raise _field_error(path, "config_hash", "expected a hex digest string", document["config_hash"])
-
-
-def _is_integer(value: Any) -> bool:
-    # JSON true/false arrive as bool, which is an int to Python but not a number to a reader.
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 #: Stands for a key the summary lacks, which reads differently from a JSON ``null``.
@@ -408,7 +503,9 @@ def _read_table(name: str, path: Path) -> pd.DataFrame:
             file=str(path),
         )
     # The plots and summaries compute with these; text there would fail far from its file.
+    # Optional columns are checked only where present: older runs lack them.
     numeric = [column for column in TABLE_COLUMNS.get(name, []) if column not in TEXT_COLUMNS.get(name, [])]
+    numeric += [column for column in OPTIONAL_COLUMNS.get(name, []) if column in frame.columns]
     for column in numeric:
         if not pd.api.types.is_numeric_dtype(frame[column]):
             raise RaidlabIOError(

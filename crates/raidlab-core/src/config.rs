@@ -174,6 +174,11 @@ impl Config {
             model.zero_latency = zero;
             model.zero_latency_writes = None;
         }
+        if self.drive.host_bus == Some(false) {
+            model.bus_sector_ms = 0.0;
+            model.bus_sector_write_ms = None;
+            model.interface = None;
+        }
         Ok((model, warnings))
     }
 

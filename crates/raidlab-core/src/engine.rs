@@ -177,6 +177,8 @@ pub struct Simulation {
     pub rebuilt_fraction: Vec<f64>,
     /// A timer event is pending for this time.
     timer_pending: Option<Nanos>,
+    /// A rebuild ended and `rebuild.end_run` asks the run to end with it.
+    stop_now: bool,
 }
 
 /// Mean service time (ns) of random accesses of `sectors` sectors on `model`, measured on the
@@ -256,10 +258,7 @@ impl Simulation {
                         format!("layout {} keeps no redundancy: a lost drive cannot be rebuilt", config.array.layout),
                     ));
                 }
-                let unit_sectors = match r.unit {
-                    crate::rebuild::RebuildUnitConfig::Sectors(s) => Some(s),
-                    _ => None,
-                };
+                let unit_sectors = r.unit.sectors;
                 let used = controller.layout().member_sectors();
                 if unit_sectors.is_some_and(|s| s > used) {
                     return Err(Error::config(
@@ -268,16 +267,12 @@ impl Simulation {
                     ));
                 }
                 let fits = |k: u32, per: u64| (k as u64).saturating_mul(per) <= used;
-                match r.unit {
-                    crate::rebuild::RebuildUnitConfig::Tracks(k)
-                        if !fits(k, model.geometry.zones().iter().map(|z| z.sectors_per_track as u64).min().unwrap_or(1)) =>
-                    {
-                        return Err(Error::config("rebuild.unit", format!("{k} tracks is more than a drive holds")))
-                    }
-                    crate::rebuild::RebuildUnitConfig::Cylinders(k) if k > model.geometry.cylinders() => {
-                        return Err(Error::config("rebuild.unit", format!("{k} cylinders is more than a drive has")))
-                    }
-                    _ => {}
+                let shortest_track = model.geometry.zones().iter().map(|z| z.sectors_per_track as u64).min().unwrap_or(1);
+                if let Some(k) = r.unit.tracks.filter(|&k| !fits(k, shortest_track)) {
+                    return Err(Error::config("rebuild.unit", format!("{k} tracks is more than a drive holds")));
+                }
+                if let Some(k) = r.unit.cylinders.filter(|&k| k > model.geometry.cylinders()) {
+                    return Err(Error::config("rebuild.unit", format!("{k} cylinders is more than a drive has")));
                 }
                 Some(Rebuild::new(r.clone(), slots)?)
             }
@@ -306,6 +301,7 @@ impl Simulation {
             rebuilds: Vec::new(),
             rebuilt_fraction: Vec::new(),
             timer_pending: None,
+            stop_now: false,
             model,
             rebuild,
         };
@@ -391,6 +387,9 @@ impl Simulation {
             }
             self.flush()?;
             self.events_processed += 1;
+            if self.stop_now {
+                break;
+            }
             if self.events_processed & 0xffff == 0 {
                 if let Some(hook) = progress.as_mut() {
                     if last_report.elapsed().as_millis() >= 100 {
@@ -403,7 +402,12 @@ impl Simulation {
                 }
             }
         }
-        if !self.cancelled {
+        if self.rebuild.is_some() {
+            // The series reaches the end of the run, which a rebuild may hold past the last
+            // request (c(t) then shows its end).
+            self.recorder.extend_to(self.now)?;
+        }
+        if !self.cancelled && !self.stop_now {
             if self.controller.in_flight() != 0 {
                 return Err(Error::Invariant(format!(
                     "{} requests never completed",
@@ -745,6 +749,9 @@ impl Simulation {
         }
         if events.iter().any(|e| matches!(e, RebuildEvent::Complete { .. } | RebuildEvent::Abandoned { .. })) {
             self.update_period();
+            // A rebuild that starts again on another spare is not the end.
+            let ended = events.iter().any(|e| matches!(e, RebuildEvent::Complete { .. })) || self.waiting_members.is_empty();
+            self.stop_now |= ended && self.config.rebuild.as_ref().is_some_and(|r| r.end_run);
             if let Some(&member) = self.waiting_members.first() {
                 self.events.push(now, Event::RebuildStart { member });
             }

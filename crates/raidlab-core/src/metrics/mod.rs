@@ -267,6 +267,11 @@ impl Recorder {
         self.period_histograms[period as usize].record(response);
     }
 
+    /// Make the series reach time `t` (empty windows up to it).
+    pub fn extend_to(&mut self, t: Nanos) -> Result<()> {
+        self.window(t).map(|_| ())
+    }
+
     /// A request arrived at `t`.
     #[inline]
     pub fn arrival(&mut self, t: Nanos) -> Result<()> {

@@ -37,15 +37,18 @@ pub use executor::Executor;
 pub use order::Order;
 
 /// The rebuild unit (`rebuild.unit`): exactly one of `sectors`, `tracks` or `cylinders`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum RebuildUnitConfig {
-    /// A fixed number of 512-byte sectors.
-    Sectors(u64),
-    /// Whole tracks of the drive's geometry, read track-aligned.
-    Tracks(u32),
-    /// Whole cylinders.
-    Cylinders(u32),
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RebuildUnitConfig {
+    /// A fixed number of 512-byte sectors per unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sectors: Option<u64>,
+    /// Whole tracks of the drive's geometry per unit, read track-aligned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracks: Option<u32>,
+    /// Whole cylinders per unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cylinders: Option<u32>,
 }
 
 /// How DOR's read buffers are organised (`rebuild.buffer`).
@@ -107,6 +110,11 @@ pub struct RebuildConfig {
     /// Seconds between a failure (or a spare's arrival) and the rebuild's start.
     #[serde(default)]
     pub delay_s: f64,
+    /// End the run when a rebuild completes, or is abandoned with no other spare to start
+    /// again on, whatever the workload still holds: for experiments that measure the rebuild
+    /// itself. Requests still in flight then are left out.
+    #[serde(default)]
+    pub end_run: bool,
 }
 
 fn default_executor() -> String {
@@ -119,7 +127,7 @@ fn default_discipline() -> String {
     "vsm".into()
 }
 fn default_unit() -> RebuildUnitConfig {
-    RebuildUnitConfig::Tracks(1)
+    RebuildUnitConfig { tracks: Some(1), ..Default::default() }
 }
 fn default_buffer_units() -> u32 {
     64
@@ -156,11 +164,13 @@ impl RebuildConfig {
                 format!("unknown discipline {:?}; known disciplines: {}", self.discipline, known(discipline::names())),
             ));
         }
-        match self.unit {
-            RebuildUnitConfig::Sectors(0) | RebuildUnitConfig::Tracks(0) | RebuildUnitConfig::Cylinders(0) => {
-                return Err(Error::config("rebuild.unit", "must be at least 1"))
-            }
-            _ => {}
+        let u = &self.unit;
+        let given = [u.sectors.is_some(), u.tracks.is_some(), u.cylinders.is_some()].iter().filter(|&&g| g).count();
+        if given != 1 {
+            return Err(Error::config("rebuild.unit", "give exactly one of `sectors`, `tracks` and `cylinders`"));
+        }
+        if u.sectors == Some(0) || u.tracks == Some(0) || u.cylinders == Some(0) {
+            return Err(Error::config("rebuild.unit", "must be at least 1"));
         }
         if self.buffer_units == 0 {
             return Err(Error::config("rebuild.buffer_units", "must be at least 1 (B = 0 leaves no room to read into)"));
@@ -189,10 +199,11 @@ impl RebuildConfig {
 
     /// The unit as the array state counts it.
     pub fn measure(&self) -> UnitMeasure {
-        match self.unit {
-            RebuildUnitConfig::Sectors(s) => UnitMeasure::Sectors(s),
-            RebuildUnitConfig::Tracks(t) => UnitMeasure::Tracks(t),
-            RebuildUnitConfig::Cylinders(c) => UnitMeasure::Cylinders(c),
+        match (self.unit.sectors, self.unit.tracks, self.unit.cylinders) {
+            (Some(s), _, _) => UnitMeasure::Sectors(s),
+            (_, Some(t), _) => UnitMeasure::Tracks(t),
+            (_, _, Some(c)) => UnitMeasure::Cylinders(c),
+            _ => UnitMeasure::Tracks(1),
         }
     }
 }
