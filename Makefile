@@ -78,9 +78,10 @@ test: build ## What CI runs: Rust tests, then pytest
 	cargo test --workspace --exclude raidlab-py
 	$(BIN)/python -m pytest -q tests
 
-bench: build ## Criterion benchmarks of the core, then `raidlab bench`
+bench: build ## Criterion benchmarks of the core, then `raidlab bench`, then a whole 18 TB rebuild
 	cargo bench -p raidlab-core
 	$(BIN)/raidlab bench
+	$(BIN)/raidlab bench --case rebuild_20tb
 
 docs: build ## Regenerate docs/config.md and docs/config.schema.json from the core's types
 	$(BIN)/raidlab schema -o docs/config.schema.json

@@ -29,6 +29,9 @@ class _BenchResult(TypedDict):
     disk_ops_per_second: float
     cancelled: bool
     """Always false from ``bench``: a Ctrl-C raises ``KeyboardInterrupt`` instead."""
+    simulated_seconds: float
+    rebuild_time_s: Optional[float]
+    """The rebuild time a rebuild case simulated, s (None for the other cases)."""
 
 def run(
     config_toml: str,
@@ -47,6 +50,9 @@ def config_schema() -> str:
 def bench(case: str, requests: int) -> _BenchResult:
     """Run a built-in benchmark case (GIL released); Ctrl-C stops it with
     ``KeyboardInterrupt``."""
+
+def long_bench_cases() -> List[str]:
+    """Benchmark cases left out of the default set because they run for minutes."""
 
 def bench_cases() -> List[str]:
     """Names of the built-in benchmark cases."""

@@ -10,6 +10,7 @@
     raidlab schema [-o FILE]
     raidlab docs config [-o FILE]
     raidlab docs validation [-o FILE] [--diskspecs DIR]
+    raidlab reproduce PAPER [-o DIR] [--seeds N] [--studies a,b] [--jobs J] [--set key=value ...]
 
 User errors (configuration, trace, drive spec, files) print ``error: <message>`` — with the
 key path or ``file:line`` — and exit with status 2; no traceback. Ctrl-C prints
@@ -375,8 +376,9 @@ DISKSIM_IBM18ES_REQUESTS_PER_S = 52_000
 def _command_bench(args: argparse.Namespace, out: Console, err: Console) -> int:
     from rich.table import Table
 
-    known = _core.bench_cases()
-    cases = args.case or known
+    # The long cases (a whole 18 TB rebuild) run only when named.
+    known = list(_core.bench_cases()) + list(_core.long_bench_cases())
+    cases = args.case or list(_core.bench_cases())
     unknown = [case for case in cases if case not in known]
     if unknown:  # before any case runs, not after the ones before it
         raise ConfigError(f"unknown bench case {unknown[0]!r}; known: {', '.join(known)}", key="case")
@@ -408,6 +410,13 @@ def _command_bench(args: argparse.Namespace, out: Console, err: Console) -> int:
         )
     out.print(table)
     for result in results:
+        if result.get("rebuild_time_s") is not None:
+            err.print(
+                f"{result['case']}: simulated a {float(result['rebuild_time_s']) / 3600:.1f} h rebuild "
+                f"({float(result['simulated_seconds']):,.0f} s of simulated time) in "
+                f"{float(result['wall_seconds']):.1f} s of wall time.",
+                style="dim", highlight=False,
+            )
         if "times_disksim" in result:
             err.print(
                 f"{result['case']}: {result['times_disksim']:.1f} × DiskSim 4.0's "
@@ -539,6 +548,83 @@ def _command_docs_config(args: argparse.Namespace, out: Console, err: Console) -
 
 
 # ---------------------------------------------------------------------------------------------
+# raidlab reproduce
+# ---------------------------------------------------------------------------------------------
+
+
+def _positive(what: str):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number of {what}, got {text!r}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"expected at least 1, got {value}")
+        return value
+
+    return parse
+
+
+def _command_reproduce(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from raidlab.reproduce import command_line_text, reproduce
+
+    studies = [name.strip() for name in args.studies.split(",") if name.strip()] if args.studies else None
+    output = Path(args.output) if args.output else Path("runs") / f"reproduce-{args.paper}"
+    progress = Progress(
+        TextColumn(f"reproducing {args.paper}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("simulations"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    )
+    task: Any = None
+
+    def on_plan(plan: Any) -> None:
+        nonlocal task
+        err.print(f"{len(plan.runs)} simulations ({plan.requested} requested by "
+                  f"{len(plan.studies)} studies; {plan.requested - len(plan.runs)} shared)",
+                  markup=False, highlight=False, soft_wrap=True)
+        progress.start()
+        task = progress.add_task("reproduce", total=len(plan.runs))
+
+    def on_done(done: int, total: int) -> None:
+        progress.update(task, completed=done)
+
+    started = time.monotonic()
+    try:
+        plan, _, files = reproduce(
+            args.paper,
+            output=output,
+            experiments_dir=Path(args.experiments) if args.experiments else None,
+            seeds=args.seeds,
+            studies=studies,
+            jobs=args.jobs,
+            extra=args.set,
+            command_line=command_line_text(args.argv),
+            on_plan=on_plan,
+            on_done=on_done,
+        )
+    finally:
+        progress.stop()
+    report = next((f for f in files if f.name == "report.md"), output / "report.md")
+    out.print(f"wrote {report} ({len(files)} files in {output}); {len(plan.runs)} simulations in "
+              f"{time.monotonic() - started:.1f} s", markup=False, highlight=False, soft_wrap=True)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
 # Parser and entry point
 # ---------------------------------------------------------------------------------------------
 
@@ -593,7 +679,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--requests", type=_request_count, default=100_000, metavar="N",
                        help="user requests per case (default: %(default)s)")
     bench.add_argument("--case", action="append", metavar="NAME",
-                       help="case to run (repeatable; default: all of raidlab._core.bench_cases())")
+                       help="case to run (repeatable; default: all of raidlab._core.bench_cases(); "
+                            "the long ones, raidlab._core.long_bench_cases(), only when named)")
     bench.add_argument("--json", action="store_true", help="print JSON instead of a table")
     bench.set_defaults(handler=_command_bench)
 
@@ -632,6 +719,29 @@ def build_parser() -> argparse.ArgumentParser:
     docs_validation.add_argument("--diskspecs", metavar="DIR", default="../shared/diskspecs",
                                  help="directory of the DiskSim specs and traces (default: %(default)s)")
     docs_validation.set_defaults(handler=_command_docs_validation)
+
+    reproduce = commands.add_parser(
+        "reproduce", help="rerun a paper's studies and report them beside its numbers",
+        description="Run the studies of experiments/PAPER/studies.toml (each from "
+                    "experiments/PAPER/base.toml) on all cores, running identical runs of "
+                    "different studies once, and write one CSV per study, PNG figures and "
+                    "report.md (the paper's numbers beside raidlab's) into the output directory.")
+    reproduce.add_argument("paper", metavar="PAPER", help="the paper's directory under experiments/ (e.g. fu)")
+    reproduce.add_argument("-o", "--output", metavar="DIR",
+                           help="output directory (default: runs/reproduce-PAPER)")
+    reproduce.add_argument("--seeds", type=_positive("seeds"), metavar="N",
+                           help="seeds per case for every study (default: each study's, seeds 1..n)")
+    reproduce.add_argument("--studies", metavar="A,B",
+                           help="comma-separated studies to run (default: all)")
+    reproduce.add_argument("--jobs", "-j", type=_positive("jobs"), metavar="J",
+                           help="worker processes (default: all cores)")
+    reproduce.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
+                           help="override a configuration key in every run, after the studies' own "
+                                "values (repeatable; as raidlab run --set)")
+    reproduce.add_argument("--experiments", metavar="DIR",
+                           help="experiments directory (default: the repository's experiments/, "
+                                "next to the package's source)")
+    reproduce.set_defaults(handler=_command_reproduce)
     return parser
 
 

@@ -410,6 +410,13 @@ fn bench_cases(py: Python<'_>) -> PyResult<Vec<String>> {
     into_py_result(py, outcome)
 }
 
+/// Names of the benchmark cases left out of the default set (they run for minutes).
+#[pyfunction]
+fn long_bench_cases(py: Python<'_>) -> PyResult<Vec<String>> {
+    let outcome = guarded(|| Ok(api::long_bench_cases().iter().map(|name| name.to_string()).collect()));
+    into_py_result(py, outcome)
+}
+
 /// Statistics of a trace described by a TOML table with the keys of `workload.trace`, as JSON.
 /// A Ctrl-C stops the pass and raises `KeyboardInterrupt`.
 #[pyfunction]
@@ -493,6 +500,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(config_schema, module)?)?;
     module.add_function(wrap_pyfunction!(run_bench, module)?)?;
     module.add_function(wrap_pyfunction!(bench_cases, module)?)?;
+    module.add_function(wrap_pyfunction!(long_bench_cases, module)?)?;
     module.add_function(wrap_pyfunction!(trace_info, module)?)?;
     module.add_function(wrap_pyfunction!(validate, module)?)?;
     module.add_function(wrap_pyfunction!(version, module)?)?;
