@@ -346,10 +346,10 @@ impl Simulation {
         let units = (0..offsets).map(|k| ((k * step + length - 1) / unit_sectors + 1) as f64).sum::<f64>()
             / offsets as f64;
         let data_units = layout.data_units_per_stripe() as f64;
-        let write_ops = match layout.name() {
-            "raid1" => config.array.copies as f64 * units,
-            "raid5" => (2.0 * (units + 1.0)).min(data_units + 1.0 + (units - 1.0).max(0.0)),
-            _ => units,
+        let write_ops = match layout.planner() {
+            layout::Planner::Mirror => config.array.copies as f64 * units,
+            layout::Planner::Parity => (2.0 * (units + 1.0)).min(data_units + 1.0 + (units - 1.0).max(0.0)),
+            layout::Planner::Striped => units,
         };
         let r = config.workload.read_fraction;
         let ops_per_request = r * units + (1.0 - r) * write_ops;

@@ -258,6 +258,9 @@ impl Layout for NoLayout {
     fn name(&self) -> &'static str {
         "none"
     }
+    fn planner(&self) -> crate::layout::Planner {
+        crate::layout::Planner::Striped
+    }
     fn shape(&self) -> &crate::layout::LayoutShape {
         &NO_SHAPE
     }
@@ -369,14 +372,11 @@ impl Controller {
     /// A controller for `layout`; `check_content` switches the content model on.
     pub fn new(layout: Box<dyn Layout>, check_content: bool, rng: RngStream) -> Self {
         let drives = layout.drives() as usize;
-        let mut probe = StripeMap::default();
-        layout.map_stripe(0, &mut probe);
-        let redundancy = if !probe.parity.is_empty() {
-            Redundancy::Parity
-        } else if probe.copies > 1 {
-            Redundancy::Mirror
-        } else {
-            Redundancy::None
+        // The layout names its planner (no probing of a stripe, no matching of names).
+        let redundancy = match layout.planner() {
+            crate::layout::Planner::Parity => Redundancy::Parity,
+            crate::layout::Planner::Mirror => Redundancy::Mirror,
+            crate::layout::Planner::Striped => Redundancy::None,
         };
         let content = check_content.then(|| ContentModel::new(drives, layout.as_ref()));
         Controller {

@@ -79,10 +79,24 @@ pub enum ParityRotation {
     RightAsymmetric,
 }
 
+/// Which planner builds the access plans of a layout's stripes (`array::plan`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Planner {
+    /// One copy of each data unit, no redundancy (`plan_striped`).
+    Striped,
+    /// Several copies of each data unit (`plan_mirror`).
+    Mirror,
+    /// Data units and one parity unit (`plan_parity`).
+    Parity,
+}
+
 /// A data layout.
 pub trait Layout: Send + Sync + std::fmt::Debug {
     /// Registry name (`raid5`).
     fn name(&self) -> &'static str;
+    /// The planner of its stripes. Every layout names one, so a layout without a planner
+    /// cannot be built.
+    fn planner(&self) -> Planner;
     /// Drives, stripe unit and stripe count.
     fn shape(&self) -> &LayoutShape;
     /// Data units per stripe.
@@ -185,6 +199,9 @@ impl Remapped {
 impl Layout for Remapped {
     fn name(&self) -> &'static str {
         self.inner.name()
+    }
+    fn planner(&self) -> Planner {
+        self.inner.planner()
     }
     fn shape(&self) -> &LayoutShape {
         self.inner.shape()

@@ -22,6 +22,9 @@ impl Layout for Raid0Layout {
     fn name(&self) -> &'static str {
         "raid0"
     }
+    fn planner(&self) -> super::Planner {
+        super::Planner::Striped
+    }
     fn shape(&self) -> &LayoutShape {
         &self.shape
     }

@@ -38,6 +38,9 @@ impl Layout for Raid1Layout {
     fn name(&self) -> &'static str {
         "raid1"
     }
+    fn planner(&self) -> super::Planner {
+        super::Planner::Mirror
+    }
     fn shape(&self) -> &LayoutShape {
         &self.shape
     }

@@ -84,6 +84,9 @@ impl Layout for Raid5Layout {
     fn name(&self) -> &'static str {
         "raid5"
     }
+    fn planner(&self) -> super::Planner {
+        super::Planner::Parity
+    }
     fn shape(&self) -> &LayoutShape {
         &self.shape
     }
