@@ -29,7 +29,6 @@ import math
 import os
 import shlex
 import signal
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,7 +100,8 @@ class Case:
     #: command-line overrides).
     overrides: Tuple[str, ...]
 
-    def label(self, labels: Mapping[str, str] = {}) -> str:
+    def label(self, labels: Optional[Mapping[str, str]] = None) -> str:
+        labels = labels or {}
         return ", ".join(f"{labels.get(key, key)} = {show_value(value)}" for key, value in self.values.items())
 
 
@@ -441,8 +441,13 @@ _CANCEL: Any = None
 def _init_worker(cancel: Any) -> None:
     global _CANCEL
     _CANCEL = cancel
-    try:  # the parent handles Ctrl-C and cancels us through `cancel`
+    # The parent handles Ctrl-C and cancels us through `cancel`. We started with SIGINT
+    # blocked (see `_sigint_blocked`): ignore it, which also drops one pending since, then
+    # unblock it.
+    try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        if hasattr(signal, "pthread_sigmask"):
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     except (ValueError, OSError):  # pragma: no cover - not the main thread
         pass
 
@@ -529,10 +534,11 @@ def execute(
                                            initializer=_init_worker, initargs=(cancel,))
     pending: Dict[Any, RunSpec] = {}
     try:
-        # Workers are started as tasks are submitted. Started while SIGINT is ignored, they
-        # ignore it from their first instruction on (Python keeps an inherited SIG_IGN), so a
-        # Ctrl-C at the terminal, sent to the whole process group, reaches only this process.
-        with _sigint_ignored():
+        # Workers are started as tasks are submitted. Started while this thread blocks
+        # SIGINT, they inherit the blocked mask and keep it until their initializer ignores
+        # SIGINT: a Ctrl-C at the terminal, sent to the whole process group, then reaches
+        # only this process, which gets it (if it came meanwhile) when the block ends.
+        with _sigint_blocked():
             for spec in plan.runs:
                 future = executor.submit(run_one, str(plan.paper.base), spec.overrides, spec.needs_timeseries)
                 pending[future] = spec
@@ -559,17 +565,18 @@ def execute(
     return results
 
 
-class _sigint_ignored:
+class _sigint_blocked:
+    """Block SIGINT in this thread (and so in the processes and threads it starts) for the
+    ``with`` block; a SIGINT that arrives meanwhile is delivered when it ends."""
+
     def __enter__(self) -> None:
         self.previous = None
-        try:
-            self.previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        except (ValueError, OSError):  # not the main thread: nothing to do
-            self.previous = None
+        if hasattr(signal, "pthread_sigmask"):
+            self.previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 
     def __exit__(self, *exc: Any) -> None:
         if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)
+            signal.pthread_sigmask(signal.SIG_SETMASK, self.previous)
 
 
 def _shutdown(executor: Any) -> None:
@@ -1243,4 +1250,5 @@ def reproduce(
 
 
 def command_line_text(argv: Sequence[str]) -> str:
-    return shlex.join(["raidlab", *argv]) if sys.version_info >= (3, 8) else " ".join(["raidlab", *argv])
+    """The command line as a shell would need it typed: ``raidlab`` and its arguments."""
+    return shlex.join(["raidlab", *argv])
