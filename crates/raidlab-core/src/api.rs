@@ -101,6 +101,18 @@ fn finite(x: f64) -> serde_json::Value {
     }
 }
 
+/// Count, mean and quantiles (ms) of a response-time histogram, as the summary gives them.
+fn response_stats(h: &crate::metrics::Histogram) -> serde_json::Value {
+    let ms = |ns: f64| finite(ns / 1e6);
+    json!({
+        "count": h.count(),
+        "mean": ms(h.mean()),
+        "p50": ms(h.quantile(0.5)),
+        "p90": ms(h.quantile(0.9)),
+        "p99": ms(h.quantile(0.99)),
+    })
+}
+
 /// The run summary (`summary.json`).
 pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
     let now = sim.now();
@@ -109,18 +121,9 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
     let mut response = serde_json::Map::new();
     for (i, name) in CLASS_NAMES.iter().enumerate() {
         let h = &histograms[i];
-        let ms = |ns: f64| finite(ns / 1e6);
-        response.insert(
-            name.to_string(),
-            json!({
-                "count": h.count(),
-                "mean": ms(h.mean()),
-                "p50": ms(h.quantile(0.5)),
-                "p90": ms(h.quantile(0.9)),
-                "p99": ms(h.quantile(0.99)),
-                "max": if h.count() > 0 { finite(ns_to_ms(h.max())) } else { serde_json::Value::Null },
-            }),
-        );
+        let mut stats = response_stats(h);
+        stats["max"] = if h.count() > 0 { finite(ns_to_ms(h.max())) } else { serde_json::Value::Null };
+        response.insert(name.to_string(), stats);
     }
     let utilization: Vec<f64> = sim.drives.iter().map(|d| d.utilization(now)).collect();
     let mean_util = utilization.iter().sum::<f64>() / utilization.len() as f64;
@@ -142,20 +145,10 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
     let mut by_period = serde_json::Map::new();
     let period_histograms = rec.period_histograms();
     for (i, name) in crate::metrics::PERIOD_NAMES.iter().enumerate() {
-        let h = &period_histograms[i];
-        let ms = |ns: f64| finite(ns / 1e6);
         let starts: Vec<f64> = rec.period_starts().iter().filter(|p| p.1 as usize == i).map(|p| ns_to_s(p.0)).collect();
-        by_period.insert(
-            name.to_string(),
-            json!({
-                "count": h.count(),
-                "mean": ms(h.mean()),
-                "p50": ms(h.quantile(0.5)),
-                "p90": ms(h.quantile(0.9)),
-                "p99": ms(h.quantile(0.99)),
-                "starts_s": starts,
-            }),
-        );
+        let mut stats = response_stats(&period_histograms[i]);
+        stats["starts_s"] = json!(starts);
+        by_period.insert(name.to_string(), stats);
     }
     let rebuilds: Vec<serde_json::Value> = sim
         .rebuilds

@@ -696,6 +696,18 @@ impl Simulation {
         self.rebuilt_fraction[window] = fraction;
     }
 
+    /// The last rebuild ended now with `outcome`: its record and an outcome row.
+    fn end_rebuild(&mut self, outcome: &'static str, made_current: [u64; 3], member: u32, detail: String) {
+        let now = self.now;
+        if let Some(record) = self.rebuilds.last_mut() {
+            record.ended_at = Some(now);
+            record.outcome = outcome;
+            record.made_current = made_current;
+        }
+        let kind = if outcome == "complete" { "rebuild_complete" } else { "rebuild_abandoned" };
+        self.recorder.outcomes.push(Outcome { time: now, kind, drive: member as i64, detail });
+    }
+
     /// Hand the controller's rebuild events to the policies; returns whether there were any.
     fn dispatch_rebuild_events(&mut self) -> Result<bool> {
         if self.controller.rebuild_events.is_empty() {
@@ -708,31 +720,11 @@ impl Simulation {
                 RebuildEvent::Written { ok: true, .. } => self.note_progress(),
                 RebuildEvent::Complete { member, slot, made_current } => {
                     self.set_progress(1.0);
-                    if let Some(record) = self.rebuilds.last_mut() {
-                        record.ended_at = Some(now);
-                        record.outcome = "complete";
-                        record.made_current = made_current;
-                    }
-                    self.recorder.outcomes.push(Outcome {
-                        time: now,
-                        kind: "rebuild_complete",
-                        drive: member as i64,
-                        detail: format!("member {member} now in slot {slot}"),
-                    });
+                    self.end_rebuild("complete", made_current, member, format!("member {member} now in slot {slot}"));
                     self.member_failed_at[member as usize] = None;
                 }
                 RebuildEvent::Abandoned { member, made_current } => {
-                    if let Some(record) = self.rebuilds.last_mut() {
-                        record.ended_at = Some(now);
-                        record.outcome = "abandoned";
-                        record.made_current = made_current;
-                    }
-                    self.recorder.outcomes.push(Outcome {
-                        time: now,
-                        kind: "rebuild_abandoned",
-                        drive: member as i64,
-                        detail: "the target or a source failed".into(),
-                    });
+                    self.end_rebuild("abandoned", made_current, member, "the target or a source failed".into());
                     if !self.lost() {
                         self.waiting_members.insert(0, member);
                         self.events.push(now, Event::RebuildStart { member });

@@ -115,10 +115,9 @@ impl StripeLocks {
         self.len -= 1;
     }
 
-    /// Ask for the lock of `stripe`. Returns true if granted now; otherwise the piece waits
-    /// and is handed out later by `release`.
+    /// The slot of `stripe`'s entry, made (free) if it has none.
     #[inline(always)]
-    pub fn acquire(&mut self, stripe: u64, piece: u32, write: bool, w: &mut impl Waiters) -> bool {
+    fn entry(&mut self, stripe: u64) -> usize {
         debug_assert_ne!(stripe, EMPTY, "stripe number reserved for empty slots");
         let mut i = self.slot_of(stripe);
         if self.slots[i].stripe == EMPTY {
@@ -129,6 +128,14 @@ impl StripeLocks {
             self.slots[i] = Entry { stripe, ..VACANT };
             self.len += 1;
         }
+        i
+    }
+
+    /// Ask for the lock of `stripe`. Returns true if granted now; otherwise the piece waits
+    /// and is handed out later by `release`.
+    #[inline(always)]
+    pub fn acquire(&mut self, stripe: u64, piece: u32, write: bool, w: &mut impl Waiters) -> bool {
+        let i = self.entry(stripe);
         let e = &mut self.slots[i];
         let free = e.head == NONE && !e.writer && (!write || e.readers == 0);
         if free {
@@ -153,15 +160,7 @@ impl StripeLocks {
     /// nobody waits); returns whether it was. Never queues, so a holder of other locks may
     /// ask without risking a wait cycle.
     pub fn try_acquire_read(&mut self, stripe: u64) -> bool {
-        let mut i = self.slot_of(stripe);
-        if self.slots[i].stripe == EMPTY {
-            if 2 * (self.len + 1) > self.slots.len() {
-                self.grow();
-                i = self.slot_of(stripe);
-            }
-            self.slots[i] = Entry { stripe, ..VACANT };
-            self.len += 1;
-        }
+        let i = self.entry(stripe);
         let e = &mut self.slots[i];
         if e.head == NONE && !e.writer {
             e.readers += 1;

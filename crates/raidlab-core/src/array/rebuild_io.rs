@@ -234,41 +234,7 @@ impl Controller {
         }
         let (start, end) = r.units.range(unit);
         let (first_stripe, last_stripe) = self.layout.stripes_in(r.member, start, end);
-        let job = Job {
-            unit,
-            start,
-            end,
-            first_stripe,
-            last_stripe,
-            next_stripe: first_stripe,
-            locked: false,
-            outstanding: 0,
-            cancelled: false,
-            give_back: false,
-            generation: r.generation,
-            next_waiter: NONE,
-            live: true,
-            values: Vec::new(),
-            piggyback: false,
-            piece: NONE,
-            reads_left: 0,
-        };
-        let id = match self.free_jobs.pop() {
-            Some(i) => {
-                let values = std::mem::take(&mut self.jobs[i as usize].values);
-                self.jobs[i as usize] = Job { values, ..job };
-                i
-            }
-            None => {
-                self.jobs.push(job);
-                (self.jobs.len() - 1) as u32
-            }
-        };
-        if self.content.is_some() {
-            let j = &mut self.jobs[id as usize];
-            j.values.clear();
-            j.values.resize((end - start) as usize, 0);
-        }
+        let id = self.new_job(unit, first_stripe, last_stripe, false);
         self.lock_next_stripes(id);
         Some(id)
     }
@@ -553,6 +519,13 @@ impl Controller {
         if !r.states.claim(unit) {
             return None;
         }
+        Some(self.new_job(unit, first_stripe, last_stripe, true))
+    }
+
+    /// A new job for claimed unit `unit` over stripes `first_stripe..=last_stripe`, whose
+    /// locks are all held (`locked`) or none yet; in a free slot of the slab if there is one.
+    fn new_job(&mut self, unit: u64, first_stripe: u64, last_stripe: u64, locked: bool) -> u32 {
+        let r = self.rebuild.as_deref().expect("a job belongs to a rebuild");
         let (start, end) = r.units.range(unit);
         let job = Job {
             unit,
@@ -560,8 +533,8 @@ impl Controller {
             end,
             first_stripe,
             last_stripe,
-            next_stripe: last_stripe + 1,
-            locked: true,
+            next_stripe: if locked { last_stripe + 1 } else { first_stripe },
+            locked,
             outstanding: 0,
             cancelled: false,
             give_back: false,
@@ -589,7 +562,7 @@ impl Controller {
             j.values.clear();
             j.values.resize((end - start) as usize, 0);
         }
-        Some(id)
+        id
     }
 
     /// A piggybacking job's reads are back: answer its user read with the reconstruction,

@@ -300,7 +300,19 @@ impl Rebuild {
         if controller.rebuilding().is_none() {
             return;
         }
-        let mut ctx = Ctx {
+        let (executor, mut ctx) = self.parts(now, controller, heads, geometry);
+        executor.pump(&mut ctx);
+    }
+
+    /// The executor, and the context it works in.
+    fn parts<'a>(
+        &'a mut self,
+        now: Nanos,
+        controller: &'a mut Controller,
+        heads: &'a dyn Heads,
+        geometry: &'a Geometry,
+    ) -> (&'a mut dyn Executor, Ctx<'a>) {
+        let ctx = Ctx {
             now,
             controller,
             order: self.order.as_mut(),
@@ -309,7 +321,7 @@ impl Rebuild {
             geometry,
             wake_at: &mut self.wake_at,
         };
-        self.executor.pump(&mut ctx);
+        (self.executor.as_mut(), ctx)
     }
 
     /// Tell the executor what happened to its jobs.
@@ -318,16 +330,8 @@ impl Rebuild {
             self.executor.reset();
             return;
         }
-        let mut ctx = Ctx {
-            now,
-            controller,
-            order: self.order.as_mut(),
-            discipline: self.discipline.as_mut(),
-            heads,
-            geometry,
-            wake_at: &mut self.wake_at,
-        };
-        self.executor.on_event(event, &mut ctx);
+        let (executor, mut ctx) = self.parts(now, controller, heads, geometry);
+        executor.on_event(event, &mut ctx);
     }
 
     /// The priority rebuild ops carry.

@@ -88,7 +88,7 @@ fn every_policy_rebuilds_exactly_what_was_lost_and_no_read_is_stale() {
                             for (u, unit) in UNITS.iter().enumerate() {
                                 // The default run samples the cross product (every value of
                                 // every factor still appears many times); the long run takes all.
-                                if !long_tests() && (e + d + u + redirect as usize + piggyback as usize) % 3 != 0 {
+                                if !long_tests() && !(e + d + u + redirect as usize + piggyback as usize).is_multiple_of(3) {
                                     continue;
                                 }
                                 let rebuild = format!(
