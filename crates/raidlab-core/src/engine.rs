@@ -424,10 +424,18 @@ impl Simulation {
     fn fraction_done(&self) -> f64 {
         let by_requests = self.workload.max_requests().map(|m| self.workload.issued() as f64 / m as f64);
         let by_time = self.workload.end_time().map(|end| self.now as f64 / end as f64);
-        match (by_requests, by_time) {
+        let workload = match (by_requests, by_time) {
             (Some(a), Some(b)) => a.max(b).min(1.0),
             (Some(a), None) | (None, Some(a)) => a.min(1.0),
             (None, None) => f64::NAN,
+        };
+        // A run that ends with its rebuild, or whose rebuild outlasts the workload, is as far
+        // along as the rebuild is.
+        let rebuilt = self.controller.rebuilding().map(|r| r.states.rebuilt() as f64 / r.states.count().max(1) as f64);
+        let ends_with_rebuild = self.config.rebuild.as_ref().is_some_and(|r| r.end_run);
+        match rebuilt {
+            Some(c) if ends_with_rebuild || !(workload < 1.0) => c,
+            _ => workload,
         }
     }
 
