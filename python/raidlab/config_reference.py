@@ -25,12 +25,14 @@ __all__ = ["render_config_reference", "undocumented_keys", "UNIT_SUFFIXES", "uni
 
 #: Key-name suffixes that state a unit, checked in order (longest first where they overlap).
 UNIT_SUFFIXES: Sequence[Tuple[str, str]] = (
+    ("_mb_s", "MB/s"),
     ("_per_s", "1/s"),
     ("_kib", "KiB"),
     ("_mib", "MiB"),
     ("_gib", "GiB"),
     ("_bytes", "bytes"),
     ("_sectors", "sectors (512 B)"),
+    ("_units", "rebuild units"),
     ("_cylinders", "cylinders"),
     ("_ms", "ms"),
     ("_us", "µs"),
