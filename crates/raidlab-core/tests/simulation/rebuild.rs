@@ -392,3 +392,25 @@ fn fu_conclusions_hold_on_a_small_array() {
          redirect {redirected:?} no redirect {not_redirected:?} piggyback {piggybacked:?}"
     );
 }
+
+/// The `rate` discipline caps each drive's rebuild bandwidth: on an idle array the rebuild
+/// takes the lost member's bytes over the rate (each survivor reads all of them), whatever
+/// the executor, once the rate is well below the drive's own speed.
+#[test]
+fn the_rate_discipline_caps_rebuild_bandwidth() {
+    for executor in ["sor", "dor"] {
+        let rate_mb_s = 0.5;
+        let text = scenario(
+            "raid5",
+            5,
+            1,
+            1,
+            &format!("executor = \"{executor}\"\ndiscipline = \"rate\"\nrate_mb_s = {rate_mb_s}\nunit = {{ sectors = 64 }}"),
+        )
+        .replace("[content]\ncheck = true", "");
+        let s = run(&text).summary;
+        let expected = MEMBER_SECTORS * 512.0 / (rate_mb_s * 1e6);
+        let took = f(&s["rebuilds"][0], "rebuild_time_s");
+        assert!((took - expected).abs() / expected < 0.02, "{executor}: {took} s against {expected} s");
+    }
+}

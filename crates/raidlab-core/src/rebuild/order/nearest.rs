@@ -62,3 +62,35 @@ impl Order for Nearest {
     }
     fn reset(&mut self) {}
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::disk::presets;
+
+    struct At(Vec<u32>);
+    impl Heads for At {
+        fn cylinder(&self, drive: u32) -> u32 {
+            self.0[drive as usize]
+        }
+    }
+
+    /// The unit picked lies at the median head's cylinder when it is unrebuilt, and is the
+    /// nearest unrebuilt one on either side when it is not.
+    #[test]
+    fn nearest_picks_the_unrebuilt_unit_under_the_median_head() {
+        let geometry = Geometry::new(&presets::preset("ibm0661").unwrap(), "drive").unwrap();
+        let units = RebuildUnits::new(&geometry, geometry.capacity_sectors(), crate::array::state::UnitMeasure::Cylinders(1));
+        let mut states = UnitStates::new(units.count());
+        let mut order = Nearest::default();
+        let heads = At(vec![10, 500, 700]);
+        let unit = order.next(&states, &units, &[0, 1, 2], &heads, &geometry).unwrap();
+        assert_eq!(cylinder_of(&units, &geometry, unit), 500);
+        // Units 495..=503 rebuilt: 504 is 4 cylinders away, 494 is 6.
+        for u in (unit - 5)..=(unit + 3) {
+            states.mark_rebuilt(u);
+        }
+        let next = order.next(&states, &units, &[0, 1, 2], &heads, &geometry).unwrap();
+        assert_eq!(next, unit + 4);
+    }
+}
