@@ -434,7 +434,7 @@ impl Simulation {
         let rebuilt = self.controller.rebuilding().map(|r| r.states.rebuilt() as f64 / r.states.count().max(1) as f64);
         let ends_with_rebuild = self.config.rebuild.as_ref().is_some_and(|r| r.end_run);
         match rebuilt {
-            Some(c) if ends_with_rebuild || !(workload < 1.0) => c,
+            Some(c) if ends_with_rebuild || workload >= 1.0 || workload.is_nan() => c,
             _ => workload,
         }
     }
