@@ -500,6 +500,8 @@ impl Controller {
             let granted = self.locks.acquire(stripe, piece, req.is_write, &mut waiting);
             if granted {
                 self.ready.push(piece);
+            } else if req.is_write && self.rebuild.is_some() {
+                self.force_rebuild_of(stripe);
             }
         }
         self.run_ready(now, view)

@@ -56,6 +56,9 @@ pub enum RebuildEvent {
     Complete { member: u32, slot: u32, made_current: [u64; 3] },
     /// The rebuild of `member` stopped unfinished (its target or a source failed).
     Abandoned { member: u32, made_current: [u64; 3] },
+    /// A user write waits for job `job`'s stripes: its reads should be forced (issued now,
+    /// at user priority), as RAIDframe forces the reconstruction of a stripe a write hits.
+    Force { job: u32 },
 }
 
 /// The rebuild of one lost member onto a target slot.
@@ -594,6 +597,29 @@ impl Controller {
         }
         self.rebuild_write(job, Priority::Foreground);
         Ok(())
+    }
+
+    /// A user write waits for `stripe`'s lock while a rebuild runs: if a job holds it (the
+    /// lost member's unit of the stripe lies in a unit in flight), ask for that job's reads to
+    /// be forced. Stripe `s`'s units are at `[s·unit, (s+1)·unit)` of every member (the
+    /// layouts' default of [`crate::layout::Layout::stripes_in`]).
+    #[cold]
+    pub(super) fn force_rebuild_of(&mut self, stripe: u64) {
+        let Some(r) = self.rebuild.as_deref() else { return };
+        let unit_sectors = self.unit_sectors.size;
+        let (lo, hi) = (stripe * unit_sectors, ((stripe + 1) * unit_sectors).min(r.units.capacity()));
+        if lo >= hi {
+            return;
+        }
+        for unit in r.units.unit_of(lo)..=r.units.unit_of(hi - 1) {
+            if r.states.get(unit) != UnitState::InFlight {
+                continue;
+            }
+            let found = self.jobs.iter().position(|j| j.live && !j.cancelled && !j.piggyback && j.unit == unit);
+            if let Some(job) = found {
+                self.rebuild_events.push(RebuildEvent::Force { job: job as u32 });
+            }
+        }
     }
 
     /// A user write to the target finished over `[start, end)`: the unrebuilt units it

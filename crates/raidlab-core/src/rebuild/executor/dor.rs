@@ -8,6 +8,11 @@
 //! survivors, notes B1.2); or `shared`, a pool of B units for the array, one per unit in
 //! progress, with no process more than `head_separation_units` ahead of the slowest
 //! (RAIDframe's floating buffers).
+//!
+//! A user write that waits for a unit in progress *forces* it (RAIDframe's
+//! `rf_ForceOrBlockRecon`): the survivors that have not read it yet read it at once, at user
+//! priority, and skip it when their own sequence reaches it. Without this a write would wait
+//! until the slowest survivor's process got there, as much as B units later.
 
 use std::collections::VecDeque;
 
@@ -21,6 +26,8 @@ pub const DOC: &str = "disk-oriented: one process per survivor, one read outstan
 struct Entry {
     job: u32,
     reads_back: usize,
+    /// Per source: its read of this unit is issued (by its process or forced).
+    issued: Vec<bool>,
 }
 
 /// Disk-oriented reconstruction.
@@ -31,10 +38,10 @@ pub struct Dor {
     /// The common sequence of units in progress; `base` is the sequence number of its front.
     seq: VecDeque<Entry>,
     base: u64,
-    /// Per source (in the rebuild's source order): the sequence number it reads next,
-    /// whether its read is outstanding, and the units it holds in its buffer.
+    /// Per source (in the rebuild's source order): the sequence number it reads next, the
+    /// job of its process's outstanding read, and the units it holds in its buffer.
     cursor: Vec<u64>,
-    reading: Vec<bool>,
+    reading: Vec<Option<u32>>,
     buffered: Vec<u64>,
     sources: Vec<u32>,
     exhausted: bool,
@@ -60,6 +67,14 @@ impl Dor {
         self.base + self.seq.len() as u64
     }
 
+    /// The entry of job `job` still waiting for reads. (A unit forced ahead of the ones
+    /// before it completes out of order and stays in the sequence until they do; its job's
+    /// id may by then belong to a new unit further on.)
+    fn live_entry(&self, job: u32) -> Option<usize> {
+        let n = self.sources.len();
+        self.seq.iter().position(|e| e.job == job && e.reads_back < n)
+    }
+
     /// Whether source `i` may start reading sequence number `c`.
     fn has_room(&self, i: usize, c: u64) -> bool {
         match self.buffer {
@@ -78,12 +93,16 @@ impl Executor for Dor {
             self.sources = ctx.sources();
             let n = self.sources.len();
             self.cursor = vec![self.base; n];
-            self.reading = vec![false; n];
+            self.reading = vec![None; n];
             self.buffered = vec![0; n];
         }
         for i in 0..self.sources.len() {
-            if self.reading[i] {
+            if self.reading[i].is_some() {
                 continue;
+            }
+            // Units a forced read already took are passed over.
+            while self.cursor[i] < self.end() && self.seq[(self.cursor[i] - self.base) as usize].issued[i] {
+                self.cursor[i] += 1;
             }
             let c = self.cursor[i];
             if !self.has_room(i, c) {
@@ -94,19 +113,24 @@ impl Executor for Dor {
                     continue;
                 }
                 match ctx.claim_next() {
-                    Some((job, _)) => self.seq.push_back(Entry { job, reads_back: 0 }),
+                    Some((job, _)) => {
+                        let issued = vec![false; self.sources.len()];
+                        self.seq.push_back(Entry { job, reads_back: 0, issued });
+                    }
                     None => {
                         self.exhausted = true;
                         continue;
                     }
                 }
             }
-            let job = self.seq[(c - self.base) as usize].job;
+            let k = (c - self.base) as usize;
+            let job = self.seq[k].job;
             if !ctx.controller.job_locked(job) {
                 continue;
             }
             if ctx.try_read(job, self.sources[i]) {
-                self.reading[i] = true;
+                self.reading[i] = Some(job);
+                self.seq[k].issued[i] = true;
                 self.cursor[i] += 1;
                 self.buffered[i] += 1;
             }
@@ -117,9 +141,11 @@ impl Executor for Dor {
         match event {
             RebuildEvent::Read { job, drive, ok: true } => {
                 if let Some(i) = self.sources.iter().position(|&s| s == drive) {
-                    self.reading[i] = false;
+                    if self.reading[i] == Some(job) {
+                        self.reading[i] = None;
+                    }
                 }
-                if let Some(k) = self.seq.iter().position(|e| e.job == job) {
+                if let Some(k) = self.live_entry(job) {
                     self.seq[k].reads_back += 1;
                     if self.seq[k].reads_back == self.sources.len() {
                         // Read everywhere: XORed, written, and its buffers free.
@@ -132,6 +158,23 @@ impl Executor for Dor {
                 while self.seq.front().is_some_and(|e| e.reads_back == self.sources.len()) {
                     self.seq.pop_front();
                     self.base += 1;
+                }
+                // A source whose cursor fell behind the front had its units forced.
+                for c in &mut self.cursor {
+                    *c = (*c).max(self.base);
+                }
+            }
+            RebuildEvent::Force { job } => {
+                if let Some(k) = self.live_entry(job) {
+                    if ctx.controller.job_locked(job) {
+                        for i in 0..self.sources.len() {
+                            if !self.seq[k].issued[i] {
+                                self.seq[k].issued[i] = true;
+                                self.buffered[i] += 1;
+                                ctx.force_read(job, self.sources[i]);
+                            }
+                        }
+                    }
                 }
             }
             RebuildEvent::Read { ok: false, .. } | RebuildEvent::Written { ok: false, .. } => {
