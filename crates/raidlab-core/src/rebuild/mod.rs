@@ -231,9 +231,10 @@ impl Ctx<'_> {
     /// The next unit the order picks, claimed for a job: `(job, unit)`; `None` when every
     /// unit is rebuilt or in flight.
     pub fn claim_next(&mut self) -> Option<(u32, u64)> {
-        let r = self.controller.rebuilding()?;
-        let sources = r.sources.clone();
-        let unit = self.order.next(&r.states, &r.units, &sources, self.heads, self.geometry)?;
+        let unit = {
+            let r = self.controller.rebuilding()?;
+            self.order.next(&r.states, &r.units, &r.sources, self.heads, self.geometry)?
+        };
         let job = self.controller.rebuild_claim(unit)?;
         Some((job, unit))
     }

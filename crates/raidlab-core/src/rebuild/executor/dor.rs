@@ -16,6 +16,8 @@
 
 use std::collections::VecDeque;
 
+use rustc_hash::FxHashMap;
+
 use super::Executor;
 use crate::array::rebuild_io::RebuildEvent;
 use crate::rebuild::{BufferModel, Ctx, RebuildConfig};
@@ -44,6 +46,11 @@ pub struct Dor {
     reading: Vec<Option<u32>>,
     buffered: Vec<u64>,
     sources: Vec<u32>,
+    /// The source index of every drive slot (`u32::MAX` for none).
+    source_of_slot: Vec<u32>,
+    /// The sequence number of each job still waiting for reads (a job's id is reused once
+    /// its unit is done).
+    entry_of: FxHashMap<u32, u64>,
     exhausted: bool,
 }
 
@@ -59,6 +66,8 @@ impl Dor {
             reading: Vec::new(),
             buffered: Vec::new(),
             sources: Vec::new(),
+            source_of_slot: Vec::new(),
+            entry_of: FxHashMap::default(),
             exhausted: false,
         })
     }
@@ -67,12 +76,11 @@ impl Dor {
         self.base + self.seq.len() as u64
     }
 
-    /// The entry of job `job` still waiting for reads. (A unit forced ahead of the ones
-    /// before it completes out of order and stays in the sequence until they do; its job's
-    /// id may by then belong to a new unit further on.)
+    /// The index in `seq` of job `job`'s entry, while it waits for reads. (A unit forced
+    /// ahead of the ones before it completes out of order and stays in the sequence until
+    /// they do; its job's id may by then belong to a new unit further on.)
     fn live_entry(&self, job: u32) -> Option<usize> {
-        let n = self.sources.len();
-        self.seq.iter().position(|e| e.job == job && e.reads_back < n)
+        self.entry_of.get(&job).map(|&c| (c - self.base) as usize)
     }
 
     /// Whether source `i` may start reading sequence number `c`.
@@ -95,6 +103,11 @@ impl Executor for Dor {
             self.cursor = vec![self.base; n];
             self.reading = vec![None; n];
             self.buffered = vec![0; n];
+            let slots = self.sources.iter().max().map_or(0, |&m| m as usize + 1);
+            self.source_of_slot = vec![u32::MAX; slots];
+            for (i, &slot) in self.sources.iter().enumerate() {
+                self.source_of_slot[slot as usize] = i as u32;
+            }
         }
         for i in 0..self.sources.len() {
             if self.reading[i].is_some() {
@@ -115,6 +128,7 @@ impl Executor for Dor {
                 match ctx.claim_next() {
                     Some((job, _)) => {
                         let issued = vec![false; self.sources.len()];
+                        self.entry_of.insert(job, self.end());
                         self.seq.push_back(Entry { job, reads_back: 0, issued });
                     }
                     None => {
@@ -140,15 +154,16 @@ impl Executor for Dor {
     fn on_event(&mut self, event: RebuildEvent, ctx: &mut Ctx<'_>) {
         match event {
             RebuildEvent::Read { job, drive, ok: true } => {
-                if let Some(i) = self.sources.iter().position(|&s| s == drive) {
-                    if self.reading[i] == Some(job) {
-                        self.reading[i] = None;
+                if let Some(&i) = self.source_of_slot.get(drive as usize).filter(|&&i| i != u32::MAX) {
+                    if self.reading[i as usize] == Some(job) {
+                        self.reading[i as usize] = None;
                     }
                 }
                 if let Some(k) = self.live_entry(job) {
                     self.seq[k].reads_back += 1;
                     if self.seq[k].reads_back == self.sources.len() {
                         // Read everywhere: XORed, written, and its buffers free.
+                        self.entry_of.remove(&job);
                         ctx.write(job);
                         for b in &mut self.buffered {
                             *b -= 1;
@@ -191,6 +206,8 @@ impl Executor for Dor {
         self.seq.clear();
         self.base = 0;
         self.sources.clear();
+        self.source_of_slot.clear();
+        self.entry_of.clear();
         self.cursor.clear();
         self.reading.clear();
         self.buffered.clear();
