@@ -26,7 +26,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::array::rebuild_io::RebuildEvent;
-use crate::array::state::{UnitMeasure, UnitStates};
+use crate::array::state::UnitMeasure;
 use crate::array::Controller;
 use crate::disk::{Geometry, Priority};
 use crate::error::{Error, Result};
@@ -349,9 +349,4 @@ impl Rebuild {
     pub fn priority(&self) -> Priority {
         self.discipline.priority()
     }
-}
-
-/// Whether every unit of `states` is rebuilt or claimed.
-pub fn nothing_left(states: &UnitStates) -> bool {
-    states.next_unrebuilt(0).is_none()
 }
