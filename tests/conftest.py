@@ -286,3 +286,13 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             f"{len(stub_failures)} failure(s) hit a todo!() stub of raidlab-core "
             "(tests marked `engine` wait for the simulation engine)."
         )
+
+
+def sigint_at_default() -> None:
+    """``preexec_fn`` for a child that a test interrupts with SIGINT: a terminal's Ctrl-C
+    reaches a process whose SIGINT is at its default, but a test suite started as a
+    background job hands its children SIGINT ignored, and Python then installs no
+    KeyboardInterrupt handler."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -13,7 +13,8 @@ import pytest
 import raidlab
 from raidlab import _core, cli
 
-from conftest import DATA, REPO_ROOT, TRACES, interrupt_the_second_table, synthetic_rebuild_result, synthetic_result
+from conftest import (DATA, REPO_ROOT, TRACES, interrupt_the_second_table, sigint_at_default,
+                      synthetic_rebuild_result, synthetic_result)
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -539,7 +540,7 @@ def test_ctrl_c_stops_a_run_cleanly(small_config_path, tmp_path):
     process = subprocess.Popen(
         [sys.executable, "-c", script, "run", str(small_config_path), "-o", str(tmp_path / "out"),
          "--set", "workload.requests=20000000"],
-        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, preexec_fn=sigint_at_default,
     )
     assert process.stderr.readline() == "ready\n"
     time.sleep(0.5)  # into the simulation, which takes many seconds
@@ -577,6 +578,7 @@ def interrupt_inside(core_function: str, *args: str) -> "tuple[int, str, str]":
     )
     process = subprocess.Popen(
         [sys.executable, "-c", script, *args], stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        preexec_fn=sigint_at_default,
     )
     try:
         assert process.stderr.readline() == "entered\n"

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from conftest import sigint_at_default
 from raidlab.cli import main
 from raidlab.reproduce import (
     ReproduceError,
@@ -261,6 +262,7 @@ def test_ctrl_c_prints_interrupted_exits_130_and_leaves_no_worker(tmp_path):
     command = [sys.executable, "-m", "raidlab", "reproduce", "fu", "--seeds", "1", "--studies", "table1",
                "--jobs", "2", "-o", str(tmp_path / "out")]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=sigint_at_default,
                                start_new_session=True, cwd=REPO_ROOT)
     workers: list = []
     deadline = time.monotonic() + 20
