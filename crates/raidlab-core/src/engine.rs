@@ -716,11 +716,8 @@ impl Simulation {
         self.recorder.outcomes.push(Outcome { time: now, kind, drive: member as i64, detail });
     }
 
-    /// Hand the controller's rebuild events to the policies; returns whether there were any.
-    fn dispatch_rebuild_events(&mut self) -> Result<bool> {
-        if self.controller.rebuild_events.is_empty() {
-            return Ok(false);
-        }
+    /// Hand the controller's rebuild events to the policies.
+    fn dispatch_rebuild_events(&mut self) {
         let events = std::mem::take(&mut self.controller.rebuild_events);
         let now = self.now;
         for &event in &events {
@@ -734,8 +731,8 @@ impl Simulation {
                 RebuildEvent::Abandoned { member, made_current } => {
                     self.end_rebuild("abandoned", made_current, member, "the target or a source failed".into());
                     if !self.lost() {
+                        // It starts again, on the next spare, below.
                         self.waiting_members.insert(0, member);
-                        self.events.push(now, Event::RebuildStart { member });
                     }
                 }
                 _ => {}
@@ -762,7 +759,6 @@ impl Simulation {
             self.controller.rebuild_events = events;
         }
         self.arm_timer();
-        Ok(true)
     }
 
     /// Queue the controller's new operations and account completed requests, until quiet.
@@ -779,7 +775,7 @@ impl Simulation {
                 if self.controller.rebuild_events.is_empty() {
                     return Ok(());
                 }
-                self.dispatch_rebuild_events()?;
+                self.dispatch_rebuild_events();
                 continue;
             }
             for i in 0..issued {

@@ -13,10 +13,14 @@ use crate::sim::Nanos;
 pub trait Discipline: Send {
     /// The priority class rebuild ops carry in the drive queue.
     fn priority(&self) -> Priority;
-    /// The earliest time a rebuild op may enter drive slot `drive` (`now` if at once).
-    fn ready_at(&self, drive: u32, now: Nanos) -> Nanos;
-    /// A rebuild op of `sectors` sectors entered drive slot `drive` at `now`.
-    fn issued(&mut self, drive: u32, now: Nanos, sectors: u64);
+    /// The earliest time a rebuild op may enter drive slot `drive`; by default `now` (at
+    /// once: the discipline keeps no clock).
+    fn ready_at(&self, _drive: u32, now: Nanos) -> Nanos {
+        now
+    }
+    /// A rebuild op of `sectors` sectors entered drive slot `drive` at `now`; by default
+    /// nothing to note.
+    fn issued(&mut self, _drive: u32, _now: Nanos, _sectors: u64) {}
 }
 
 /// One registered discipline.

@@ -5,7 +5,6 @@
 use super::Discipline;
 use crate::disk::Priority;
 use crate::rebuild::RebuildConfig;
-use crate::sim::Nanos;
 
 pub const DOC: &str = "permanent customer: the next rebuild read joins the user queue at user priority as soon as the last one ends";
 
@@ -22,10 +21,6 @@ impl Discipline for Pcm {
     fn priority(&self) -> Priority {
         Priority::Foreground
     }
-    fn ready_at(&self, _drive: u32, now: Nanos) -> Nanos {
-        now
-    }
-    fn issued(&mut self, _drive: u32, _now: Nanos, _sectors: u64) {}
 }
 
 #[cfg(test)]

@@ -7,7 +7,6 @@
 use super::Discipline;
 use crate::disk::Priority;
 use crate::rebuild::RebuildConfig;
-use crate::sim::Nanos;
 
 pub const DOC: &str = "vacationing server: rebuild reads only when the drive has no user work, never preempted";
 
@@ -24,10 +23,6 @@ impl Discipline for Vsm {
     fn priority(&self) -> Priority {
         Priority::Background
     }
-    fn ready_at(&self, _drive: u32, now: Nanos) -> Nanos {
-        now
-    }
-    fn issued(&mut self, _drive: u32, _now: Nanos, _sectors: u64) {}
 }
 
 #[cfg(test)]

@@ -19,32 +19,35 @@ struct Active {
 pub struct Sor {
     parallel: usize,
     active: Vec<Active>,
+    /// The rebuild's source slots, read once when it starts.
+    sources: Vec<u32>,
     exhausted: bool,
 }
 
 impl Sor {
     pub fn boxed(config: &RebuildConfig) -> Box<dyn Executor> {
-        Box::new(Sor { parallel: config.parallel_units as usize, active: Vec::new(), exhausted: false })
+        Box::new(Sor { parallel: config.parallel_units as usize, active: Vec::new(), sources: Vec::new(), exhausted: false })
     }
 }
 
 impl Executor for Sor {
     fn pump(&mut self, ctx: &mut Ctx<'_>) {
+        if self.sources.is_empty() {
+            self.sources = ctx.sources();
+        }
         while self.active.len() < self.parallel && !self.exhausted {
             match ctx.claim_next() {
                 Some((job, _)) => {
-                    let sources = ctx.sources().len();
-                    self.active.push(Active { job, issued: vec![false; sources], reads_back: 0 });
+                    self.active.push(Active { job, issued: vec![false; self.sources.len()], reads_back: 0 });
                 }
                 None => self.exhausted = true,
             }
         }
-        let sources = ctx.sources();
         for a in &mut self.active {
             if !ctx.controller.job_locked(a.job) {
                 continue;
             }
-            for (i, &drive) in sources.iter().enumerate() {
+            for (i, &drive) in self.sources.iter().enumerate() {
                 if !a.issued[i] && ctx.try_read(a.job, drive) {
                     a.issued[i] = true;
                 }
@@ -74,6 +77,7 @@ impl Executor for Sor {
 
     fn reset(&mut self) {
         self.active.clear();
+        self.sources.clear();
         self.exhausted = false;
     }
 }
