@@ -66,6 +66,24 @@ def validate(drive_toml: str, trace_path: str, base_dir: str) -> _RunOutput:
     ``[drive]`` table) and compare with the measured response times (GIL released). Tables:
     ``measured_cdf``, ``simulated_cdf``, ``requests``."""
 
+class _CatalogueEntry(TypedDict):
+    name: str
+    """The name a configuration uses."""
+    doc: str
+    """One line: what it is."""
+
+class _CatalogueFamily(TypedDict):
+    family: str
+    """Identifier of the registry (``layouts``, ``rebuild_orders``)."""
+    title: str
+    config_key: Optional[str]
+    """The configuration key that names an entry, or None if none does (yet)."""
+    entries: List[_CatalogueEntry]
+
+def policy_catalogue() -> List[_CatalogueFamily]:
+    """Every registry of named alternatives (presets, layouts, queue disciplines, trace
+    formats, rebuild policies), read from the core's registry tables."""
+
 def version() -> str:
     """Version of the core and binding."""
 

@@ -453,6 +453,31 @@ fn validate<'py>(
     run_output_to_py(py, output)
 }
 
+/// The policy catalogue: one dict per registry (`family`, `title`, `config_key` or None,
+/// `entries`: a list of `{"name", "doc"}` in registry order), read from the core's registry
+/// tables (`raidlab_core::catalogue`).
+#[pyfunction]
+fn policy_catalogue(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let families = into_py_result(py, guarded(|| Ok(raidlab_core::catalogue::catalogue())))?;
+    let listing = PyList::empty(py);
+    for family in families {
+        let entries = PyList::empty(py);
+        for entry in &family.entries {
+            let item = PyDict::new(py);
+            item.set_item("name", entry.name)?;
+            item.set_item("doc", entry.doc)?;
+            entries.append(item)?;
+        }
+        let item = PyDict::new(py);
+        item.set_item("family", family.name)?;
+        item.set_item("title", family.title)?;
+        item.set_item("config_key", family.config_key)?;
+        item.set_item("entries", entries)?;
+        listing.append(item)?;
+    }
+    Ok(listing)
+}
+
 /// Version of the binding and core (the Cargo workspace version).
 #[pyfunction]
 fn version() -> &'static str {
@@ -504,6 +529,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(trace_info, module)?)?;
     module.add_function(wrap_pyfunction!(validate, module)?)?;
     module.add_function(wrap_pyfunction!(version, module)?)?;
+    module.add_function(wrap_pyfunction!(policy_catalogue, module)?)?;
     module.add_function(wrap_pyfunction!(_raise_for_test, module)?)?;
     Ok(())
 }
