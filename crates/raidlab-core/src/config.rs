@@ -277,6 +277,16 @@ impl Config {
             }
         }
         if self.array.spares > MAX_DRIVES - self.array.drives.min(MAX_DRIVES) {
+        if disk::scheduler::classes::entry(&self.drive.classes).is_none() {
+            return Err(Error::config(
+                "drive.classes",
+                format!(
+                    "unknown class discipline {:?}; known class disciplines: {}",
+                    self.drive.classes,
+                    disk::scheduler::classes::names().join(", ")
+                ),
+            ));
+        }
             return Err(Error::config("array.spares", format!("at most {MAX_DRIVES} drives and spares together")));
         }
         if self.array.spares > 0 && !self.failures.iter().any(|f| f.kind == FailureKind::DriveFails) {
@@ -460,3 +470,5 @@ mod tests {
         assert_eq!(cfg.hash().len(), 16);
     }
 }
+        let e = err(&format!("{BASE}[drive]\nclasses = \"round_robin\"\n"));
+        assert!(e.starts_with("drive.classes: unknown class discipline \"round_robin\"; known class disciplines: foreground_first"), "{e}");

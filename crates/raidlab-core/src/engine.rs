@@ -18,7 +18,7 @@ use crate::array::Controller;
 use crate::array::rebuild_io::RebuildEvent;
 use crate::array::state::RebuildUnits;
 use crate::config::{Config, FailureKind};
-use crate::rebuild::{Heads, Rebuild};
+use crate::rebuild::{DriveState, Rebuild};
 use crate::disk::{self, Drive, DriveModel, Priority, QueuedOp};
 use crate::error::{Error, Result};
 use crate::layout::{self, LayoutParams};
@@ -61,9 +61,13 @@ pub struct RebuildRecord {
     pub made_current: [u64; 3],
 }
 
-impl Heads for Vec<DriveSlot> {
+impl DriveState for Vec<DriveSlot> {
     fn cylinder(&self, drive: u32) -> u32 {
         self[drive as usize].drive.cylinder()
+    }
+    fn is_idle(&self, drive: u32) -> bool {
+        let d = &self[drive as usize];
+        d.in_service.is_none() && d.queue.is_empty()
     }
 }
 
@@ -179,6 +183,10 @@ pub struct Simulation {
     timer_pending: Option<Nanos>,
     /// A rebuild ended and `rebuild.end_run` asks the run to end with it.
     stop_now: bool,
+    /// The rebuild discipline issues reads only to idle drives, which pull them.
+    pull_on_idle: bool,
+    /// A drive went idle during the event being handled: pump the rebuild after it.
+    pull_pending: bool,
 }
 
 /// Mean service time (ns) of random accesses of `sectors` sectors on `model`, measured on the
@@ -219,8 +227,8 @@ impl Simulation {
         let slots = config.array.drives + config.array.spares + arriving;
         let drives = (0..slots)
             .map(|i| {
-                let queue = disk::DiskQueue::new(&config.drive.scheduler)
-                    .ok_or_else(|| Error::config("drive.scheduler", "unknown scheduler"))?;
+                let queue = disk::DiskQueue::with_classes(&config.drive.scheduler, &config.drive.classes)
+                    .ok_or_else(|| Error::config("drive.scheduler", "unknown scheduler or class discipline"))?;
                 Ok(DriveSlot {
                     drive: Drive::new(model.clone(), rotation, RngStream::new(config.seed, StreamId::Drive(i))),
                     queue,
@@ -302,6 +310,8 @@ impl Simulation {
             rebuilt_fraction: Vec::new(),
             timer_pending: None,
             stop_now: false,
+            pull_on_idle: rebuild.as_ref().is_some_and(Rebuild::pulls_on_idle),
+            pull_pending: false,
             model,
             rebuild,
         };
@@ -392,6 +402,13 @@ impl Simulation {
             }
             if self.events_processed & 0xffff == 0 {
                 if let Some(hook) = progress.as_mut() {
+            if self.pull_pending {
+                // Once the event's own work is queued, so that a drive it kept busy is not
+                // taken for idle.
+                self.pull_pending = false;
+                self.pump_rebuild();
+                self.flush()?;
+            }
                     if last_report.elapsed().as_millis() >= 100 {
                         last_report = std::time::Instant::now();
                         if !hook(self.fraction_done(), self.recorder.completed) {
@@ -524,6 +541,9 @@ impl Simulation {
     #[inline(always)]
     fn start_next(&mut self, drive: u32) {
         let slot = &self.drives[drive as usize];
+        if self.pull_on_idle && self.drives[drive as usize].in_service.is_none() {
+            self.pull_pending = true;
+        }
         // Checked here, inline: a drive is usually busy, or idle with nothing queued, and the
         // call to the rest (which saves and restores registers) is then not worth making.
         if slot.in_service.is_none() && slot.failed_at.is_none() && !slot.queue.is_empty() {
@@ -791,9 +811,9 @@ impl Simulation {
                 if op.token & (REBUILD_TOKEN | ONE_OP_TOKEN) == REBUILD_TOKEN {
                     slot.rebuild_sectors += op.sectors as u64;
                 }
-                if slot.in_service.is_none() && slot.queue.is_empty() {
-                    // An idle drive with nothing waiting serves the operation at once, whatever
-                    // the discipline: skip the queue.
+                if slot.in_service.is_none() && slot.queue.is_empty() && slot.queue.serves_at_once(op.priority, now) {
+                    // An idle drive with nothing waiting serves the operation at once, if its
+                    // class discipline says it would: skip the queue.
                     let service = slot.drive.service(now, op.pba, op.sectors, op.kind);
                     slot.in_service = Some((op.token, now));
                     self.events.push(now + service.total(), Event::DiskDone { drive: op.drive, epoch: slot.epoch });

@@ -68,6 +68,11 @@ pub struct DriveConfig {
     /// Queue discipline within a priority class: `fcfs`, `sstf`, `clook` or `sptf`.
     #[serde(default = "default_scheduler")]
     pub scheduler: String,
+    /// How the user (foreground) and internal (background: rebuild) classes of operations
+    /// share the drive: `foreground_first` (background only when no user op waits, never
+    /// preempted).
+    #[serde(default = "default_classes")]
+    pub classes: String,
     /// Override of the drive's rotational model (`exact` or `uniform`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rotation: Option<RotationModel>,
@@ -89,6 +94,10 @@ fn default_scheduler() -> String {
     "fcfs".to_string()
 }
 
+fn default_classes() -> String {
+    scheduler::classes::DEFAULT.to_string()
+}
+
 impl Default for DriveConfig {
     fn default() -> Self {
         DriveConfig {
@@ -96,6 +105,7 @@ impl Default for DriveConfig {
             model: None,
             diskspec: None,
             scheduler: default_scheduler(),
+            classes: default_classes(),
             rotation: None,
             zero_latency: None,
             host_bus: None,

@@ -209,22 +209,25 @@ impl RebuildConfig {
 }
 
 /// What a policy may see and do while it decides: the controller (claim, read, write), the
-/// order, the discipline, the drives' heads and the clock.
+/// order, the discipline, the drives' state and the clock.
 pub struct Ctx<'a> {
     pub now: Nanos,
     pub controller: &'a mut Controller,
     pub order: &'a mut dyn Order,
     pub discipline: &'a mut dyn Discipline,
-    pub heads: &'a dyn Heads,
+    pub drives: &'a dyn DriveState,
     pub geometry: &'a Geometry,
     /// Times at which the policy asks to be woken (rate limits).
     pub wake_at: &'a mut Vec<Nanos>,
 }
 
-/// Where the drives' heads are.
-pub trait Heads {
+/// What the rebuild policies see of the drives: where their heads are, and whether they are
+/// idle.
+pub trait DriveState {
     /// The cylinder drive slot `drive`'s arm is over.
     fn cylinder(&self, drive: u32) -> u32;
+    /// Whether drive slot `drive` has nothing in service and nothing queued, user or rebuild.
+    fn is_idle(&self, drive: u32) -> bool;
 }
 
 impl Ctx<'_> {
@@ -233,15 +236,19 @@ impl Ctx<'_> {
     pub fn claim_next(&mut self) -> Option<(u32, u64)> {
         let unit = {
             let r = self.controller.rebuilding()?;
-            self.order.next(&r.states, &r.units, &r.sources, self.heads, self.geometry)?
+            self.order.next(&r.states, &r.units, &r.sources, self.drives, self.geometry)?
         };
         let job = self.controller.rebuild_claim(unit)?;
         Some((job, unit))
     }
 
     /// Issue job `job`'s read of source `drive` if the discipline lets it in now; else ask
-    /// to be woken when it will, and return false.
+    /// to be woken when it will (a clock), or wait for the drive's idle pull (a discipline
+    /// that [waits for idle](Discipline::waits_for_idle)), and return false.
     pub fn try_read(&mut self, job: u32, drive: u32) -> bool {
+        if self.discipline.waits_for_idle() && !self.drives.is_idle(drive) {
+            return false;
+        }
         let ready = self.discipline.ready_at(drive, self.now);
         if ready > self.now {
             self.wake_at.push(ready);
@@ -307,11 +314,11 @@ impl Rebuild {
     }
 
     /// Issue what the policies want issued now.
-    pub fn pump(&mut self, now: Nanos, controller: &mut Controller, heads: &dyn Heads, geometry: &Geometry) {
+    pub fn pump(&mut self, now: Nanos, controller: &mut Controller, drives: &dyn DriveState, geometry: &Geometry) {
         if controller.rebuilding().is_none() {
             return;
         }
-        let (executor, mut ctx) = self.parts(now, controller, heads, geometry);
+        let (executor, mut ctx) = self.parts(now, controller, drives, geometry);
         executor.pump(&mut ctx);
     }
 
@@ -320,7 +327,7 @@ impl Rebuild {
         &'a mut self,
         now: Nanos,
         controller: &'a mut Controller,
-        heads: &'a dyn Heads,
+        drives: &'a dyn DriveState,
         geometry: &'a Geometry,
     ) -> (&'a mut dyn Executor, Ctx<'a>) {
         let ctx = Ctx {
@@ -328,7 +335,7 @@ impl Rebuild {
             controller,
             order: self.order.as_mut(),
             discipline: self.discipline.as_mut(),
-            heads,
+            drives,
             geometry,
             wake_at: &mut self.wake_at,
         };
@@ -336,17 +343,88 @@ impl Rebuild {
     }
 
     /// Tell the executor what happened to its jobs.
-    pub fn on_event(&mut self, now: Nanos, event: RebuildEvent, controller: &mut Controller, heads: &dyn Heads, geometry: &Geometry) {
+    pub fn on_event(&mut self, now: Nanos, event: RebuildEvent, controller: &mut Controller, drives: &dyn DriveState, geometry: &Geometry) {
         if matches!(event, RebuildEvent::Abandoned { .. } | RebuildEvent::Complete { .. }) {
             self.executor.reset();
             return;
         }
-        let (executor, mut ctx) = self.parts(now, controller, heads, geometry);
+        let (executor, mut ctx) = self.parts(now, controller, drives, geometry);
         executor.on_event(event, &mut ctx);
     }
 
     /// The priority rebuild ops carry.
     pub fn priority(&self) -> Priority {
         self.discipline.priority()
+    }
+
+    /// Whether a drive that goes idle must pull rebuild work (the discipline issues reads
+    /// only to idle drives): the engine then pumps the policies once the event is handled.
+    pub fn pulls_on_idle(&self) -> bool {
+        self.discipline.waits_for_idle()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::array::state::{RebuildUnits, UnitMeasure};
+    use crate::disk::presets;
+    use crate::layout::{self, LayoutParams, ParityRotation};
+    use crate::sim::{RngStream, StreamId};
+
+    /// Drives of which some are busy.
+    struct Busy(Vec<bool>);
+    impl DriveState for Busy {
+        fn cylinder(&self, _drive: u32) -> u32 {
+            0
+        }
+        fn is_idle(&self, drive: u32) -> bool {
+            !self.0[drive as usize]
+        }
+    }
+
+    /// A 4-drive RAID-5 whose member 0 is rebuilding onto spare slot 4.
+    fn rebuilding_controller(geometry: &Geometry) -> Controller {
+        let params = LayoutParams {
+            drives: 4,
+            stripe_unit_sectors: 16,
+            drive_capacity_sectors: 16 * 64,
+            copies: 1,
+            parity_rotation: ParityRotation::LeftSymmetric,
+        };
+        let layout = layout::build("raid5", &params, "array").unwrap();
+        let mut controller = Controller::new(layout, false, RngStream::new(1, StreamId::MirrorChoice));
+        controller.set_spare_slots(1);
+        controller.fail_drive(0).unwrap();
+        let units = RebuildUnits::new(geometry, controller.layout().member_sectors(), UnitMeasure::Sectors(16));
+        controller.start_rebuild(0, 4, units, true, false).unwrap();
+        controller
+    }
+
+    /// Under VSM a rebuild read enters only an idle drive, and a busy drive's read waits for
+    /// the drive's pull rather than for a timer; under PCM it enters a busy drive at once.
+    #[test]
+    fn vsm_reads_wait_for_an_idle_drive_and_pcm_reads_do_not() {
+        let geometry = Geometry::new(&presets::preset("ibm0661").unwrap(), "drive").unwrap();
+        for (discipline, enters_busy) in [("vsm", false), ("pcm", true)] {
+            let config: RebuildConfig = toml::from_str(&format!("executor = \"sor\"\ndiscipline = \"{discipline}\"")).unwrap();
+            let mut rebuild = Rebuild::new(config, 5).unwrap();
+            assert_eq!(rebuild.pulls_on_idle(), !enters_busy, "{discipline}");
+            let mut controller = rebuilding_controller(&geometry);
+            rebuild.begin();
+            // Source slot 2 is busy with user work; 1 and 3 are idle.
+            let busy = Busy(vec![false, false, true, false, false]);
+            rebuild.pump(0, &mut controller, &busy, &geometry);
+            let reads: Vec<u32> = controller.outbox.drain(..).map(|op| op.drive).collect();
+            let expected: Vec<u32> = if enters_busy { vec![1, 2, 3] } else { vec![1, 3] };
+            assert_eq!(reads, expected, "{discipline}");
+            assert!(rebuild.wake_at.is_empty(), "{discipline}: no timer stands in for the pull");
+            // Drive 2 goes idle and pulls: its read is issued then, once.
+            let idle = Busy(vec![false; 5]);
+            rebuild.pump(1, &mut controller, &idle, &geometry);
+            let reads: Vec<u32> = controller.outbox.drain(..).map(|op| op.drive).collect();
+            let expected: Vec<u32> = if enters_busy { vec![] } else { vec![2] };
+            assert_eq!(reads, expected, "{discipline}");
+        }
     }
 }

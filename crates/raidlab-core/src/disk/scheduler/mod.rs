@@ -231,6 +231,17 @@ impl DiskQueue {
         next
     }
 
+    /// Whether an op of class `priority` arriving now, with the queue empty and the drive
+    /// idle, would be served at once, so that it may skip the queue (the class discipline
+    /// decides; see [`ClassDiscipline::serves_at_once`]).
+    #[inline(always)]
+    pub fn serves_at_once(&self, priority: Priority, now: Nanos) -> bool {
+        match &self.classes {
+            Classes::ForegroundFirstFcfs { .. } => true,
+            Classes::General(classes) => classes.serves_at_once(priority, now),
+        }
+    }
+
     /// Waiting operations, both classes.
     #[inline]
     pub fn len(&self) -> usize {

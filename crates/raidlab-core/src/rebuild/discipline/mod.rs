@@ -21,6 +21,12 @@ pub trait Discipline: Send {
     /// A rebuild op of `sectors` sectors entered drive slot `drive` at `now`; by default
     /// nothing to note.
     fn issued(&mut self, _drive: u32, _now: Nanos, _sectors: u64) {}
+    /// Whether a rebuild read may enter only a drive with nothing queued or in service. The
+    /// engine then pulls: a drive that goes idle asks the executor for its next read. By
+    /// default false.
+    fn waits_for_idle(&self) -> bool {
+        false
+    }
 }
 
 /// One registered discipline.

@@ -1,8 +1,10 @@
 //! VSM, the vacationing server model (Fu et al., seed 001 §1, §2.1): a rebuild read is served
 //! only when the drive has no user request queued or in service, and is never preempted. The
-//! read enters the drive's background class, which `foreground_first` serves only when no
-//! user op waits; the executor keeps one read per drive, so reads follow one another while
-//! the drive stays idle.
+//! read enters only an idle drive: when a drive goes idle, the engine pulls, and the
+//! executor issues the drive's next read, which the idle drive serves at once. Reads follow
+//! one another while the drive stays idle; a user request that arrives meanwhile waits for
+//! the read in service, never for one queued. Rebuild ops carry the background class, so the
+//! target's unit writes wait behind its user work.
 
 use super::Discipline;
 use crate::disk::Priority;
@@ -23,6 +25,9 @@ impl Discipline for Vsm {
     fn priority(&self) -> Priority {
         Priority::Background
     }
+    fn waits_for_idle(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]
@@ -33,6 +38,7 @@ mod tests {
     fn vsm_reads_are_background_work_issued_at_once() {
         let mut v = Vsm;
         assert_eq!(v.priority(), Priority::Background);
+        assert!(v.waits_for_idle());
         v.issued(0, 5, 100);
         assert_eq!(v.ready_at(0, 7), 7);
     }

@@ -4,20 +4,20 @@
 mod nearest;
 mod sequential;
 
-use super::Heads;
+use super::DriveState;
 use crate::array::state::{RebuildUnits, UnitStates};
 use crate::disk::Geometry;
 
 /// Picks the next unit to rebuild.
 pub trait Order: Send {
     /// An unrebuilt unit (neither current nor in flight) of `states`, or `None` if there is
-    /// none. `sources` are the slots read, `heads` where their arms are.
+    /// none. `sources` are the slots read, `drives` where their arms are.
     fn next(
         &mut self,
         states: &UnitStates,
         units: &RebuildUnits,
         sources: &[u32],
-        heads: &dyn Heads,
+        drives: &dyn DriveState,
         geometry: &Geometry,
     ) -> Option<u64>;
     /// A new rebuild starts.

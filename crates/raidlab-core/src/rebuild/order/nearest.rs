@@ -3,7 +3,7 @@
 //! their cylinders do not decrease: the unit under the median is found by a binary search,
 //! then the nearest unrebuilt unit on either side of it.
 
-use super::{Heads, Order};
+use super::{DriveState, Order};
 use crate::array::state::{RebuildUnits, UnitStates};
 use crate::disk::Geometry;
 
@@ -31,11 +31,11 @@ impl Order for Nearest {
         states: &UnitStates,
         units: &RebuildUnits,
         sources: &[u32],
-        heads: &dyn Heads,
+        drives: &dyn DriveState,
         geometry: &Geometry,
     ) -> Option<u64> {
         self.cylinders.clear();
-        self.cylinders.extend(sources.iter().map(|&d| heads.cylinder(d)));
+        self.cylinders.extend(sources.iter().map(|&d| drives.cylinder(d)));
         self.cylinders.sort_unstable();
         let median = *self.cylinders.get(self.cylinders.len() / 2)?;
         // The first unit whose cylinder is at or past the median.
@@ -69,9 +69,12 @@ mod tests {
     use crate::disk::presets;
 
     struct At(Vec<u32>);
-    impl Heads for At {
+    impl DriveState for At {
         fn cylinder(&self, drive: u32) -> u32 {
             self.0[drive as usize]
+        }
+        fn is_idle(&self, _drive: u32) -> bool {
+            true
         }
     }
 
@@ -83,14 +86,14 @@ mod tests {
         let units = RebuildUnits::new(&geometry, geometry.capacity_sectors(), crate::array::state::UnitMeasure::Cylinders(1));
         let mut states = UnitStates::new(units.count());
         let mut order = Nearest::default();
-        let heads = At(vec![10, 500, 700]);
-        let unit = order.next(&states, &units, &[0, 1, 2], &heads, &geometry).unwrap();
+        let drives = At(vec![10, 500, 700]);
+        let unit = order.next(&states, &units, &[0, 1, 2], &drives, &geometry).unwrap();
         assert_eq!(cylinder_of(&units, &geometry, unit), 500);
         // Units 495..=503 rebuilt: 504 is 4 cylinders away, 494 is 6.
         for u in (unit - 5)..=(unit + 3) {
             states.mark_rebuilt(u);
         }
-        let next = order.next(&states, &units, &[0, 1, 2], &heads, &geometry).unwrap();
+        let next = order.next(&states, &units, &[0, 1, 2], &drives, &geometry).unwrap();
         assert_eq!(next, unit + 4);
     }
 }

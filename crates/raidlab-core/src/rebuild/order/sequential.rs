@@ -1,7 +1,7 @@
 //! Sequential order: units in increasing address order from the start of the drive, skipping
 //! those already current (made so by user writes or piggybacking) or in flight.
 
-use super::{Heads, Order};
+use super::{DriveState, Order};
 use crate::array::state::{RebuildUnits, UnitStates};
 use crate::disk::Geometry;
 
@@ -20,7 +20,7 @@ impl Sequential {
 }
 
 impl Order for Sequential {
-    fn next(&mut self, states: &UnitStates, _: &RebuildUnits, _: &[u32], _: &dyn Heads, _: &Geometry) -> Option<u64> {
+    fn next(&mut self, states: &UnitStates, _: &RebuildUnits, _: &[u32], _: &dyn DriveState, _: &Geometry) -> Option<u64> {
         let unit = states.next_unrebuilt(self.cursor)?;
         self.cursor = unit + 1;
         Some(unit)

@@ -29,6 +29,13 @@ pub trait ClassDiscipline: Send + std::fmt::Debug {
     fn len_of(&self, priority: Priority) -> usize;
     /// Remove every waiting operation into `out` (each class in arrival order).
     fn drain_into(&mut self, out: &mut Vec<(Priority, QueuedOp)>);
+    /// Whether an op of class `priority`, arriving at this queue while it is empty and the
+    /// drive idle, would be served at once. The engine asks before it lets such an op skip
+    /// the queue. A work-conserving discipline says yes (the default); one that holds work
+    /// back (a bandwidth limit, an idle timer) may say no, and the op is queued instead.
+    fn serves_at_once(&self, _priority: Priority, _now: Nanos) -> bool {
+        true
+    }
 }
 
 /// One registered class discipline.
