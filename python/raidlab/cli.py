@@ -11,6 +11,15 @@
     raidlab docs config [-o FILE]
     raidlab docs validation [-o FILE] [--diskspecs DIR]
     raidlab reproduce PAPER [-o DIR] [--seeds N] [--studies a,b] [--jobs J] [--set key=value ...]
+    raidlab reproduce --all [-o DIR] [--seeds N] [--jobs J] [--diskspecs DIR]
+    raidlab sweep SPEC [-o DIR] [--jobs J | --scheduler tcp://HOST:PORT] [--set key=value ...]
+    raidlab summary RUN_OR_SWEEP_DIR [--json]
+    raidlab compare RUN_OR_SWEEP_DIR ... [-o DIR] [--metric NAME ...] [--json]
+    raidlab list [FAMILY] [--json]
+    raidlab docs catalogue [-o FILE]
+
+The experiments-at-scale commands (sweep, summary, compare, list, reproduce --all) live in
+:mod:`raidlab.cli_experiments`.
 
 User errors (configuration, trace, drive spec, files) print ``error: <message>`` — with the
 key path or ``file:line`` — and exit with status 2; no traceback. Ctrl-C prints
@@ -285,6 +294,12 @@ def _data_loss_text(result: Result) -> str:
 
 
 def _command_plot(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from raidlab.store import is_sweep_dir
+
+    if is_sweep_dir(args.run_dir) or args.x or args.metric:
+        from raidlab.cli_experiments import command_plot_sweep
+
+        return command_plot_sweep(args, out, err)
     from raidlab.plots import plot_run
     from raidlab.results import Result
 
@@ -656,7 +671,13 @@ def build_parser() -> argparse.ArgumentParser:
                                            "drive onto a spare, and the response-time CDFs, from a "
                                            "run directory.")
     plot.add_argument("run_dir", metavar="RUN_DIR")
-    plot.add_argument("-o", "--output", metavar="FILE", help="PNG file (default: RUN_DIR/plot.png)")
+    plot.add_argument("-o", "--output", metavar="FILE", help="PNG file (default: RUN_DIR/plot.png); "
+                      "for a sweep directory, the figures' directory (default: SWEEP_DIR/plots)")
+    plot.add_argument("--x", metavar="KEY", help="sweep directory: the axis of the x axis")
+    plot.add_argument("--metric", action="append", metavar="NAME",
+                      help="sweep directory: a summary.parquet column to draw against --x (repeatable); "
+                           "without --x and --metric, the specification's [[plots]]")
+    plot.add_argument("--series", metavar="KEY", help="sweep directory: one line per value of this axis")
     plot.set_defaults(handler=_command_plot)
 
     trace = commands.add_parser("trace", help="inspect block traces")
@@ -719,14 +740,26 @@ def build_parser() -> argparse.ArgumentParser:
     docs_validation.add_argument("--diskspecs", metavar="DIR", default="../shared/diskspecs",
                                  help="directory of the DiskSim specs and traces (default: %(default)s)")
     docs_validation.set_defaults(handler=_command_docs_validation)
+    from raidlab.cli_experiments import add_commands, add_docs_commands, command_reproduce
+
+    add_docs_commands(docs_commands)
 
     reproduce = commands.add_parser(
         "reproduce", help="rerun a paper's studies and report them beside its numbers",
-        description="Run the studies of experiments/PAPER/studies.toml (each from "
-                    "experiments/PAPER/base.toml) on all cores, running identical runs of "
-                    "different studies once, and write one CSV per study, PNG figures and "
-                    "report.md (the paper's numbers beside raidlab's) into the output directory.")
-    reproduce.add_argument("paper", metavar="PAPER", help="the paper's directory under experiments/ (e.g. fu)")
+        description="Run one reproduction of the registry (raidlab.reproductions), or every one with "
+                    "--all. A config-folder reproduction (fu) runs the studies of "
+                    "experiments/PAPER/studies.toml (each from experiments/PAPER/base.toml) on all cores, "
+                    "running identical runs of different studies once, and writes one CSV per study, PNG "
+                    "figures and report.md (the paper's numbers beside raidlab's) into the output "
+                    "directory; the others write their figures, report.md and report.html. --all writes "
+                    "each into its own subdirectory and one report.md and self-contained report.html of "
+                    "every paper: its tables, figures and the notes of docs/reproduction.md.")
+    reproduce.add_argument("paper", metavar="PAPER", nargs="?",
+                           help="the reproduction (raidlab.reproductions.REPRODUCTIONS: fu, thesis, validation)")
+    reproduce.add_argument("--all", action="store_true",
+                           help="run every reproduction and write report.md and a self-contained report.html")
+    reproduce.add_argument("--diskspecs", metavar="DIR",
+                           help="DiskSim specs and traces for the validation (default: ../shared/diskspecs)")
     reproduce.add_argument("-o", "--output", metavar="DIR",
                            help="output directory (default: runs/reproduce-PAPER)")
     reproduce.add_argument("--seeds", type=_positive("seeds"), metavar="N",
@@ -741,7 +774,8 @@ def build_parser() -> argparse.ArgumentParser:
     reproduce.add_argument("--experiments", metavar="DIR",
                            help="experiments directory (default: the repository's experiments/, "
                                 "next to the package's source)")
-    reproduce.set_defaults(handler=_command_reproduce)
+    reproduce.set_defaults(handler=command_reproduce)
+    add_commands(commands)
     return parser
 
 

@@ -166,9 +166,7 @@ def draw_timeseries_overlay(
             continue
         start, end = mean["window_start_s"].to_numpy(dtype=float), mean["window_end_s"].to_numpy(dtype=float)
         where = end if at_end else (start + end) / 2
-        runs = int(mean["runs"].max())
-        ax.plot(where, mean[column].to_numpy(dtype=float), color=f"C{number % 10}", linewidth=1.4,
-                label=f"{label} ({runs} run{'s' if runs != 1 else ''})" if runs > 1 else label)
+        ax.plot(where, mean[column].to_numpy(dtype=float), color=f"C{number % 10}", linewidth=1.4, label=label)
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel(ylabel or column)
     if at_end:

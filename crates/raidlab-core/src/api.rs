@@ -76,9 +76,12 @@ pub fn run_toml(
 pub fn run_config(config: Config, progress: Option<&mut dyn FnMut(Progress) -> bool>) -> Result<RunOutput> {
     let resolved_config = config.to_toml();
     let config_hash = config.hash();
+    let warnings = crate::warnings::config_warnings(&config);
     let mut sim = Simulation::new(config)?;
     run_reporting(&mut sim, progress)?;
-    Ok(RunOutput { summary: summary(&sim, &config_hash), tables: tables(&sim), resolved_config, config_hash })
+    let mut summary = summary(&sim, &config_hash);
+    crate::warnings::add_to_summary(&mut summary, warnings, &sim);
+    Ok(RunOutput { summary, tables: tables(&sim), resolved_config, config_hash })
 }
 
 /// Run `sim` to the end, reporting to `progress` as [`Progress`]; returning `false` from it

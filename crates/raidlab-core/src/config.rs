@@ -115,6 +115,17 @@ fn arrival_given(text: &str) -> bool {
         .is_some()
 }
 
+pub use crate::workload::SYNTHETIC_ONLY_KEYS;
+
+/// The first synthetic-only key the TOML text (already known to parse) gives beside a
+/// `workload.trace`.
+fn synthetic_key_given_with_trace(text: &str) -> Option<&'static str> {
+    let table = toml::from_str::<toml::Table>(text).ok()?;
+    let workload = table.get("workload")?.as_table()?;
+    workload.get("trace")?;
+    SYNTHETIC_ONLY_KEYS.into_iter().find(|key| workload.contains_key(*key))
+}
+
 impl Config {
     /// Parse TOML; errors name the key path and the line. Relative file paths are resolved
     /// against `base_dir`.
@@ -126,6 +137,14 @@ impl Config {
             let key = if path == "." || path.is_empty() { "config".to_string() } else { path };
             Error::config(key, e.inner().to_string().trim_end().to_string())
         })?;
+        // Ignored, it would still be saved in the run's configuration as if it had counted.
+        if let Some(key) = synthetic_key_given_with_trace(text) {
+            return Err(Error::config(
+                format!("workload.{key}"),
+                "only a synthetic workload uses it; a trace workload takes sizes, addresses and reads \
+                 and writes from the trace: remove it (or remove `workload.trace`)",
+            ));
+        }
         // Serde's default arrival process is the synthetic workload's Poisson one; a trace
         // workload without `[workload.arrival]` replays at its own timestamps instead.
         if cfg.workload.trace.is_some() && !arrival_given(text) {
@@ -145,7 +164,8 @@ impl Config {
         Ok(cfg)
     }
 
-    /// The configuration as TOML with every default filled in.
+    /// The configuration as TOML with every default filled in; a trace workload leaves out
+    /// the keys only a synthetic workload reads ([`SYNTHETIC_ONLY_KEYS`]), which it does not use.
     pub fn to_toml(&self) -> String {
         toml::to_string(self).expect("a validated configuration serializes")
     }
@@ -357,8 +377,87 @@ impl Config {
             }
             ArrivalConfig::Trace => {}
         }
+        self.check_run_length()?;
+        crate::warnings::refuse_nonsense(self)?;
         Ok(())
     }
+
+    /// When the workload stops issuing requests, as the configuration alone tells it, with
+    /// the key that sets it: `workload.duration_s` exactly; for `requests` Poisson arrivals at
+    /// `rate_per_s`, the expected time of the last one (requests / rate; the draws put it
+    /// within a few √requests / rate of that). `None` when only the run tells (a trace, a
+    /// closed loop, a rate from `target_utilization`).
+    pub fn planned_workload_end(&self) -> Option<PlannedEnd> {
+        let w = &self.workload;
+        if let Some(seconds) = w.duration_s {
+            let by_requests = self.planned_end_by_requests().filter(|end| end.seconds < seconds);
+            return Some(by_requests.unwrap_or(PlannedEnd { seconds, key: "workload.duration_s", expected: false }));
+        }
+        self.planned_end_by_requests()
+    }
+
+    fn planned_end_by_requests(&self) -> Option<PlannedEnd> {
+        let w = &self.workload;
+        match (w.trace.as_ref(), w.requests, &w.arrival) {
+            (None, Some(requests), ArrivalConfig::Poisson { rate_per_s: Some(rate), .. }) if *rate > 0.0 => {
+                Some(PlannedEnd { seconds: requests as f64 / rate, key: "workload.requests", expected: true })
+            }
+            _ => None,
+        }
+    }
+
+    /// A run fills one time-series window per `metrics.window_s` of simulated time, at most
+    /// [`MAX_WINDOWS`](crate::metrics::MAX_WINDOWS) of them: a run planned longer is refused
+    /// now, naming the key that sets its length, rather than stopped when it gets there.
+    fn check_run_length(&self) -> Result<()> {
+        if let Some(d) = self.workload.duration_s {
+            if d > max_sim_time_s() {
+                return Err(Error::config("workload.duration_s", beyond_the_horizon(d)));
+            }
+        }
+        let window_s = self.metrics.window_s;
+        let longest_s = window_s * crate::metrics::MAX_WINDOWS as f64;
+        let mut planned: Vec<(f64, String)> = Vec::new();
+        if let Some(end) = self.planned_workload_end() {
+            planned.push((end.seconds, end.key.to_string()));
+        }
+        // A rebuild keeps the series going to the run's end, which a failure late in the run
+        // puts after it.
+        if self.rebuild.is_some() {
+            for (i, f) in self.failures.iter().enumerate() {
+                planned.push((f.at_s, format!("failures[{i}].at_s")));
+            }
+        }
+        for (seconds, key) in planned {
+            if seconds > longest_s {
+                let windows = (seconds / window_s).ceil();
+                return Err(Error::config(
+                    key,
+                    format!(
+                        "a run of {} s fills {} windows of metrics.window_s = {} s, more than the {} a run may fill: \
+                         shorten the run or make metrics.window_s at least {} s",
+                        crate::error::readable(seconds),
+                        crate::error::readable(windows),
+                        crate::error::readable(window_s),
+                        crate::metrics::MAX_WINDOWS,
+                        crate::error::readable((seconds / crate::metrics::MAX_WINDOWS as f64).ceil()),
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The end of a workload as the configuration plans it ([`Config::planned_workload_end`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlannedEnd {
+    /// Simulated seconds from the start.
+    pub seconds: f64,
+    /// The key that sets it.
+    pub key: &'static str,
+    /// Whether it is the expected end of random arrivals rather than a fixed one.
+    pub expected: bool,
 }
 
 #[cfg(test)]
@@ -419,6 +518,47 @@ mod tests {
 
     #[test]
     fn the_drive_comes_from_exactly_one_of_preset_model_and_diskspec() {
+    #[test]
+    fn a_run_longer_than_its_windows_allow_is_refused_before_it_starts() {
+        // Was accepted, then stopped after 40 s and 1.2 GB of windows, naming metrics.window_s.
+        let long = BASE.replace("requests = 10", "duration_s = 1e9");
+        let e = err(&long);
+        assert!(e.starts_with("workload.duration_s: a run of 1000000000 s fills 1000000000 windows of metrics.window_s = 1 s, more than the 16777216"), "{e}");
+        assert!(e.ends_with("make metrics.window_s at least 60 s"), "{e}");
+        // The window it names is enough.
+        Config::from_toml(&format!("{long}[metrics]\nwindow_s = 60\n"), Path::new(".")).unwrap();
+        // Beyond what a run can simulate at all (the issue's 1e15 s).
+        let e = err(&BASE.replace("requests = 10", "duration_s = 1e15"));
+        assert!(e.starts_with("workload.duration_s: 1e15 s is beyond the"), "{e}");
+        // Requests at a rate: their expected end (2^24 + 1 s here).
+        let many = BASE.replace("requests = 10", "requests = 16777217\n[workload.arrival]\nprocess = \"poisson\"\nrate_per_s = 1");
+        assert!(err(&many).starts_with("workload.requests: a run of 16777217 s"), "{}", err(&many));
+        Config::from_toml(&many.replace("16777217", "16777216"), Path::new(".")).unwrap();
+    }
+
+    #[test]
+    fn synthetic_keys_beside_a_trace_are_refused_and_never_saved() {
+        let trace = "[array]\ndrives = 5\n[workload]\nREPLACE\n[workload.trace]\npath = \"/traces/t.csv\"\nformat = \"spc\"\n";
+        for (given, key) in [
+            ("read_fraction = 0.3", "workload.read_fraction"),
+            ("size_kib = 64", "workload.size_kib"),
+            ("align_kib = 8", "workload.align_kib"),
+            ("address = { distribution = \"uniform\" }", "workload.address"),
+        ] {
+            let e = err(&trace.replace("REPLACE", given));
+            assert!(e.starts_with(&format!("{key}: only a synthetic workload uses it")), "{e}");
+        }
+        // The resolved configuration of a trace workload leaves them out, and reads back.
+        let cfg = Config::from_toml(&trace.replace("REPLACE", ""), Path::new(".")).unwrap();
+        let resolved = cfg.to_toml();
+        for key in SYNTHETIC_ONLY_KEYS {
+            assert!(!resolved.contains(&format!("{key} =")), "{resolved}");
+        }
+        assert_eq!(Config::from_toml(&resolved, Path::new(".")).unwrap().to_toml(), resolved);
+        // A synthetic workload keeps them.
+        assert!(Config::from_toml(BASE, Path::new(".")).unwrap().to_toml().contains("read_fraction = 1.0"));
+    }
+
         let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/diskspecs");
         // Relative to the configuration's directory.
         let text = format!("{BASE}[drive]\npreset = \"ibm0661\"\n");

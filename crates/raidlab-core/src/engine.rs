@@ -376,6 +376,12 @@ impl Simulation {
     pub fn run(&mut self, mut progress: Option<ProgressHook<'_>>) -> Result<()> {
         self.start_workload()?;
         let mut last_report = std::time::Instant::now();
+    /// The workload (a trace replay's counts of records moved in time or folded, for the
+    /// summary's warnings).
+    pub fn workload(&self) -> &Workload {
+        &self.workload
+    }
+
         while let Some((t, event)) = self.events.pop() {
             self.now = t;
             match event {
@@ -444,7 +450,8 @@ impl Simulation {
         let workload = match (by_requests, by_time) {
             (Some(a), Some(b)) => a.max(b).min(1.0),
             (Some(a), None) | (None, Some(a)) => a.min(1.0),
-            (None, None) => f64::NAN,
+            // A trace replayed to its end: the share of its file read.
+            (None, None) => self.workload.fraction_read(),
         };
         // A run that ends with its rebuild, or whose rebuild outlasts the workload, is as far
         // along as the rebuild is.

@@ -22,6 +22,7 @@ pub mod metrics;
 pub mod rebuild;
 pub mod sim;
 pub mod workload;
+pub mod warnings;
 
 pub use config::Config;
 pub use error::{Error, Result};

@@ -16,10 +16,10 @@ use crate::array::UserRequest;
 use crate::error::{Error, Result};
 use crate::sim::{ms_to_ns, s_to_ns, Nanos, RngStream};
 pub use synthetic::{AddressConfig, SizeConfig, SyntheticGenerator};
-pub use trace::{ThreadedSource, TraceConfig, TraceSource};
+pub use trace::{ThreadedSource, TraceConfig, TraceCounts, TraceSource};
 
 /// The user workload.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorkloadConfig {
     /// Replay this block trace instead of generating requests.
@@ -51,6 +51,40 @@ pub struct WorkloadConfig {
     /// When requests arrive.
     #[serde(default)]
     pub arrival: ArrivalConfig,
+}
+
+/// Keys of `[workload]` that only a synthetic workload reads: a trace brings its own sizes,
+/// addresses and mix of reads and writes.
+pub const SYNTHETIC_ONLY_KEYS: [&str; 5] = ["read_fraction", "size_kib", "size", "align_kib", "address"];
+
+/// Written as derived serialization would write it, except that a trace workload leaves out
+/// the [`SYNTHETIC_ONLY_KEYS`]: it does not use them, and a saved configuration that showed
+/// their defaults would say the trace was read at `read_fraction = 1.0`. (The destructuring
+/// lists every field, so a new one does not compile until it is written here too.)
+impl Serialize for WorkloadConfig {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let WorkloadConfig { trace, requests, duration_s, read_fraction, size_kib, size, align_kib, address, arrival } =
+            self;
+        let synthetic = trace.is_none();
+        let mut out = serializer.serialize_struct("WorkloadConfig", 9)?;
+        fn optional<T: Serialize, S: SerializeStruct>(out: &mut S, key: &'static str, value: &Option<T>, keep: bool) -> Result<(), S::Error> {
+            match value {
+                Some(value) if keep => out.serialize_field(key, value),
+                _ => out.skip_field(key),
+            }
+        }
+        optional(&mut out, "trace", trace, true)?;
+        optional(&mut out, "requests", requests, true)?;
+        optional(&mut out, "duration_s", duration_s, true)?;
+        optional(&mut out, "read_fraction", &Some(read_fraction), synthetic)?;
+        optional(&mut out, "size_kib", size_kib, synthetic)?;
+        optional(&mut out, "size", size, synthetic)?;
+        optional(&mut out, "align_kib", &Some(align_kib), synthetic)?;
+        optional(&mut out, "address", &Some(address), synthetic)?;
+        out.serialize_field("arrival", arrival)?;
+        out.end()
+    }
 }
 
 fn one() -> f64 {
@@ -143,6 +177,8 @@ pub struct Workload {
     think_from_trace: bool,
     /// With `think_from_trace`: the trace's request after the one last issued, read ahead.
     looked_ahead: Option<trace::TraceRecord>,
+    /// A trace replay's counts (records moved in time, folded; the share of the file read).
+    trace_counts: Option<std::sync::Arc<trace::TraceCounts>>,
 }
 
 /// Requests handed out a batch at a time ([`ahead`]): synthetic ones with Poisson arrivals,
@@ -197,6 +233,10 @@ impl Workload {
                 Loop::Closed { outstanding: *outstanding, think: ms_to_ns(*think_ms) }
             }
         };
+        let trace_counts = match &source {
+            Source::Trace(reader) => Some(reader.counts()),
+            _ => None,
+        };
         let think_from_trace = matches!(cfg.arrival, ArrivalConfig::Closed { think_from_trace: true, .. });
         let end_time = cfg.duration_s.map(s_to_ns);
         let (source, batch) = match (source, arrival) {
@@ -224,7 +264,19 @@ impl Workload {
             exhausted: false,
             think_from_trace,
             looked_ahead: None,
+            trace_counts,
         })
+    }
+
+    /// A trace replay's counts, `None` for a synthetic workload.
+    pub fn trace_counts(&self) -> Option<&trace::TraceCounts> {
+        self.trace_counts.as_deref()
+    }
+
+    /// How far along the workload is when neither a request limit nor an end time says: the
+    /// share of a trace's file read so far (NaN for anything else).
+    pub fn fraction_read(&self) -> f64 {
+        self.trace_counts.as_ref().map_or(f64::NAN, |counts| counts.fraction_read())
     }
 
     /// Closed loop: the think time before the request that follows a completion now, or

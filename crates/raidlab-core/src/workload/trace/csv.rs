@@ -157,6 +157,7 @@ mod tests {
             time_scale: 1.0,
             fold: FoldMode::Modulo,
             max_requests: None,
+            strict_order: false,
         }
     }
 

@@ -3,6 +3,8 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Cursor, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use super::{LineParser, RawRecord};
 use crate::error::{Error, Result};
@@ -19,10 +21,39 @@ const GZIP_MAGIC: &[u8] = &[0x1f, 0x8b];
 /// Magic bytes at the start of a bzip2 stream.
 const BZIP2_MAGIC: &[u8] = b"BZh";
 
+/// A file whose bytes read are added to a shared count (a replay's progress is the share
+/// of its file read). One atomic add per read of the file, which the decoders and the line
+/// reader make in blocks of tens of KiB.
+struct CountingFile {
+    file: File,
+    bytes_read: Arc<AtomicU64>,
+}
+
+impl Read for CountingFile {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read(buf)?;
+        self.bytes_read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
 /// Open `path` for buffered reading, decompressing gzip or bzip2 content (recognised by its
 /// magic bytes, not the file name). Concatenated members/streams are read through.
 pub(crate) fn open_decompressed(path: &Path) -> Result<Box<dyn BufRead + Send>> {
-    let mut file = File::open(path).map_err(|err| Error::io(path, err))?;
+    open_decompressed_counting(path, None)
+}
+
+/// [`open_decompressed`], adding the bytes of the file read (before decompression) to
+/// `bytes_read`.
+pub(crate) fn open_decompressed_counting(path: &Path, bytes_read: Option<Arc<AtomicU64>>) -> Result<Box<dyn BufRead + Send>> {
+    let file = File::open(path).map_err(|err| Error::io(path, err))?;
+    match bytes_read {
+        Some(bytes_read) => decompressed(path, CountingFile { file, bytes_read }),
+        None => decompressed(path, file),
+    }
+}
+
+fn decompressed(path: &Path, mut file: impl Read + Send + 'static) -> Result<Box<dyn BufRead + Send>> {
     let mut magic = [0u8; 3];
     let mut sniffed = 0;
     while sniffed < magic.len() {
@@ -62,9 +93,14 @@ pub(crate) struct LineReader {
 
 impl LineReader {
     pub(crate) fn open(path: &Path, skip_lines: u64) -> Result<Self> {
+        Self::open_counting(path, skip_lines, None)
+    }
+
+    /// [`LineReader::open`], adding the bytes of the file read to `bytes_read`.
+    pub(crate) fn open_counting(path: &Path, skip_lines: u64, bytes_read: Option<Arc<AtomicU64>>) -> Result<Self> {
         Ok(LineReader {
             path: path.to_path_buf(),
-            input: open_decompressed(path)?,
+            input: open_decompressed_counting(path, bytes_read)?,
             line: String::with_capacity(256),
             line_number: 0,
             skip_lines,
@@ -150,8 +186,9 @@ impl RecordReader {
         parser: Box<dyn LineParser>,
         skip_lines: u64,
         max_records: Option<u64>,
+        bytes_read: Option<Arc<AtomicU64>>,
     ) -> Result<Self> {
-        Ok(RecordReader { lines: LineReader::open(path, skip_lines)?, parser, max_records, records: 0 })
+        Ok(RecordReader { lines: LineReader::open_counting(path, skip_lines, bytes_read)?, parser, max_records, records: 0 })
     }
 
     pub(crate) fn path(&self) -> &Path {

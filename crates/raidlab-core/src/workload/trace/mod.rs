@@ -50,6 +50,8 @@ mod validate;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -107,6 +109,16 @@ pub struct TraceConfig {
     /// Use only the first N requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_requests: Option<u64>,
+    /// A record that steps back in time further than the reorder window reaches (4,096
+    /// records) is an error naming its line. By default it is moved forward to the latest
+    /// time already replayed, counted, and warned about in the summary.
+    #[serde(default, skip_serializing_if = "is_false")]
+    #[schemars(extend("default" = false))]
+    pub strict_order: bool,
+}
+
+fn is_false(flag: &bool) -> bool {
+    !*flag
 }
 
 fn one() -> f64 {
@@ -267,10 +279,19 @@ fn format_of(cfg: &TraceConfig, key: &str) -> Result<&'static TraceFormat> {
 /// Open the trace's records (parsed, not yet converted to the array), with the name of the
 /// format read.
 fn open_records(cfg: &TraceConfig, key: &str) -> Result<(RecordReader, &'static str)> {
+    open_records_counting(cfg, key, None)
+}
+
+/// [`open_records`], adding the bytes of the file read to `bytes_read`.
+fn open_records_counting(
+    cfg: &TraceConfig,
+    key: &str,
+    bytes_read: Option<Arc<AtomicU64>>,
+) -> Result<(RecordReader, &'static str)> {
     let format = format_of(cfg, key)?;
     let parser = (format.parser)(cfg, key)?;
     let skip_lines = parser.skip_lines();
-    Ok((RecordReader::open(&cfg.path, parser, skip_lines, cfg.max_requests)?, format.name))
+    Ok((RecordReader::open(&cfg.path, parser, skip_lines, cfg.max_requests, bytes_read)?, format.name))
 }
 
 /// `cfg.time_scale` is a positive finite factor (`key`: the trace table's key path).
@@ -286,6 +307,84 @@ fn check_time_scale(cfg: &TraceConfig, key: &str) -> Result<()> {
 
 /// Records held back to put an unsorted trace in time order (see the module docs).
 pub const REORDER_WINDOW: usize = 4096;
+
+/// What a replay counts as it reads its trace, shared with the thread that reads it: the
+/// simulation reads them for its progress and, at the end, for the summary's warnings.
+/// Counts are of the records read, which may run a few batches ahead of those replayed.
+#[derive(Debug, Default)]
+pub struct TraceCounts {
+    /// Size of the trace file as stored (compressed or not), bytes.
+    file_bytes: u64,
+    /// Bytes of the file read so far (before decompression).
+    bytes_read: Arc<AtomicU64>,
+    /// Records read.
+    records: AtomicU64,
+    /// Records that stepped back in time beyond the reorder window and were moved forward.
+    clamped: AtomicU64,
+    /// Records whose addresses lay (at least partly) beyond the array and were folded onto it.
+    beyond_array: AtomicU64,
+    /// The array's capacity, sectors, and the fold mode.
+    capacity_sectors: u64,
+    fold: FoldMode,
+}
+
+impl TraceCounts {
+    /// The fraction of the trace file read, in [0, 1] (NaN for an empty file).
+    pub fn fraction_read(&self) -> f64 {
+        if self.file_bytes == 0 {
+            return f64::NAN;
+        }
+        (self.bytes_read.load(Ordering::Relaxed) as f64 / self.file_bytes as f64).min(1.0)
+    }
+
+    /// Records read so far.
+    pub fn records(&self) -> u64 {
+        self.records.load(Ordering::Relaxed)
+    }
+
+    /// Records moved forward in time ([`TraceSource::clamped_records`]).
+    pub fn clamped(&self) -> u64 {
+        self.clamped.load(Ordering::Relaxed)
+    }
+
+    /// Records that lay beyond the array and were folded onto it.
+    pub fn beyond_array(&self) -> u64 {
+        self.beyond_array.load(Ordering::Relaxed)
+    }
+
+    /// The warnings a replay's counts call for (`key`: the trace table's key path): records
+    /// moved forward in time, and addresses folded onto the array.
+    pub fn warnings(&self, key: &str) -> Vec<String> {
+        let records = self.records().max(1);
+        let share = |n: u64| format!("{n} of {records} records read ({:.2} %)", n as f64 * 100.0 / records as f64);
+        let mut warnings = Vec::new();
+        let clamped = self.clamped();
+        if clamped > 0 {
+            warnings.push(format!(
+                "{key}: {} step back in time further than the reorder window of {REORDER_WINDOW} records and were \
+                 replayed at the latest time already replayed instead of their own; set `strict_order = true` to \
+                 make that an error naming the line",
+                share(clamped)
+            ));
+        }
+        let beyond = self.beyond_array();
+        if beyond > 0 {
+            let how = match self.fold {
+                FoldMode::Modulo => "folded onto it (address modulo the capacity, fold = \"modulo\")",
+                FoldMode::Scale => "brought onto it with every other address (scaled by the capacity over the largest address, fold = \"scale\")",
+                FoldMode::Reject => "rejected",
+            };
+            warnings.push(format!(
+                "{key}: {} lie beyond the array's {} sectors ({:.3} GB) and were {how}: is the array as large as the \
+                 trace's volume? `fold = \"reject\"` refuses them",
+                share(beyond),
+                self.capacity_sectors,
+                (self.capacity_sectors * SECTOR_BYTES) as f64 / 1e9
+            ));
+        }
+        warnings
+    }
+}
 
 /// First sector and length in sectors of a raw record: the offset rounded down to a sector,
 /// the size rounded up to whole sectors.
@@ -409,6 +508,12 @@ pub struct TraceSource {
     clamped: u64,
     /// `TraceConfig::max_requests`: with `Some(0)` an empty replay is what was asked for.
     max_requests: Option<u64>,
+    /// `TraceConfig::strict_order`: a clamped record is an error.
+    strict_order: bool,
+    /// Records read, and those beyond the array, not yet published to `counts`.
+    records_read: u64,
+    beyond_array: u64,
+    counts: Arc<TraceCounts>,
 }
 
 impl TraceSource {
@@ -434,7 +539,16 @@ impl TraceSource {
             FoldMode::Scale => largest_end_sector(&mut open_records(cfg, key)?.0)?,
             FoldMode::Modulo | FoldMode::Reject => 0,
         };
-        let (records, _) = open_records(cfg, key)?;
+        let bytes_read = Arc::new(AtomicU64::new(0));
+        let (records, _) = open_records_counting(cfg, key, Some(bytes_read.clone()))?;
+        let file_bytes = std::fs::metadata(&cfg.path).map(|m| m.len()).unwrap_or(0);
+        let counts = Arc::new(TraceCounts {
+            file_bytes,
+            bytes_read,
+            capacity_sectors,
+            fold: cfg.fold,
+            ..TraceCounts::default()
+        });
         let window_capacity = window_capacity.max(1);
         Ok(TraceSource {
             records,
@@ -447,7 +561,25 @@ impl TraceSource {
             last_emitted_ns: None,
             clamped: 0,
             max_requests: cfg.max_requests,
+            strict_order: cfg.strict_order,
+            records_read: 0,
+            beyond_array: 0,
+            counts,
         })
+    }
+
+    /// The counts this source keeps, shared: [`TraceSource::publish_counts`] brings them up
+    /// to date.
+    pub fn counts(&self) -> Arc<TraceCounts> {
+        self.counts.clone()
+    }
+
+    /// Bring the shared counts up to date (done after each batch the reading thread reads:
+    /// once a record would cost an atomic operation per record).
+    pub fn publish_counts(&self) {
+        self.counts.records.store(self.records_read, Ordering::Relaxed);
+        self.counts.clamped.store(self.clamped, Ordering::Relaxed);
+        self.counts.beyond_array.store(self.beyond_array, Ordering::Relaxed);
     }
 
     /// The next record in arrival order, `None` at the end; errors name file and line.
@@ -495,9 +627,23 @@ impl TraceSource {
     fn admit(&mut self, line: u64, raw: RawRecord) -> Result<()> {
         let path = self.records.path();
         let (lba, sectors) = to_sectors(&raw).map_err(|m| Error::trace(path, line, m))?;
+        self.records_read += 1;
+        self.beyond_array += u64::from(lba.saturating_add(u64::from(sectors)) > self.folder.capacity);
         let lba = self.folder.fold(lba, sectors).map_err(|m| Error::trace(path, line, m))?;
         let mut time_ns = raw.time_ns;
         if let Some(last) = self.last_emitted_ns.filter(|&last| time_ns < last) {
+            if self.strict_order {
+                return Err(Error::trace(
+                    path,
+                    line,
+                    format!(
+                        "this record is {} s earlier than one already replayed, further back than the reorder window \
+                         of {} records reaches (strict_order = true)",
+                        crate::sim::ns_to_s(last - time_ns),
+                        self.window_capacity
+                    ),
+                ));
+            }
             time_ns = last;
             self.clamped += 1;
         }
@@ -570,6 +716,7 @@ pub(crate) mod tests {
             time_scale: 1.0,
             fold: FoldMode::Modulo,
             max_requests: None,
+            strict_order: false,
         }
     }
 
@@ -1085,6 +1232,47 @@ pub(crate) mod tests {
             assert_eq!(emitted, expected, "case {case}: window {capacity}, times {times:?}");
             assert_eq!(source.clamped_records(), clamped, "case {case}");
         }
+    }
+
+    #[test]
+    fn strict_order_makes_a_record_beyond_the_window_an_error_naming_its_line() {
+        let file = spc_trace(&["0,1,512,r,5", "0,2,512,r,1", "0,3,512,r,2", "0,4,512,r,3", "0,5,512,r,4", "0,6,512,r,0"]);
+        let mut cfg = config(&file.0, "spc");
+        cfg.strict_order = true;
+        let mut source = TraceSource::open_with_window(&cfg, HUGE_ARRAY, KEY, 2).unwrap();
+        let err = loop {
+            match source.next_record() {
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("expected an error"),
+                Err(err) => break err,
+            }
+        };
+        let (line, message) = trace_error_line(&err);
+        assert_eq!(line, 6);
+        assert!(message.starts_with("this record is 4 s earlier than one already replayed"), "{message}");
+    }
+
+    #[test]
+    fn a_replay_counts_records_moved_in_time_and_folded_and_the_bytes_it_read() {
+        // Line 6 steps back past a window of 2; lines 2 and 4 run past a 1000-sector array.
+        let file = spc_trace(&["0,1,512,r,5", "0,995,4096,r,1", "0,3,512,r,2", "0,2000,512,r,3", "0,5,512,r,4", "0,6,512,r,0"]);
+        let cfg = config(&file.0, "spc");
+        let mut source = TraceSource::open_with_window(&cfg, 1000, KEY, 2).unwrap();
+        let counts = source.counts();
+        while source.next_record().unwrap().is_some() {}
+        source.publish_counts();
+        assert_eq!((counts.records(), counts.clamped(), counts.beyond_array()), (6, 1, 2));
+        assert_eq!(counts.fraction_read(), 1.0);
+        let warnings = counts.warnings("workload.trace");
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].starts_with("workload.trace: 1 of 6 records read (16.67 %) step back in time"), "{warnings:?}");
+        assert!(warnings[1].starts_with("workload.trace: 2 of 6 records read (33.33 %) lie beyond the array's 1000 sectors"), "{warnings:?}");
+        // A sorted trace inside the array: nothing to say.
+        let file = spc_trace(&["0,1,512,r,0", "0,2,512,r,1"]);
+        let mut source = TraceSource::open(&config(&file.0, "spc"), 1000, KEY).unwrap();
+        while source.next_record().unwrap().is_some() {}
+        source.publish_counts();
+        assert!(source.counts().warnings("workload.trace").is_empty());
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! the trace (its duration or request limit reached, or cancelled) drops the source, which
 //! stops the thread and waits for it: the file is closed when the run is.
 
-use super::{TraceRecord, TraceSource};
+use super::{TraceCounts, TraceRecord, TraceSource};
 use crate::error::{Error, Result};
 use crate::workload::handover::Handover;
 
@@ -22,6 +22,8 @@ pub struct ThreadedSource {
     /// The records received and not yet handed out.
     batch: std::vec::IntoIter<TraceRecord>,
     reader: Handover<TraceRecord>,
+    /// What the reading thread counts, published after each batch.
+    counts: std::sync::Arc<TraceCounts>,
 }
 
 impl ThreadedSource {
@@ -29,18 +31,32 @@ impl ThreadedSource {
     pub fn start(mut source: TraceSource) -> Result<Self> {
         let path = source.path().to_path_buf();
         let doing = format!("reading {}", path.display());
+        let counts = source.counts();
         let reader = Handover::start("raidlab-trace-reader", doing, move |records, len| {
+            let mut end = None;
             while records.len() < len {
                 match source.next_record() {
                     Ok(Some(record)) => records.push(record),
-                    Ok(None) => return Some(Ok(())),
-                    Err(err) => return Some(Err(err)),
+                    Ok(None) => {
+                        end = Some(Ok(()));
+                        break;
+                    }
+                    Err(err) => {
+                        end = Some(Err(err));
+                        break;
+                    }
                 }
             }
-            None
+            source.publish_counts();
+            end
         })
         .map_err(|err| Error::io(&path, std::io::Error::new(err.kind(), format!("cannot start a thread to read the trace: {err}"))))?;
-        Ok(ThreadedSource { batch: Vec::new().into_iter(), reader })
+        Ok(ThreadedSource { batch: Vec::new().into_iter(), reader, counts })
+    }
+
+    /// What the reading thread has counted so far (published after each batch it reads).
+    pub fn counts(&self) -> std::sync::Arc<TraceCounts> {
+        self.counts.clone()
     }
 
     /// The next record in arrival order, `None` at the end; errors name file and line.
