@@ -719,9 +719,11 @@ RunFunction = Callable[[RunTask], Dict[str, Any]]
 
 def _run_local(tasks: Sequence[RunTask], jobs: int, handle: Handler, run: RunFunction) -> None:
     """Run ``tasks`` on a pool of ``jobs`` processes, at most ``2 * jobs`` submitted at a
-    time. A worker that dies (killed, out of memory) breaks the pool: the runs in flight then
-    are run again on a new pool, and a run in flight at two such breaks is recorded as failed.
-    Ctrl-C cancels the running simulations, shuts the pool down and re-raises."""
+    time. A worker that dies (killed, out of memory) breaks the pool and every run in flight
+    with it; those runs are then run again one at a time, each alone on a pool of one
+    process, so that a run which kills its worker again is known to be the cause and is
+    recorded as failed while the others finish. Ctrl-C cancels the running simulations,
+    shuts the pool down and re-raises."""
     import concurrent.futures as futures
     import multiprocessing
     from concurrent.futures.process import BrokenProcessPool
@@ -731,50 +733,51 @@ def _run_local(tasks: Sequence[RunTask], jobs: int, handle: Handler, run: RunFun
     context = multiprocessing.get_context("spawn")
     cancel = context.Event()
     queue: Deque[RunTask] = deque(tasks)
-    breaks: Counter = Counter()
-    while queue:
-        executor = futures.ProcessPoolExecutor(max_workers=max(1, min(jobs, len(queue))), mp_context=context,
-                                               initializer=_init_local_worker, initargs=(cancel,))
+    #: Runs in flight when a pool broke, to be run alone.
+    isolated: Deque[RunTask] = deque()
+    while queue or isolated:
+        alone = bool(isolated)
+        source, window = (isolated, 1) if alone else (queue, 2 * jobs)
+        executor = futures.ProcessPoolExecutor(max_workers=1 if alone else max(1, min(jobs, len(queue))),
+                                               mp_context=context, initializer=_init_local_worker,
+                                               initargs=(cancel,))
         in_flight: Dict[Any, RunTask] = {}
-        suspects: List[RunTask] = []
+        broken: List[RunTask] = []
         try:
-            while queue or in_flight:
-                while queue and len(in_flight) < 2 * jobs:
-                    task = queue.popleft()
+            while source or in_flight:
+                while source and len(in_flight) < window:
+                    task = source.popleft()
                     # Workers start as tasks are submitted; with SIGINT blocked they inherit
                     # the block until their initializer ignores it (see reproduce.execute).
                     with _sigint_blocked():
                         in_flight[executor.submit(run, task)] = task
-                if not in_flight:
-                    break
                 done, _ = futures.wait(list(in_flight), return_when=futures.FIRST_COMPLETED)
                 for future in done:
                     task = in_flight.pop(future)
                     try:
                         answer = future.result()
                     except BrokenProcessPool:
-                        suspects.append(task)
+                        broken.append(task)
                         continue
                     except Exception as error:  # noqa: BLE001 - e.g. an answer that does not unpickle
                         answer = {"run_id": task.run_id, "status": "failed", "error_type": type(error).__name__,
                                   "error": str(error)}
                     handle(task, answer)
-                if suspects:
-                    suspects.extend(in_flight.values())  # the pool is gone: every future fails
+                if broken:
+                    broken.extend(in_flight.values())  # the pool is gone: every future fails
                     in_flight.clear()
                     break
         except BaseException:
             cancel.set()
             _shutdown(executor)
             raise
-        executor.shutdown(wait=not suspects, cancel_futures=True)
-        for task in reversed(suspects):
-            breaks[task.run_id] += 1
-            if breaks[task.run_id] >= 2:
+        executor.shutdown(wait=not broken, cancel_futures=True)
+        if alone:
+            for task in broken:  # it was alone: it killed its worker
                 handle(task, {"run_id": task.run_id, "status": "failed", "error_type": "WorkerDied",
-                              "error": "the worker process died while running it, twice (killed, or out of memory?)"})
-            else:
-                queue.appendleft(task)
+                              "error": "the worker process died while running it (killed, or out of memory?)"})
+        else:
+            isolated.extend(broken)
 
 
 def _run_dask(tasks: Sequence[RunTask], client: Any, handle: Handler, run: RunFunction) -> None:
