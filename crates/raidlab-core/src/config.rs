@@ -126,6 +126,44 @@ fn synthetic_key_given_with_trace(text: &str) -> Option<&'static str> {
     SYNTHETIC_ONLY_KEYS.into_iter().find(|key| workload.contains_key(*key))
 }
 
+/// A deserialization message with Rust's type names put in plain words: "invalid value:
+/// integer `-5`, expected u32" says "invalid value: -5, expected a whole number from 0 to
+/// 4294967295".
+pub fn in_plain_words(message: &str) -> String {
+    const TYPES: [(&str, &str); 10] = [
+        ("expected u8", "expected a whole number from 0 to 255"),
+        ("expected u16", "expected a whole number from 0 to 65535"),
+        ("expected u32", "expected a whole number from 0 to 4294967295"),
+        ("expected u64", "expected a whole number, 0 or more"),
+        ("expected usize", "expected a whole number, 0 or more"),
+        ("expected i32", "expected a whole number"),
+        ("expected i64", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected f32", "expected a number"),
+        ("expected a character", "expected one character"),
+    ];
+    let mut out = message.to_string();
+    for (rust, plain) in TYPES {
+        // Whole words only: "expected u32" but not "expected u320".
+        let mut searched = 0;
+        while let Some(found) = out[searched..].find(rust) {
+            let start = searched + found;
+            let end = start + rust.len();
+            if out[end..].starts_with(|c: char| c.is_ascii_alphanumeric()) {
+                searched = end;
+                continue;
+            }
+            out.replace_range(start..end, plain);
+            searched = start + plain.len();
+        }
+    }
+    // serde's names for what was found: "integer `-5`", "floating point `1.5`".
+    for (rust, plain) in [("integer `", "`"), ("floating point `", "`")] {
+        out = out.replace(rust, plain);
+    }
+    out
+}
+
 impl Config {
     /// Parse TOML; errors name the key path and the line. Relative file paths are resolved
     /// against `base_dir`.
@@ -135,7 +173,7 @@ impl Config {
         let mut cfg: Config = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let key = if path == "." || path.is_empty() { "config".to_string() } else { path };
-            Error::config(key, e.inner().to_string().trim_end().to_string())
+            Error::config(key, in_plain_words(e.inner().to_string().trim_end()))
         })?;
         // Ignored, it would still be saved in the run's configuration as if it had counted.
         if let Some(key) = synthetic_key_given_with_trace(text) {
@@ -266,6 +304,16 @@ impl Config {
                 ),
             ));
         }
+        if disk::scheduler::classes::entry(&self.drive.classes).is_none() {
+            return Err(Error::config(
+                "drive.classes",
+                format!(
+                    "unknown class discipline {:?}; known class disciplines: {}",
+                    self.drive.classes,
+                    disk::scheduler::classes::names().join(", ")
+                ),
+            ));
+        }
         let slots = self.array.drives as u64 + self.array.spares as u64;
         for (i, f) in self.failures.iter().enumerate() {
             match (f.kind, f.drive) {
@@ -297,16 +345,6 @@ impl Config {
             }
         }
         if self.array.spares > MAX_DRIVES - self.array.drives.min(MAX_DRIVES) {
-        if disk::scheduler::classes::entry(&self.drive.classes).is_none() {
-            return Err(Error::config(
-                "drive.classes",
-                format!(
-                    "unknown class discipline {:?}; known class disciplines: {}",
-                    self.drive.classes,
-                    disk::scheduler::classes::names().join(", ")
-                ),
-            ));
-        }
             return Err(Error::config("array.spares", format!("at most {MAX_DRIVES} drives and spares together")));
         }
         if self.array.spares > 0 && !self.failures.iter().any(|f| f.kind == FailureKind::DriveFails) {
@@ -480,6 +518,17 @@ mod tests {
     }
 
     #[test]
+    fn type_errors_say_whole_number_not_u32() {
+        let e = err(&BASE.replace("drives = 5", "drives = -5"));
+        assert!(e.ends_with("invalid value: `-5`, expected a whole number from 0 to 4294967295"), "{e}");
+        let e = err(&BASE.replace("requests = 10", "requests = 1.5"));
+        assert!(e.ends_with("invalid type: `1.5`, expected a whole number, 0 or more"), "{e}");
+        let e = err(&BASE.replace("drives = 5", "drives = 5\nstripe_unit_kib = \"big\""));
+        assert!(e.ends_with("invalid type: string \"big\", expected a number"), "{e}");
+        assert!(!e.contains("f64") && !e.contains("u32"), "{e}");
+    }
+
+    #[test]
     fn impossible_values_name_the_key() {
         assert!(err(&BASE.replace("drives = 5", "drives = 0")).starts_with("array.drives: must be at least 1"));
         assert!(err(&BASE.replace("drives = 5", "drives = 4000000000")).starts_with("array.drives: at most"));
@@ -488,6 +537,8 @@ mod tests {
         assert!(e.starts_with("failures[0].drive:"), "{e}");
         let e = err(&format!("{BASE}[drive]\nscheduler = \"elevator9\"\n"));
         assert!(e.starts_with("drive.scheduler: unknown scheduler"), "{e}");
+        let e = err(&format!("{BASE}[drive]\nclasses = \"round_robin\"\n"));
+        assert!(e.starts_with("drive.classes: unknown class discipline \"round_robin\"; known class disciplines: foreground_first"), "{e}");
         let e = err(&BASE.replace("requests = 10", "read_fraction = 0.5"));
         assert!(e.starts_with("workload:"), "{e}");
         // The value given, not a count saturated to 2⁶⁴ − 1 sectors.
@@ -516,8 +567,6 @@ mod tests {
         Config::from_toml(&format!("{BASE}[[failures]]\ndrive = 1\nat_s = 3.2e9\n"), Path::new(".")).unwrap();
     }
 
-    #[test]
-    fn the_drive_comes_from_exactly_one_of_preset_model_and_diskspec() {
     #[test]
     fn a_run_longer_than_its_windows_allow_is_refused_before_it_starts() {
         // Was accepted, then stopped after 40 s and 1.2 GB of windows, naming metrics.window_s.
@@ -559,6 +608,8 @@ mod tests {
         assert!(Config::from_toml(BASE, Path::new(".")).unwrap().to_toml().contains("read_fraction = 1.0"));
     }
 
+    #[test]
+    fn the_drive_comes_from_exactly_one_of_preset_model_and_diskspec() {
         let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/diskspecs");
         // Relative to the configuration's directory.
         let text = format!("{BASE}[drive]\npreset = \"ibm0661\"\n");
@@ -610,5 +661,3 @@ mod tests {
         assert_eq!(cfg.hash().len(), 16);
     }
 }
-        let e = err(&format!("{BASE}[drive]\nclasses = \"round_robin\"\n"));
-        assert!(e.starts_with("drive.classes: unknown class discipline \"round_robin\"; known class disciplines: foreground_first"), "{e}");

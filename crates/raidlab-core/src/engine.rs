@@ -372,16 +372,16 @@ impl Simulation {
         self.now
     }
 
-    /// Run to the end (or until `progress` cancels).
-    pub fn run(&mut self, mut progress: Option<ProgressHook<'_>>) -> Result<()> {
-        self.start_workload()?;
-        let mut last_report = std::time::Instant::now();
     /// The workload (a trace replay's counts of records moved in time or folded, for the
     /// summary's warnings).
     pub fn workload(&self) -> &Workload {
         &self.workload
     }
 
+    /// Run to the end (or until `progress` cancels).
+    pub fn run(&mut self, mut progress: Option<ProgressHook<'_>>) -> Result<()> {
+        self.start_workload()?;
+        let mut last_report = std::time::Instant::now();
         while let Some((t, event)) = self.events.pop() {
             self.now = t;
             match event {
