@@ -9,8 +9,8 @@ SHELL := bash
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# Keep in step with [project.dependencies] and the test extra in pyproject.toml.
-PY_PACKAGES := maturin numpy pandas pyarrow matplotlib rich tomli-w pytest
+# Keep in step with [project.dependencies] and the test and dask extras in pyproject.toml.
+PY_PACKAGES := maturin numpy pandas pyarrow matplotlib rich markdown-it-py tomli-w pytest dask distributed
 
 # Compiles the extension in release mode and installs it into .venv.
 DEVELOP := VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH $(BIN)/maturin develop --release --quiet
@@ -25,7 +25,7 @@ ifeq ($(EXTENSION),)
 $(shell rm -f $(BUILD_STAMP))
 endif
 
-.PHONY: help venv build pgo demo test bench docs validation clean distclean
+.PHONY: help venv build pgo demo test bench bench-sweep docs validation browser clean distclean
 
 help: ## List the targets
 	@echo "raidlab make targets:"
@@ -74,7 +74,17 @@ demo: build ## Run experiments/demo.toml into runs/demo and plot it
 	$(BIN)/raidlab run experiments/demo.toml -o runs/demo
 	$(BIN)/raidlab plot runs/demo
 
-test: build ## What CI runs: Rust tests, then pytest
+# The reproduction report's test opens it in Debian's headless Chromium. Installed here when
+# missing and this runs as root (as CI does); elsewhere, or when apt cannot, the test is
+# skipped and says why. Never fails the build.
+browser: ## Install Debian's chromium for the report's browser test, if missing and root
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" != 0 ]; then echo "make browser: not root, chromium not installed (the report's browser test will be skipped)"; \
+	elif ! command -v apt-get >/dev/null 2>&1; then echo "make browser: no apt-get, chromium not installed (the report's browser test will be skipped)"; \
+	else (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	  || echo "make browser: apt-get could not install chromium (the report's browser test will be skipped)"; fi
+
+test: build browser ## What CI runs: Rust tests, then pytest
 	cargo test --workspace --exclude raidlab-py
 	$(BIN)/python -m pytest -q tests
 
@@ -83,9 +93,13 @@ bench: build ## Criterion benchmarks of the core, then `raidlab bench`, then a w
 	$(BIN)/raidlab bench
 	$(BIN)/raidlab bench --case rebuild_20tb
 
-docs: build ## Regenerate docs/config.md and docs/config.schema.json from the core's types
+bench-sweep: build ## A 64-run sweep on 1 and 2 worker processes: scaling and the machinery's time per run
+	$(BIN)/python -m raidlab.sweep_bench
+
+docs: build ## Regenerate docs/config.md, docs/config.schema.json and docs/catalogue.md from the core
 	$(BIN)/raidlab schema -o docs/config.schema.json
 	$(BIN)/raidlab docs config -o docs/config.md
+	$(BIN)/raidlab docs catalogue -o docs/catalogue.md
 
 validation: build ## Validate the drive models against DiskSim's real-drive traces: docs/validation.md
 	$(BIN)/raidlab docs validation -o docs/validation.md --diskspecs ../shared/diskspecs
