@@ -668,6 +668,33 @@ def _keep_going(fraction: float, completed: int) -> bool:
     return _CANCEL is None or not _CANCEL.is_set()
 
 
+#: How long a worker trusts the checkout's git state it read last (s); see
+#: :func:`_ask_git_less_often`.
+GIT_STATE_TTL_S = 10.0
+
+
+def _ask_git_less_often() -> None:
+    """Every saved run records the checkout's git commit and dirtiness in its manifest, which
+    costs two ``git`` processes per run: most of what saving a small run costs. A worker asks
+    at most every :data:`GIT_STATE_TTL_S` instead; the answer cannot change faster than
+    someone commits."""
+    from raidlab import results
+
+    ask = results._git_state
+    if getattr(ask, "_raidlab_cached", False):
+        return
+    remembered: Dict[str, Any] = {}
+
+    def cached() -> Dict[str, Any]:
+        now = time.monotonic()
+        if "state" not in remembered or now - remembered["at"] > GIT_STATE_TTL_S:
+            remembered.update(state=ask(), at=now)
+        return dict(remembered["state"])
+
+    cached._raidlab_cached = True  # type: ignore[attr-defined]
+    results._git_state = cached
+
+
 def execute_run(task: RunTask) -> Dict[str, Any]:
     """Run one task and write its run directory; return ``{"run_id", "status": "done",
     "summary", "simulate_s", "wall_s"}``, or ``status`` ``failed`` with ``error_type``,
@@ -688,6 +715,7 @@ def execute_run(task: RunTask) -> Dict[str, Any]:
         output = _core.run(task.config, task.base_dir, _keep_going)
         simulate_s = time.perf_counter() - simulate_started
         result = Result.from_core(output)
+        _ask_git_less_often()
         if result.cancelled:
             return {"run_id": task.run_id, "status": "cancelled"}
         run_dir = Path(task.run_dir)
