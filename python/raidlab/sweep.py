@@ -1074,7 +1074,9 @@ def draw_spec_plots(spec: SweepSpec, table: "pd.DataFrame", directory: Path) -> 
                 f"no column {missing[0]!r} in summary.parquet (its metrics: "
                 f"{', '.join(c for c in table.columns if '.' in c or c.endswith('_s'))[:300]}…)",
                 key=f"plots[{number}].metrics", file=spec.file, line=_KeyLocator(spec.text).line(f"plots[{number}]"))
-        stem = f"{'+'.join(_file_part(m) for m in plot.metrics)}-vs-{_file_part(plot.x)}"
+        # One metric names its file; several, the plot's place in the specification.
+        what = _file_part(plot.metrics[0]) if len(plot.metrics) == 1 else f"plot{number + 1}"
+        stem = f"{what}-vs-{_file_part(plot.x)}"
         if plot.series:
             stem += f"-by-{_file_part(plot.series)}"
         written += plot_metrics(table, x=plot.x, metrics=plot.metrics, series=plot.series,

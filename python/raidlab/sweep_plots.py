@@ -97,7 +97,7 @@ def draw_metric_against_axis(
     runs = points["runs"]
     if len(runs):
         seeds = f"{int(runs.min())}" if runs.min() == runs.max() else f"{int(runs.min())}–{int(runs.max())}"
-        ax.set_title(f"{metric}: mean over {seeds} run(s) per point, 95 % interval", fontsize="medium")
+        ax.set_title(f"mean of {seeds} run(s) per point, 95 % interval", fontsize="medium")
     return ax
 
 
