@@ -403,3 +403,36 @@ def test_the_ready_specifications_expand(tmp_path):
     for path in sorted((REPO_ROOT / "experiments" / "sweeps").glob("*.toml")):
         plan = expand_sweep(load_sweep_spec(path), tmp_path / path.stem)
         assert plan.rows, path
+
+
+@pytest.mark.engine
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_ctrl_c_keeps_the_finished_runs_exits_130_and_leaves_no_worker(tmp_path):
+    from conftest import sigint_at_default
+    from test_reproduce import _children
+
+    spec = write(tmp_path, 'base = "base.toml"\nseeds = 20\n[set]\nworkload.requests = 20000\n')
+    out = tmp_path / "out"
+    process = subprocess.Popen([sys.executable, "-m", "raidlab", "sweep", str(spec), "-o", str(out), "--jobs", "2"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=sigint_at_default, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(_complete(out)) < 2 and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.02)
+    workers = _children(process.pid)
+    os.killpg(process.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert err.strip().endswith("interrupted") and "Traceback" not in err
+    table = pd.read_parquet(out / store.SUMMARY_FILE)
+    finished = _complete(out)
+    assert set(table.loc[table["status"] == "done", "run_id"]) == finished
+    assert 2 <= len(finished) < 20 and set(table["status"]) <= {"done", "pending"}
+    assert json.loads((out / store.SWEEP_FILE).read_text())["interrupted_utc"]
+    assert workers
+    deadline = time.monotonic() + 10
+    while any(Path(f"/proc/{pid}").exists() and Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+              != "Z" for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(Path(f"/proc/{pid}").exists() and
+                   Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z" for pid in workers)

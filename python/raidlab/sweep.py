@@ -963,6 +963,13 @@ def run_sweep(
                     _run_local(to_run, workers, handle, run_function)
         except BaseException:
             # Whatever finished is kept: the table, then the manifest, say how far it got.
+            # A worker may have finished saving a run whose answer never arrived.
+            for task in to_run:
+                if task.run_id not in answers and store.is_complete_run(task.run_dir):
+                    try:
+                        answers[task.run_id] = {"status": "done", "summary": store.read_run_summary(task.run_dir)}
+                    except RaidlabError:
+                        pass
             table = _table(plan, answers)
             store.write_summary(directory / store.SUMMARY_FILE, table)
             manifest.update(_counts(table), finished_utc=None, interrupted_utc=_utc_now())
