@@ -266,8 +266,13 @@ def test_a_second_run_skips_every_finished_run(tmp_path):
 
 
 def _complete(directory: Path) -> set:
+    """The run ids with a complete run directory (not a save's temporary directory)."""
+    import re
+
     runs = directory / store.RUNS_DIR
-    return {p.name for p in runs.iterdir() if store.is_complete_run(p)} if runs.is_dir() else set()
+    if not runs.is_dir():
+        return set()
+    return {p.name for p in runs.iterdir() if re.fullmatch(r"[0-9a-f]{20}", p.name) and store.is_complete_run(p)}
 
 
 @pytest.mark.engine

@@ -680,8 +680,8 @@ def _ask_git_less_often() -> None:
     someone commits."""
     from raidlab import results
 
-    ask = results._git_state
-    if getattr(ask, "_raidlab_cached", False):
+    ask = getattr(results, "_git_state", None)
+    if ask is None or getattr(ask, "_raidlab_cached", False):
         return
     remembered: Dict[str, Any] = {}
 
