@@ -310,10 +310,3 @@ def _alive(pid: int) -> bool:
         return True
     return True
 
-
-def run_dirs(sweep_dir: PathLike) -> Iterable[Path]:
-    """Every run directory under a sweep directory (complete or not)."""
-    runs = Path(sweep_dir) / RUNS_DIR
-    if not runs.is_dir():
-        return []
-    return sorted(path for path in runs.iterdir() if path.is_dir())
