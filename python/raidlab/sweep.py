@@ -803,7 +803,7 @@ def _run_local(tasks: Sequence[RunTask], jobs: int, handle: Handler, run: RunFun
         if alone:
             for task in broken:  # it was alone: it killed its worker
                 handle(task, {"run_id": task.run_id, "status": "failed", "error_type": "WorkerDied",
-                              "error": "the worker process died while running it (killed, or out of memory?)"})
+                              "error": "the worker process died while running it (killed, out of memory, or it could not start: see the error output)"})
         else:
             isolated.extend(broken)
 
