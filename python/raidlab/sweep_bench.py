@@ -92,7 +92,7 @@ def measure(jobs: int, directory: Path, requests: int) -> Dict[str, Any]:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m raidlab.sweep_bench", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--requests", type=int, default=80_000, help="requests per run (default: %(default)s)")
+    parser.add_argument("--requests", type=int, default=500_000, help="requests per run (default: %(default)s)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args(argv)
     results: List[Dict[str, Any]] = []
