@@ -53,6 +53,11 @@ impl LineParser for DisksimParser {
             .ok_or_else(|| format!("bad flags \"{flags}\": expected a hexadecimal number (bit 0: 1 read, 0 write)"))?;
         Ok(Some(RawRecord { time_ns, offset_bytes, size_bytes, is_write: flags & 1 == 0 }))
     }
+
+    /// The device number.
+    fn volume<'a>(&self, line: &'a str) -> Option<&'a str> {
+        line.split_ascii_whitespace().nth(1)
+    }
 }
 
 #[cfg(test)]

@@ -86,6 +86,8 @@ pub(crate) struct LineReader {
     input: Box<dyn BufRead + Send>,
     /// The last line read, its storage reused from line to line.
     line: String,
+    /// Bounds of the last line's text, trimmed.
+    text: (usize, usize),
     /// 1-based number of the line in `line`.
     line_number: u64,
     skip_lines: u64,
@@ -102,6 +104,7 @@ impl LineReader {
             path: path.to_path_buf(),
             input: open_decompressed_counting(path, bytes_read)?,
             line: String::with_capacity(256),
+            text: (0, 0),
             line_number: 0,
             skip_lines,
         })
@@ -114,6 +117,11 @@ impl LineReader {
     /// Lines read so far (the 1-based number of the last one).
     pub(crate) fn lines_read(&self) -> u64 {
         self.line_number
+    }
+
+    /// The text of the last line [`LineReader::next_text`] returned.
+    pub(crate) fn last_text(&self) -> &str {
+        self.line.get(self.text.0..self.text.1).unwrap_or("")
     }
 
     /// A failed read of the next line. Corrupt or truncated gzip/bzip2 data (the decoders
@@ -166,6 +174,7 @@ impl LineReader {
             let start = self.line.len() - self.line.trim_start().len();
             let end = self.line.trim_end().len();
             if start < end {
+                self.text = (start, end);
                 return Ok(Some(&self.line[start..end]));
             }
         }
@@ -198,6 +207,11 @@ impl RecordReader {
     /// Lines read so far (the 1-based number of the last one).
     pub(crate) fn lines_read(&self) -> u64 {
         self.lines.lines_read()
+    }
+
+    /// The volume field of the last record's line, where the format has one.
+    pub(crate) fn last_volume(&self) -> Option<&str> {
+        self.parser.volume(self.lines.last_text())
     }
 
     /// The next record with its 1-based line number; `None` at the end of the file or after

@@ -219,6 +219,23 @@ pub(crate) trait LineParser: Send {
     fn skip_lines(&self) -> u64 {
         0
     }
+
+    /// The field of a line (one [`LineParser::parse_line`] accepted) that names the volume
+    /// the request went to (an ASU, a LUN, a host's disk), for `trace info`, which flags
+    /// traces that mix volumes (a replay puts them in one address space); `None` for
+    /// formats without one.
+    fn volume<'a>(&self, _line: &'a str) -> Option<&'a str> {
+        None
+    }
+}
+
+/// Fields `first..=last` (0-based) of `line` split at `delimiter`, as one slice; `None`
+/// when the line has fewer fields.
+pub(crate) fn fields_between(line: &str, delimiter: char, first: usize, last: usize) -> Option<&str> {
+    let mut delimiters = line.match_indices(delimiter).map(|(at, _)| at);
+    let start = if first == 0 { 0 } else { delimiters.nth(first - 1)? + 1 };
+    let end = delimiters.nth(last - first).unwrap_or(line.len());
+    Some(&line[start..end])
 }
 
 /// Builds a format's parser from the config (`key` is the config key path for errors).
@@ -683,7 +700,21 @@ pub struct TraceStats {
     pub duration_s: f64,
     pub iops: f64,
     pub footprint_bytes: u64,
+    /// Whether `footprint_bytes` is exact (else a HyperLogLog estimate).
+    pub footprint_exact: bool,
+    /// Three relative standard errors of the footprint estimate (0 when exact).
+    pub footprint_error: f64,
     pub locality_hot20: f64,
+    /// Whether `locality_hot20` is exact (else estimated from a distinct sample of blocks).
+    pub locality_hot20_exact: bool,
+    /// Three standard errors of the hot-share estimate, absolute (0 when exact).
+    pub locality_hot20_error: f64,
+    /// Distinct volumes the format's volume field names (`None` for formats without one).
+    pub volumes: Option<u64>,
+    /// Whether every timestamp is a whole second.
+    pub whole_second_timestamps: bool,
+    /// What a user should know about the figures, in words.
+    pub notes: Vec<String>,
 }
 
 #[cfg(test)]

@@ -41,6 +41,11 @@ impl LineParser for MsrParser {
         let size_bytes = parse_positive_u64("size", size)?;
         Ok(Some(RawRecord { time_ns, offset_bytes, size_bytes, is_write }))
     }
+
+    /// Host name and disk number together.
+    fn volume<'a>(&self, line: &'a str) -> Option<&'a str> {
+        super::fields_between(line, ',', 1, 2)
+    }
 }
 
 #[cfg(test)]

@@ -34,6 +34,10 @@ impl LineParser for SpcParser {
         let time_ns = parse_seconds_ns("timestamp", timestamp)?;
         Ok(Some(RawRecord { time_ns, offset_bytes, size_bytes, is_write }))
     }
+
+    fn volume<'a>(&self, line: &'a str) -> Option<&'a str> {
+        super::fields_between(line, ',', 0, 0)
+    }
 }
 
 #[cfg(test)]

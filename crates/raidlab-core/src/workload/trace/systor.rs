@@ -41,6 +41,11 @@ impl LineParser for SystorParser {
         let size_bytes = parse_positive_u64("size", size)?;
         Ok(Some(RawRecord { time_ns, offset_bytes, size_bytes, is_write }))
     }
+
+    /// The LUN.
+    fn volume<'a>(&self, line: &'a str) -> Option<&'a str> {
+        super::fields_between(line, ',', 3, 3)
+    }
 }
 
 #[cfg(test)]

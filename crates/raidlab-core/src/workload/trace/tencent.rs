@@ -34,6 +34,10 @@ impl LineParser for TencentParser {
         };
         Ok(Some(RawRecord { time_ns, offset_bytes, size_bytes, is_write }))
     }
+
+    fn volume<'a>(&self, line: &'a str) -> Option<&'a str> {
+        super::fields_between(line, ',', 4, 4)
+    }
 }
 
 #[cfg(test)]
