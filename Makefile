@@ -71,7 +71,7 @@ pgo: $(VENV_STAMP) ## Build the extension with profile-guided optimisation: up t
 	touch $(BUILD_STAMP)
 
 demo: build ## Run experiments/demo.toml into runs/demo and plot it
-	$(BIN)/raidlab run experiments/demo.toml -o runs/demo
+	$(BIN)/raidlab run experiments/demo.toml -o runs/demo --force
 	$(BIN)/raidlab plot runs/demo
 
 # The reproduction report's test opens it in Debian's headless Chromium. Installed here when

@@ -262,7 +262,7 @@ def interrupt_the_second_table(monkeypatch: pytest.MonkeyPatch, error: BaseExcep
     """Make saving raise ``error`` (a Ctrl-C, a full disk) after the first table is written."""
     import raidlab.results
 
-    write_table = raidlab.results.pq.write_table
+    write_table = raidlab.results._write_table
     written = []
 
     def failing(table, where, *args, **kwargs):
@@ -271,7 +271,7 @@ def interrupt_the_second_table(monkeypatch: pytest.MonkeyPatch, error: BaseExcep
         written.append(where)
         return write_table(table, where, *args, **kwargs)
 
-    monkeypatch.setattr(raidlab.results.pq, "write_table", failing)
+    monkeypatch.setattr(raidlab.results, "_write_table", failing)
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -762,3 +762,121 @@ def test_an_imported_drive_lists_what_it_does_not_model(tmp_path, capsys):
     assert any("Read directly to buffer" in w for w in warnings)
     assert not any("Read any free blocks" in w for w in warnings)  # modelled
     assert "not modelled" in capsys.readouterr().out
+
+
+# -- results a user can trust: warnings, refusals, the run directory, plain messages ----------
+
+
+@pytest.mark.engine
+def test_an_existing_output_directory_is_refused_before_the_run_unless_forced(small_config_path, tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "plot.png").write_bytes(b"an earlier run's plot")
+    (out / "summary.json").write_text("{}", encoding="utf-8")
+    assert run_cli("run", small_config_path, "-o", out, "-q") == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {out}: exists and holds an earlier run; pass --force"), err
+    assert (out / "plot.png").exists()
+    # Forced, the directory is replaced as a whole: nothing of the earlier run is left.
+    assert run_cli("run", small_config_path, "-o", out, "-q", "--force") == 0
+    assert not (out / "plot.png").exists()
+    assert raidlab.load_result(out).summary["requests_completed"] == 2000
+
+
+@pytest.mark.engine
+def test_warnings_decided_before_the_run_are_printed_and_saved(small_config_path, tmp_path, capsys):
+    # The workload's 2000 requests at 100/s end near 20 s; a failure at 60 s stretches the run.
+    assert run_cli("run", small_config_path, "-o", tmp_path / "out", "--set", "failures[0].at_s=60") == 0
+    captured = capsys.readouterr()
+    assert "warning: failures[0].at_s: drive 2 fails at 60 s, after the workload" in captured.err
+    warnings = json.loads((tmp_path / "out" / "summary.json").read_text())["warnings"]
+    assert any(w.startswith("failures[0].at_s: drive 2 fails at 60 s") for w in warnings), warnings
+
+
+def test_refusals_decided_before_the_run_name_the_key(small_config_path, tmp_path, capsys):
+    double = ["--set", "failures=[{drive = 2, at_s = 5.0}, {drive = 2, at_s = 9.0}]"]
+    assert run_cli("run", small_config_path, "-o", tmp_path / "a", *double) == 2
+    assert "error: failures[1].drive: drive 2 already fails at 5 s (failures[0])" in capsys.readouterr().err
+    trace_with_mix = ["--set", "workload.trace.path=t.csv", "--set", "workload.requests=10"]
+    assert run_cli("run", small_config_path, "-o", tmp_path / "b", *trace_with_mix) == 2
+    assert "error: workload.read_fraction: only a synthetic workload uses it" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+@pytest.mark.engine
+def test_the_summary_says_the_content_check_and_utilization_while_working(small_config_path, tmp_path, capsys):
+    assert run_cli("run", small_config_path, "-o", tmp_path / "out", "--set", "content.check=true") == 0
+    out = capsys.readouterr().out
+    assert "content check" in out and "passed — " in out and "none stale" in out
+    # Drive 2 fails at 5 s of about 20: its utilization is over those 5 s, and the table says so.
+    assert "over the time it worked" in out
+    result = raidlab.load_result(tmp_path / "out")
+    working = cli.utilization_while_working(result)
+    drives = result.drives
+    failed = drives["failed_at_s"].notna()
+    busy = drives["user_busy_s"] + drives["rebuild_busy_s"]
+    length = result.summary["simulated_seconds"]
+    assert failed.tolist() == [False, False, True, False, False]
+    assert working[2] == pytest.approx(busy[2] / drives["failed_at_s"][2])
+    assert working[0] == pytest.approx(busy[0] / length)
+
+
+def test_a_toml_mistake_names_the_file_line_and_column(tmp_path, capsys):
+    path = tmp_path / "bad.toml"
+    path.write_text('[array]\nlayout = "raid5"\ndrives = 5\n[workload]\nrequests = 10 x\n', encoding="utf-8")
+    assert run_cli("run", path) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}:5:"), err
+    # The same with an override applied (the text is parsed in Python first).
+    assert run_cli("run", path, "--set", "array.drives=6") == 2
+    assert capsys.readouterr().err.startswith(f"error: {path}: invalid TOML")
+
+
+def test_an_override_s_mistake_points_at_the_override_in_plain_words(small_config_path, tmp_path, capsys):
+    assert run_cli("run", small_config_path, "-o", tmp_path / "out", "--set", "array.drives=-3") == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("error: array.drives: invalid value: `-3`, expected a whole number from 0 to 4294967295 "
+                   "(from --set array.drives=-3)"), err
+    assert "u32" not in err and "line" not in err
+
+
+@pytest.mark.engine
+def test_a_trace_path_given_with_set_starts_from_the_current_directory(small_config_path, tmp_path, monkeypatch):
+    # The configuration lives elsewhere; the trace is named from where the command runs.
+    here = tmp_path / "here"
+    here.mkdir()
+    (here / "t.spc").write_text("".join(f"0,{8 * i},4096,r,{i / 100}\n" for i in range(50)), encoding="utf-8")
+    config = tmp_path / "configs" / "trace.toml"
+    config.parent.mkdir()
+    config.write_text('[array]\nlayout = "raid5"\ndrives = 5\n[workload.trace]\npath = "elsewhere.spc"\n',
+                      encoding="utf-8")
+    monkeypatch.chdir(here)
+    assert run_cli("run", config, "-o", tmp_path / "out", "-q", "--set", "workload.trace.path=t.spc") == 0
+    saved = (tmp_path / "out" / "config.toml").read_text()
+    assert f'path = "{here / "t.spc"}"' in saved
+    # The resolved configuration of a trace workload has no synthetic keys.
+    assert "read_fraction" not in saved
+
+
+@pytest.mark.engine
+def test_a_trace_replay_warns_about_records_folded_onto_the_array(tmp_path, capsys):
+    trace = tmp_path / "far.spc"
+    # Half the records lie beyond a 5-drive ibm0661 RAID-5 (about 1.3 GB).
+    trace.write_text("".join(f"0,{(i % 2) * 40_000_000_000 // 512 + 8 * i},4096,r,{i / 100}\n" for i in range(40)),
+                     encoding="utf-8")
+    config = tmp_path / "c.toml"
+    config.write_text(f'[array]\nlayout = "raid5"\ndrives = 5\n[workload.trace]\npath = "{trace}"\n', encoding="utf-8")
+    assert run_cli("run", config, "-o", tmp_path / "out", "-q") == 0
+    err = capsys.readouterr().err
+    assert "warning: workload.trace: 20 of 40 records read (50.00 %) lie beyond the array's" in err, err
+
+
+def test_trace_info_says_which_figures_are_estimates(tmp_path, capsys):
+    assert run_cli("trace", "info", TRACES / "tencent-cbs-cloud_storage-sample.bz2") == 0
+    out = capsys.readouterr().out
+    assert "≈" in out and "estimated" in out
+    assert "note: the trace mixes more than 1024 volumes" in out
+    assert "note: every timestamp is a whole second" in out
+    assert run_cli("trace", "info", TRACES / "msr-cambridge1-sample.csv") == 0
+    out = capsys.readouterr().out
+    assert "≈" not in out and "note:" not in out

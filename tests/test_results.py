@@ -15,7 +15,7 @@ from pandas.testing import assert_frame_equal
 
 import raidlab
 from raidlab.exceptions import RaidlabIOError
-from raidlab.results import OPTIONAL_COLUMNS, TABLE_COLUMNS, Result
+from raidlab.results import INCOMPLETE_FILE, OPTIONAL_COLUMNS, TABLE_COLUMNS, Result
 
 from conftest import SMALL_CONFIG, interrupt_the_second_table, synthetic_rebuild_result, synthetic_result
 
@@ -236,7 +236,7 @@ def test_an_unfinished_save_into_a_new_directory_leaves_no_directory(
     assert not (tmp_path / "run").exists()
 
 
-def test_an_unfinished_save_over_an_earlier_run_is_refused_by_load(tmp_path: Path, monkeypatch):
+def test_an_unfinished_save_over_an_earlier_run_leaves_the_earlier_run_whole(tmp_path: Path, monkeypatch):
     earlier = synthetic_result()
     run_dir = earlier.save(tmp_path / "run")
     later = synthetic_result()
@@ -244,16 +244,75 @@ def test_an_unfinished_save_over_an_earlier_run_is_refused_by_load(tmp_path: Pat
     interrupt_the_second_table(monkeypatch, KeyboardInterrupt())
     with pytest.raises(KeyboardInterrupt):
         later.save(run_dir)
-    # Its summary is the later run's, its manifest and most tables the earlier one's.
-    with pytest.raises(RaidlabIOError) as caught:
-        Result.load(run_dir)
-    assert caught.value.filename == str(run_dir / "INCOMPLETE")
-    assert "did not finish" in str(caught.value)
+    # The later run was written beside it: the earlier one is as it was, and nothing is left over.
+    assert Result.load(run_dir).summary["requests_completed"] == earlier.summary["requests_completed"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
 
     monkeypatch.undo()
     later.save(run_dir)
-    assert not (run_dir / "INCOMPLETE").exists()
     assert Result.load(run_dir).summary["requests_completed"] == 1
+
+
+def test_a_directory_written_by_an_older_unfinished_save_is_refused_by_load(tmp_path: Path):
+    run_dir = synthetic_result().save(tmp_path / "run")
+    (run_dir / INCOMPLETE_FILE).write_text("raidlab began saving a run into this directory\n", encoding="utf-8")
+    with pytest.raises(RaidlabIOError) as caught:
+        Result.load(run_dir)
+    assert caught.value.filename == str(run_dir / INCOMPLETE_FILE)
+    assert "did not finish" in str(caught.value)
+
+
+def test_a_save_replaces_an_earlier_run_as_a_whole(tmp_path: Path):
+    """Files of an earlier run (a plot, a responses table) do not survive a later save into
+    its directory: they would be read as the later run's."""
+    run_dir = synthetic_result().save(tmp_path / "run")
+    (run_dir / "plot.png").write_bytes(b"an earlier run's plot")
+    (run_dir / "responses.parquet").write_bytes(b"an earlier run's responses")
+    later = synthetic_result()
+    later.summary["requests_completed"] = 7
+    later.save(run_dir)
+    assert not (run_dir / "plot.png").exists()
+    assert not (run_dir / "responses.parquet").exists()
+    assert Result.load(run_dir).summary["requests_completed"] == 7
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]
+
+
+def test_a_directory_that_is_not_a_run_is_refused_unless_forced(tmp_path: Path):
+    other = tmp_path / "notes"
+    other.mkdir()
+    (other / "thesis.tex").write_text("chapter one", encoding="utf-8")
+    with pytest.raises(RaidlabIOError) as caught:
+        synthetic_result().save(other)
+    assert caught.value.filename == str(other)
+    assert "not a run directory" in str(caught.value)
+    assert (other / "thesis.tex").exists()
+    synthetic_result().save(other, force=True)
+    assert not (other / "thesis.tex").exists()
+    # An empty directory is fine.
+    (tmp_path / "empty").mkdir()
+    synthetic_result().save(tmp_path / "empty")
+
+
+def test_the_core_s_tables_are_written_without_pandas_and_read_back_alike(tmp_path: Path):
+    """A run's own tables go through raidlab._parquet; a DataFrame through pyarrow. Both read
+    back with the same values and types."""
+    import numpy as np
+
+    from_core = Result(
+        summary={"config_hash": "ab" * 8},
+        tables={"timeseries": {name: np.arange(4, dtype=np.int64) if name in ("arrivals", "completions")
+                               else np.array([0.5, 1.5, float("nan"), 3.0]) for name in TABLE_COLUMNS["timeseries"]},
+                "outcomes": {"time_s": np.array([1.0]), "kind": ["drive_failed"], "drive": np.array([2]),
+                             "detail": ["é"]}},
+        resolved_config="", config_hash="ab" * 8,
+    )
+    loaded = Result.load(from_core.save(tmp_path / "core"))
+    frames = Result(summary=from_core.summary, tables=loaded.tables, resolved_config="", config_hash="ab" * 8)
+    again = Result.load(frames.save(tmp_path / "frames"))
+    for name in ("timeseries", "outcomes"):
+        pd.testing.assert_frame_equal(loaded.table(name), again.table(name))
+    assert loaded.outcomes["detail"].tolist() == ["é"]
+    assert loaded.timeseries["arrivals"].dtype == np.int64
 
 
 # -- rebuild onto spares: the columns and summary keys that came with it ---------------------
@@ -456,3 +515,34 @@ def test_an_exception_in_the_progress_callback_stops_the_run_and_propagates():
 
     with pytest.raises(Stop):
         raidlab.run(SMALL_CONFIG, overrides=["workload.requests=20000"], progress=progress)
+
+
+# -- summary fields of the wrong type are refused, naming the field -----------------------------
+
+
+@pytest.mark.parametrize("field, value, named", [
+    ("simulated_seconds", "long", "simulated_seconds"),
+    ("requests_completed", -1, "requests_completed"),
+    ("requests_completed", 2.5, "requests_completed"),
+    ("response_ms", [], "response_ms"),
+    ("response_ms", {"read": {"count": 3, "mean": "fast"}}, "response_ms.read.mean"),
+    ("response_ms", {"read": {"count": "three"}}, "response_ms.read.count"),
+    ("drives", {"mean_utilization": "high"}, "drives.mean_utilization"),
+    ("warnings", "one", "warnings"),
+    ("warnings", [1, 2], "warnings"),
+    ("content", {"stale_sectors": -4}, "content.stale_sectors"),
+    ("lost_requests", True, "lost_requests"),
+])
+def test_load_refuses_summary_fields_of_the_wrong_type(tmp_path: Path, field, value, named):
+    """docs/architecture.md: loading refuses a summary whose fields do not have the types the
+    core writes, naming the file and the field (these were read as they were, to fail later
+    in whatever used them)."""
+    run_dir = synthetic_result().save(tmp_path / "run")
+    path = run_dir / "summary.json"
+    summary = json.loads(path.read_text())
+    summary[field] = value
+    path.write_text(json.dumps(summary))
+    with pytest.raises(RaidlabIOError) as caught:
+        Result.load(run_dir)
+    assert caught.value.filename == str(path)
+    assert str(caught.value).split(": ")[1] == named, str(caught.value)

@@ -68,7 +68,10 @@ def run(
     from raidlab.results import Result
 
     loaded = load_config(config, base_dir=base_dir, overrides=overrides)
-    output = _core.run(loaded.text, str(loaded.base_dir), progress)
+    try:
+        output = _core.run(loaded.text, str(loaded.base_dir), progress)
+    except ConfigError as error:
+        raise loaded.explain(error) from None
     return Result.from_core(output)
 
 
@@ -82,7 +85,10 @@ def resolve_config(
     from raidlab.config import load_config
 
     loaded = load_config(config, base_dir=base_dir, overrides=overrides)
-    return _core.resolve_config(loaded.text, str(loaded.base_dir))
+    try:
+        return _core.resolve_config(loaded.text, str(loaded.base_dir))
+    except ConfigError as error:
+        raise loaded.explain(error) from None
 
 
 def load_result(run_dir: Union[str, "os.PathLike[str]"]) -> Result:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 import time
 from pathlib import Path
@@ -128,20 +129,45 @@ class ProgressReporter:
 def _command_run(args: argparse.Namespace, out: Console, err: Console) -> int:
     from raidlab.results import Result
 
+    from raidlab.results import is_run_directory
+
     loaded = load_config(args.config, overrides=args.set)
+    if args.output and Path(args.output).exists() and not args.force:
+        # Before the run, not after it: a directory named with -o may hold anything.
+        what = "an earlier run" if is_run_directory(Path(args.output)) else "files that are not a run's"
+        raise RaidlabIOError(f"exists and holds {what}; pass --force to replace it as a whole",
+                             file=args.output)
     reporter = ProgressReporter(err, enabled=not args.quiet)
     try:
         output = _core.run(loaded.text, str(loaded.base_dir), reporter)
+    except ConfigError as error:
+        raise loaded.explain(error) from None
     finally:
         reporter.close()
     result = Result.from_core(output)
+    # The default directory is named by the configuration's hash: one there already is an
+    # earlier run of this same configuration, which this one replaces.
     run_dir = Path(args.output) if args.output else Path("runs") / f"{loaded.name or 'run'}-{result.config_hash[:8]}"
-    result.save(run_dir, overrides=args.set, command_line=["raidlab", *args.argv])
+    result.save(run_dir, overrides=args.set, command_line=["raidlab", *args.argv], force=args.force)
+    for warning in run_warnings(result.summary):
+        err.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     if args.quiet:
         out.print(str(run_dir), markup=False, highlight=False, soft_wrap=True)
     else:
         print_summary(out, result, run_dir)
     return 0
+
+
+#: A drive import's warning starts with the spec file and line (``ibm18es.diskspecs:12: …``);
+#: the run's own start with a key path.
+_DRIVE_IMPORT_WARNING = re.compile(r"^\S+:\d+: ")
+
+
+def run_warnings(summary: Mapping[str, Any]) -> List[str]:
+    """The summary's warnings about the run itself (settings that make little sense, records
+    of a trace moved or folded), each printed in full; the drive import's warnings, one per
+    DiskSim parameter not modelled, are only counted in the summary table."""
+    return [str(w) for w in summary.get("warnings") or [] if not _DRIVE_IMPORT_WARNING.match(str(w))]
 
 
 def _ms(value: Any) -> str:
@@ -177,12 +203,13 @@ def print_summary(console: Console, result: Result, run_dir: Optional[Path] = No
         facts.add_row("simulated time", f"{float(summary['simulated_seconds']):.3f} s")
     if "requests_completed" in summary:
         facts.add_row("requests completed", f"{int(summary['requests_completed']):,}")
-    drives = result.drives
-    if not drives.empty and "utilization" in drives:
-        utilization = drives["utilization"].astype(float)
+    working = utilization_while_working(result)
+    if working:
+        mean = sum(working) / len(working)
         facts.add_row(
             "drive utilization",
-            f"{utilization.min():.1%} – {utilization.max():.1%} (mean {utilization.mean():.1%})",
+            f"{min(working):.1%} – {max(working):.1%} (mean {mean:.1%}; each drive over the time it worked, "
+            f"a failed one until it failed)",
         )
     elif "mean_utilization" in (summary.get("drives") or {}):
         facts.add_row("drive utilization", f"mean {float(summary['drives']['mean_utilization']):.1%}")
@@ -192,11 +219,18 @@ def print_summary(console: Console, result: Result, run_dir: Optional[Path] = No
         ", ".join(f"drive {f.get('drive')} at {float(f.get('at_s', float('nan'))):g} s" for f in failures) or "none",
     )
     facts.add_row("data loss", _data_loss_text(result))
+    content = summary.get("content")
+    if isinstance(content, Mapping):
+        facts.add_row("content check", _content_text(content))
     if result.cancelled:
         facts.add_row("cancelled", "yes — the run stopped early")
     warnings = summary.get("warnings") or []
-    if warnings:
-        facts.add_row("not modelled", f"{len(warnings)} configured parameter(s): see \"warnings\" in summary.json")
+    own = run_warnings(summary)
+    if len(warnings) > len(own):
+        facts.add_row("not modelled",
+                      f"{len(warnings) - len(own)} configured parameter(s): see \"warnings\" in summary.json")
+    if own:
+        facts.add_row("warnings", f"{len(own)}, printed above and in \"warnings\" in summary.json")
     if run_dir is not None:
         facts.add_row("run directory", str(run_dir))
     console.print(facts)
@@ -274,18 +308,40 @@ def _rebuild_time_text(rebuild: Mapping[str, Any]) -> str:
     return f"{outcome} after {float(seconds):.1f} s"
 
 
+def utilization_while_working(result: Result) -> List[float]:
+    """Each drive's utilization from the ``drives`` table, read without pandas: busy time
+    over the time the drive worked (the core counts a failed drive until it failed, not its
+    dead time after)."""
+    values = result.column("drives", "utilization") or []
+    return [float(u) for u in values if u is not None and math.isfinite(float(u))]
+
+
+def _content_text(content: Mapping[str, Any]) -> str:
+    """The content model's verdict: every read checked against the value last written, and
+    every rebuilt sector against the lost drive's."""
+    stale = int(content.get("stale_sectors") or 0)
+    wrong = int(content.get("rebuilt_sectors_wrong") or 0)
+    checked = int(content.get("sectors_checked") or 0)
+    rebuilt = int(content.get("rebuilt_sectors_checked") or 0)
+    if stale == 0 and wrong == 0:
+        text = f"passed — {checked:,} sectors read, none stale"
+        return text + (f"; {rebuilt:,} rebuilt sectors, none wrong" if rebuilt else "")
+    return (f"FAILED — {stale:,} stale of {checked:,} sectors read ({int(content.get('stale_reads') or 0):,} reads); "
+            f"{wrong:,} wrong of {rebuilt:,} rebuilt sectors")
+
+
 def _data_loss_text(result: Result) -> str:
     if not result.data_loss:
         return "no"
-    outcomes = result.outcomes
-    if outcomes.empty or "kind" not in outcomes:
+    kinds = [str(kind) for kind in result.column("outcomes", "kind") or []]
+    times = result.column("outcomes", "time_s") or []
+    details = result.column("outcomes", "detail") or [""] * len(kinds)
+    lost = sorted((float(time), str(detail)) for kind, time, detail in zip(kinds, times, details) if "loss" in kind)
+    if not lost:
         return "YES"
-    lost = outcomes[outcomes["kind"].astype(str).str.contains("loss")]
-    if lost.empty:
-        return "YES"
-    first = lost.sort_values("time_s").iloc[0]
-    detail = f" ({first['detail']})" if "detail" in lost and str(first["detail"]) else ""
-    return f"YES — {len(lost)} event(s), first at {float(first['time_s']):g} s{detail}"
+    first_time, first_detail = lost[0]
+    detail = f" ({first_detail})" if first_detail else ""
+    return f"YES — {len(lost)} event(s), first at {first_time:g} s{detail}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -326,6 +382,7 @@ _TRACE_FIELDS = {
     "iops": ("mean rate", lambda v: f"{float(v):.1f} IO/s"),
     "footprint_bytes": ("footprint", lambda v: f"{int(v) / 2**20:.1f} MiB"),
     "locality_hot20": ("requests to the hottest 20 %", lambda v: f"{float(v):.1%}"),
+    "volumes": ("volumes", lambda v: f"{int(v):,}" if int(v) <= 1024 else "more than 1,024"),
 }
 
 
@@ -345,11 +402,18 @@ def _command_trace_info(args: argparse.Namespace, out: Console, err: Console) ->
     table.add_column("statistic")
     table.add_column("value", justify="right")
     for key, value in stats.items():
-        if key == "format":
-            continue
-        label, show = _TRACE_FIELDS.get(key, (key, str))
-        table.add_row(label, show(value) if value is not None else "—")
+        if key not in _TRACE_FIELDS:
+            continue  # format (said above), the estimates' flags and errors (with their figure), notes
+        label, show = _TRACE_FIELDS[key]
+        shown = show(value) if value is not None else "—"
+        if stats.get(f"{key.replace('_bytes', '')}_exact") is False:
+            error = float(stats.get(f"{key.replace('_bytes', '')}_error") or 0.0)
+            bound = f"{error:.1%}" if key == "footprint_bytes" else f"{error * 100:.1f} points"
+            shown = f"≈ {shown} (± {bound}, estimated)"
+        table.add_row(label, shown)
     out.print(table)
+    for note in stats.get("notes") or []:
+        out.print(f"note: {note}", markup=False, highlight=False, soft_wrap=True)
     return 0
 
 
@@ -663,6 +727,10 @@ def build_parser() -> argparse.ArgumentParser:
                           "bare words are strings)")
     run.add_argument("-q", "--quiet", action="store_true",
                      help="no progress bar or summary; print only the run directory")
+    run.add_argument("--force", action="store_true",
+                     help="replace the directory given with -o as a whole if it exists (without it, "
+                          "an existing -o directory is refused before the run; the default directory, "
+                          "named by the configuration's hash, is always replaced)")
     run.set_defaults(handler=_command_run)
 
     plot = commands.add_parser("plot", help="plot a run directory (R(t) and response-time CDFs)",

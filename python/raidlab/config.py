@@ -12,6 +12,7 @@ defaults, the JSON Schema). This module only gets TOML text to it:
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -42,6 +43,15 @@ __all__ = [
 ConfigSource = Union[str, "os.PathLike[str]", Mapping[str, Any]]
 
 
+#: Keys whose values are file paths. A relative path in a configuration file starts from the
+#: file's directory; one given with ``--set`` starts from the current directory, where the
+#: user typed it.
+PATH_KEYS = ("workload.trace.path", "drive.diskspec")
+
+#: "TOML parse error at line 3, column 10" at the start of a core message.
+_TOML_POSITION = re.compile(r"^TOML parse error at line (\d+), column (\d+)\n")
+
+
 @dataclass(frozen=True)
 class LoadedConfig:
     """A configuration ready for the core."""
@@ -52,6 +62,50 @@ class LoadedConfig:
     base_dir: Path
     #: Stem of the file it came from (``demo`` for ``experiments/demo.toml``), else ``None``.
     name: Optional[str] = None
+    #: The file it came from, else ``None``.
+    path: Optional[Path] = None
+    #: The ``key=value`` overrides applied to it.
+    overrides: "tuple[str, ...]" = ()
+
+    def explain(self, error: ConfigError) -> ConfigError:
+        """``error`` from the core said in the user's terms: a key set by an override names
+        the override, not a line of the TOML text written with it (which the user never
+        saw); a mistake in the file names the file, its line and column."""
+        message = error.message
+        position = _TOML_POSITION.match(message)
+        for override in self.overrides:
+            key = override.partition("=")[0].strip()
+            if error.key and _same_or_nested(error.key, key):
+                return ConfigError(f"{_without_excerpt(message)} (from --set {override})", key=error.key)
+        if position is None or self.path is None:
+            return error
+        if self.overrides:
+            # The line is one of the text rewritten with the overrides: name the file only.
+            return ConfigError(f"{_without_excerpt(message)} (in {self.path}, with the --set overrides applied)",
+                               key=error.key)
+        line, column = position.groups()
+        where = f"{self.path}:{line}:{column}"
+        rest = message[position.end():]
+        return ConfigError(f"{where}: {rest}" if error.key in ("", "config") else f"{where}: {rest}",
+                           key="" if error.key == "config" else error.key)
+
+
+def _same_or_nested(error_key: str, override_key: str) -> bool:
+    """Whether the core's ``error_key`` is the override's key or inside it (an override of a
+    table), or the override sets a key inside the one in error."""
+    normalise = lambda key: re.sub(r"\.(\d+)(?=\.|$)", r"[\1]", key)  # noqa: E731 - failures.0.at_s
+    error_key, override_key = normalise(error_key), normalise(override_key)
+    return (error_key == override_key or error_key.startswith(override_key + ".")
+            or error_key.startswith(override_key + "[") or override_key.startswith(error_key + "."))
+
+
+def _without_excerpt(message: str) -> str:
+    """A core message without its TOML position and excerpt: the last line, which says what
+    is wrong."""
+    if not _TOML_POSITION.match(message):
+        return message
+    lines = [line for line in message.splitlines() if line.strip()]
+    return lines[-1].strip() if lines else message
 
 
 def load_config(
@@ -68,6 +122,7 @@ def load_config(
     otherwise.
     """
     name: Optional[str] = None
+    source: Optional[Path] = None
     if isinstance(config, Mapping):
         text = to_toml(config)
         default_base = Path.cwd()
@@ -75,6 +130,7 @@ def load_config(
         path = Path(os.fspath(config))
         text = _read_text(path)
         name = path.stem
+        source = path
         default_base = path.resolve().parent
     elif isinstance(config, str):
         text = config
@@ -88,9 +144,21 @@ def load_config(
         raise TypeError(f"overrides must be a sequence of 'key=value' strings, not a single "
                         f"{type(overrides).__name__}: use [{overrides!r}]")
     if overrides:
-        text = apply_overrides(text, overrides)
+        text = apply_overrides(text, [_path_from_here(override) for override in overrides], source=source)
     resolved_base = Path(base_dir).resolve() if base_dir is not None else default_base
-    return LoadedConfig(text=text, base_dir=resolved_base, name=name)
+    return LoadedConfig(text=text, base_dir=resolved_base, name=name, path=source, overrides=tuple(overrides))
+
+
+def _path_from_here(override: str) -> str:
+    """An override of a :data:`PATH_KEYS` key with a relative path, made absolute from the
+    current directory (where the user typed it); any other override as it is."""
+    key, separator, raw = override.partition("=")
+    if not separator or _show_key(_parse_key(key.strip())) not in PATH_KEYS:
+        return override
+    _, value = parse_override(override)
+    if not isinstance(value, str) or not value or os.path.isabs(value):
+        return override
+    return f"{key.strip()}={json.dumps(str(Path.cwd() / value))}"
 
 
 def _looks_like_path(text: str) -> bool:
@@ -110,12 +178,14 @@ def _read_text(path: Path) -> str:
         ) from None
 
 
-def parse_toml(text: str) -> Dict[str, Any]:
-    """Parse TOML text; a syntax error becomes a :class:`ConfigError`."""
+def parse_toml(text: str, source: Optional[Path] = None) -> Dict[str, Any]:
+    """Parse TOML text; a syntax error becomes a :class:`ConfigError`, naming ``source``
+    (the file the text came from) when given."""
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"invalid TOML: {error}") from None
+        where = f"{source}: " if source is not None else ""
+        raise ConfigError(f"{where}invalid TOML: {error}") from None
 
 
 def to_toml(config: Mapping[str, Any]) -> str:
@@ -178,12 +248,13 @@ def parse_override(override: str) -> "tuple[List[Union[str, int]], Any]":
     return _parse_key(key), value
 
 
-def apply_overrides(text: str, overrides: Sequence[str]) -> str:
+def apply_overrides(text: str, overrides: Sequence[str], source: Optional[Path] = None) -> str:
     """Apply ``key=value`` overrides to TOML text and return the new text.
 
     Missing tables are created; list elements are addressed by index (``failures[0].at_s``).
+    ``source`` is the file the text came from, for errors.
     """
-    document = parse_toml(text)
+    document = parse_toml(text, source)
     for override in overrides:
         path, value = parse_override(override)
         _set_path(document, path, value, override.partition("=")[0].strip())

@@ -7,10 +7,15 @@ A run directory holds everything needed to inspect, plot or reproduce a run::
                         overrides
     summary.json        the run summary
     <table>.parquet     one file per result table (timeseries, histogram, drives, outcomes)
-    INCOMPLETE          only while the directory is being written: saving that was interrupted
-                        (Ctrl-C) or failed leaves it behind, and loading refuses the directory
 
-Plots and reports read these files; they never rerun the simulation.
+A save writes a new directory beside the target and then puts it in the target's place, so
+a directory holds one run's files and nothing from an earlier run; a save that does not
+finish leaves the earlier run as it was. (Directories written by raidlab before that may
+hold an ``INCOMPLETE`` file, left by a save that did not finish: loading refuses them.)
+
+Plots and reports read these files; they never rerun the simulation. pandas and pyarrow are
+imported only when a table is read as a DataFrame or loaded from a file: a run's own tables
+are written by :mod:`raidlab._parquet`, so ``raidlab run`` does without them.
 """
 
 from __future__ import annotations
@@ -21,17 +26,17 @@ import math
 import os
 import platform
 import shlex
+import shutil
 import subprocess
 import sys
 from errno import ENOENT
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
-
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Union
 
 from raidlab.exceptions import RaidlabIOError
+
+if TYPE_CHECKING:  # imported where a DataFrame is made or a file read (see the module docs)
+    import pandas as pd
 
 __all__ = ["Result", "TABLE_COLUMNS", "OPTIONAL_COLUMNS", "REBUILD_PERIODS", "CONFIG_FILE", "MANIFEST_FILE", "SUMMARY_FILE", "INCOMPLETE_FILE"]
 
@@ -93,13 +98,15 @@ class Result:
         self,
         *,
         summary: Mapping[str, Any],
-        tables: Mapping[str, pd.DataFrame],
+        tables: Mapping[str, Any],
         resolved_config: str,
         config_hash: str,
         manifest: Optional[Mapping[str, Any]] = None,
     ) -> None:
         self.summary: Dict[str, Any] = dict(summary)
-        self.tables: Dict[str, pd.DataFrame] = dict(tables)
+        # Each table a DataFrame, or (from the core) a dict of column name → NumPy array or
+        # list of text, made a DataFrame when first read as one.
+        self._tables: Dict[str, Any] = dict(tables)
         self.resolved_config = resolved_config
         self.config_hash = config_hash
         self.manifest: Optional[Dict[str, Any]] = dict(manifest) if manifest is not None else None
@@ -107,47 +114,78 @@ class Result:
     @classmethod
     def from_core(cls, output: Mapping[str, Any]) -> "Result":
         """Build a result from the dict returned by ``raidlab._core.run``."""
-        tables = {
-            name: pd.DataFrame({column: values for column, values in columns.items()})
-            for name, columns in output["tables"].items()
-        }
         return cls(
             summary=json.loads(output["summary"]),
-            tables=tables,
+            tables={name: dict(columns) for name, columns in output["tables"].items()},
             resolved_config=output["resolved_config"],
             config_hash=output["config_hash"],
         )
 
     # -- tables ---------------------------------------------------------------------------
 
-    def table(self, name: str) -> pd.DataFrame:
+    @property
+    def tables(self) -> Dict[str, "pd.DataFrame"]:
+        """Every table, by name, as a pandas DataFrame."""
+        for name in self._tables:
+            self._frame(name)
+        return self._tables
+
+    @tables.setter
+    def tables(self, tables: Mapping[str, Any]) -> None:
+        self._tables = dict(tables)
+
+    def _frame(self, name: str) -> "pd.DataFrame":
+        table = self._tables[name]
+        if isinstance(table, dict):
+            import pandas as pd
+
+            table = self._tables[name] = pd.DataFrame(table)
+        return table
+
+    def table(self, name: str) -> "pd.DataFrame":
         """The table ``name``; a documented table the run did not produce reads as empty."""
-        if name in self.tables:
-            return self.tables[name]
+        if name in self._tables:
+            return self._frame(name)
         if name in TABLE_COLUMNS:
+            import pandas as pd
+
             return pd.DataFrame({column: [] for column in TABLE_COLUMNS[name]})
-        raise KeyError(f"no table {name!r}; the run has {sorted(self.tables)}")
+        raise KeyError(f"no table {name!r}; the run has {sorted(self._tables)}")
+
+    def column(self, table: str, name: str) -> Optional[List[Any]]:
+        """The values of column ``name`` of ``table`` as a list, without making a DataFrame
+        of a table that is not one yet; ``None`` when the table or the column is missing."""
+        values = self._tables.get(table)
+        if values is None:
+            return None
+        if isinstance(values, dict):
+            column = values.get(name)
+        else:
+            column = values[name] if name in values.columns else None
+        if column is None:
+            return None
+        return column.tolist() if hasattr(column, "tolist") else list(column)
 
     @property
-    def timeseries(self) -> pd.DataFrame:
+    def timeseries(self) -> "pd.DataFrame":
         """Per time window: arrivals, completions, mean response times, throughput and, from
         runs with rebuild support on, ``rebuilt_fraction`` (c(t), NaN while nothing rebuilds)."""
         return self.table("timeseries")
 
     @property
-    def histogram(self) -> pd.DataFrame:
+    def histogram(self) -> "pd.DataFrame":
         """Response-time histogram per class (``all``, ``read``, ``write``, ``degraded_read``)."""
         return self.table("histogram")
 
     @property
-    def drives(self) -> pd.DataFrame:
+    def drives(self) -> "pd.DataFrame":
         """Per drive slot (spares after the members): utilization, mean queue length,
         operations, failure time (NaN if none) and, in newer runs, busy seconds for user and
         rebuild I/O (``user_busy_s``, ``rebuild_busy_s``) and rebuild megabytes (``rebuild_mb``)."""
         return self.table("drives")
 
     @property
-    def outcomes(self) -> pd.DataFrame:
+    def outcomes(self) -> "pd.DataFrame":
         """Events that change the array's state, by ``kind``: ``drive_failed``,
         ``spare_arrived``, ``rebuild_started``, ``rebuild_complete``, ``rebuild_abandoned``,
         ``data_loss``."""
@@ -192,37 +230,42 @@ class Result:
         *,
         overrides: Sequence[str] = (),
         command_line: Optional[Sequence[str]] = None,
+        force: bool = False,
     ) -> Path:
-        """Write the run directory (created if needed) and return its path.
+        """Write the run directory and return its path.
 
         ``overrides`` (the ``--set`` values) and ``command_line`` (default ``sys.argv``) are
-        recorded in the manifest, which is written last.
+        recorded in the manifest.
 
-        A save that does not finish (Ctrl-C, a failed write) removes the directory if this
-        call created it; otherwise it leaves an ``INCOMPLETE`` file there, and :meth:`load`
-        refuses the directory until a save into it finishes.
+        The files are written into a new directory beside ``run_dir``, which then takes its
+        place: an earlier run there is replaced as a whole (no file of it is left behind),
+        and a save that does not finish (Ctrl-C, a failed write) leaves whatever was there
+        as it was. A directory that is not a run directory (it has files, none of them
+        ``manifest.json``, ``summary.json`` or ``INCOMPLETE``) is refused unless ``force``.
         """
         directory = Path(run_dir)
-        created = not directory.exists()
         try:
-            directory.mkdir(parents=True, exist_ok=True)
-            # Before any other file changes: from here on the directory may mix two runs.
-            (directory / INCOMPLETE_FILE).write_text(INCOMPLETE_TEXT, encoding="utf-8")
+            if directory.exists() and not force:
+                _check_replaceable(directory)
+            directory.parent.mkdir(parents=True, exist_ok=True)
+            staging = directory.parent / f".{directory.name}.saving-{os.getpid()}"
+            if staging.exists():
+                shutil.rmtree(staging)
+            staging.mkdir()
             try:
-                (directory / CONFIG_FILE).write_text(self.resolved_config, encoding="utf-8")
-                _write_json(directory / SUMMARY_FILE, self.summary)
+                (staging / CONFIG_FILE).write_text(self.resolved_config, encoding="utf-8")
+                _write_json(staging / SUMMARY_FILE, self.summary)
                 table_files = {}
-                for name, frame in self.tables.items():
+                for name, table in self._tables.items():
                     file_name = name + TABLE_SUFFIX
-                    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), directory / file_name)
+                    _write_table(table, staging / file_name)
                     table_files[name] = file_name
                 manifest = self._manifest(table_files, overrides, command_line)
-                _write_json(directory / MANIFEST_FILE, manifest)
+                _write_json(staging / MANIFEST_FILE, manifest)
+                _put_in_place(staging, directory)
             except BaseException:
-                if created:
-                    _remove_unfinished(directory)
+                shutil.rmtree(staging, ignore_errors=True)
                 raise
-            (directory / INCOMPLETE_FILE).unlink()
         except OSError as error:
             raise RaidlabIOError(
                 error.strerror or str(error),
@@ -295,17 +338,62 @@ class Result:
         )
 
 
-def _remove_unfinished(directory: Path) -> None:
-    """Remove a run directory that an unfinished save created, its marker last, so that a
-    second Ctrl-C during the removal still leaves a directory marked incomplete."""
+#: Files whose presence makes a directory a run directory, which a save may replace.
+_RUN_MARKERS = (MANIFEST_FILE, SUMMARY_FILE, INCOMPLETE_FILE)
+
+
+def is_run_directory(directory: Path) -> bool:
+    """Whether ``directory`` holds a run (or is empty): what a save replaces without
+    ``force``."""
     try:
-        for path in directory.iterdir():  # only the files this save wrote: it made the directory
-            if path.name != INCOMPLETE_FILE:
-                path.unlink()
-        (directory / INCOMPLETE_FILE).unlink()
-        directory.rmdir()
+        entries = [entry.name for entry in directory.iterdir()]
     except OSError:
-        pass  # best effort: what is left still holds the marker, or is empty
+        return False
+    return not entries or any(name in entries for name in _RUN_MARKERS)
+
+
+def _check_replaceable(directory: Path) -> None:
+    if not directory.is_dir():
+        raise RaidlabIOError("exists and is not a directory", file=str(directory))
+    if not is_run_directory(directory):
+        raise RaidlabIOError(
+            "exists and is not a run directory (it has no manifest.json or summary.json); "
+            "a save would replace it as a whole: choose another directory, or force it",
+            file=str(directory),
+        )
+
+
+def _put_in_place(staging: Path, directory: Path) -> None:
+    """Move the finished ``staging`` directory to ``directory``, replacing what is there as a
+    whole. The earlier directory is moved aside first and removed last; an interruption in
+    between moves it back."""
+    if not directory.exists():
+        os.rename(staging, directory)
+        return
+    aside = directory.parent / f".{directory.name}.replaced-{os.getpid()}"
+    if aside.exists():
+        shutil.rmtree(aside)
+    os.rename(directory, aside)
+    try:
+        os.rename(staging, directory)
+    except BaseException:
+        os.rename(aside, directory)
+        raise
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+def _write_table(table: Any, path: Path) -> None:
+    """One table as Parquet: the core's columns by :mod:`raidlab._parquet`; a DataFrame
+    (loaded, or made by a user) by pyarrow, which keeps any dtype it holds."""
+    if isinstance(table, dict):
+        from raidlab._parquet import write_table
+
+        write_table(path, table)
+        return
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.Table.from_pandas(table, preserve_index=False), path)
 
 
 def _write_json(path: Path, value: Any) -> None:
@@ -386,11 +474,71 @@ def _check_summary(summary: Mapping[str, Any], path: Path) -> None:
         at_s = failure.get("at_s", _MISSING)
         if not _is_number(at_s):
             raise _field_error(path, f"{field}.at_s", "expected a number of seconds", at_s)
+    _check_run_fields(summary, path)
     # Rebuild onto spares came later: runs from before it have none of these keys.
     if "rebuild_time_s" in summary and not _is_number_or_null(summary["rebuild_time_s"]):
         raise _field_error(path, "rebuild_time_s", "expected a number of seconds or null", summary["rebuild_time_s"])
     _check_rebuilds(summary.get("rebuilds", []), path)
     _check_periods(summary.get("response_ms_by_period", {}), path)
+
+
+def _is_count(value: Any) -> bool:
+    return _is_integer(value) and value >= 0
+
+
+#: Top-level summary fields the CLI, plots and reports read: the check and what it expects
+#: (checked where present).
+_RUN_FIELDS = (
+    ("simulated_seconds", _is_number, "expected a number of seconds"),
+    ("requests_completed", _is_count, "expected a count of requests"),
+    ("lost_requests", _is_count, "expected a count of requests"),
+    ("data_loss_at_s", _is_number_or_null, "expected a number of seconds or null"),
+    ("arrival_rate_per_s", _is_number_or_null, "expected requests per second or null"),
+)
+
+#: Statistics of each ``response_ms`` class, all milliseconds or null but the count.
+_RESPONSE_STATS = ("mean", "p50", "p90", "p99", "max")
+
+#: Counts of the ``content`` object (present when the content model was on).
+_CONTENT_COUNTS = ("sectors_checked", "stale_sectors", "stale_reads", "rebuilt_sectors_checked", "rebuilt_sectors_wrong")
+
+
+def _check_run_fields(summary: Mapping[str, Any], path: Path) -> None:
+    """The run's own fields (times, counts, response times, drives, warnings, content): of
+    the types the core writes, where present."""
+    for key, check, expected in _RUN_FIELDS:
+        if key in summary and not check(summary[key]):
+            raise _field_error(path, key, expected, summary[key])
+    response = summary.get("response_ms", {})
+    if not isinstance(response, Mapping):
+        raise _field_error(path, "response_ms", "expected an object of response-time classes", response)
+    for name, stats in response.items():
+        field = f"response_ms.{name}"
+        if not isinstance(stats, Mapping):
+            raise _field_error(path, field, "expected a {count, mean, p50, p90, p99, max} object", stats)
+        if "count" in stats and not _is_count(stats["count"]):
+            raise _field_error(path, f"{field}.count", "expected a count of requests", stats["count"])
+        for key in _RESPONSE_STATS:
+            if key in stats and not _is_number_or_null(stats[key]):
+                raise _field_error(path, f"{field}.{key}", "expected milliseconds or null", stats[key])
+    drives = summary.get("drives", {})
+    if not isinstance(drives, Mapping):
+        raise _field_error(path, "drives", "expected an object", drives)
+    for key in ("mean_utilization", "max_utilization"):
+        if key in drives and not _is_number_or_null(drives[key]):
+            raise _field_error(path, f"drives.{key}", "expected a fraction or null", drives[key])
+    if "disk_operations" in drives and not _is_count(drives["disk_operations"]):
+        raise _field_error(path, "drives.disk_operations", "expected a count of operations", drives["disk_operations"])
+    warnings = summary.get("warnings", [])
+    if not (isinstance(warnings, list) and all(isinstance(warning, str) for warning in warnings)):
+        raise _field_error(path, "warnings", "expected a list of text", warnings)
+    content = summary.get("content")
+    if content is not None:
+        if not isinstance(content, Mapping):
+            raise _field_error(path, "content", "expected an object or null", content)
+        for key in _CONTENT_COUNTS:
+            if key in content and not _is_count(content[key]):
+                raise _field_error(path, f"content.{key}", "expected a count", content[key])
 
 
 #: Fields of each ``rebuilds`` entry that the core always writes with a value: the check and
@@ -484,8 +632,11 @@ def _manifest_tables(manifest: Mapping[str, Any], directory: Path) -> Dict[str, 
     return dict(tables)
 
 
-def _read_table(name: str, path: Path) -> pd.DataFrame:
+def _read_table(name: str, path: Path) -> "pd.DataFrame":
     """Read one Parquet table; a documented table must have its documented columns."""
+    import pandas as pd
+    import pyarrow as pa
+
     try:
         frame = pd.read_parquet(path)
     except OSError as error:
