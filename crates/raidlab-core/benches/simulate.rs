@@ -3,7 +3,7 @@
 //! (`drive_alone`). Run with `cargo bench -p raidlab-core`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use raidlab_core::array::UserRequest;
+use raidlab_core::request::RequestRecord;
 use raidlab_core::disk::{Drive, OpKind};
 use raidlab_core::sim::{RngStream, StreamId};
 use raidlab_core::api;
@@ -36,7 +36,7 @@ fn drive_alone(c: &mut Criterion) {
         let (sim, mut workload) = api::bench_case_workload(case, REQUESTS).expect("the case builds");
         let drive = &sim.drives[0].drive;
         let (model, rotation, seed) = (drive.model.clone(), drive.rotation(), sim.config.seed);
-        let mut requests: Vec<UserRequest> = Vec::new();
+        let mut requests: Vec<RequestRecord> = Vec::new();
         while let Some(request) = workload.next(0).expect("synthetic requests") {
             requests.push(request);
         }

@@ -185,6 +185,8 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
         "capacity_bytes": sim.controller.capacity_sectors() * crate::disk::SECTOR_BYTES,
         "simulated_seconds": ns_to_s(now),
         "cancelled": sim.cancelled,
+        "overloaded": sim.overloaded_at.is_some(),
+        "overloaded_at_s": sim.overloaded_at.map(ns_to_s),
         "arrival_rate_per_s": sim.arrival_rate_per_s.map(finite),
         "requests_completed": rec.completed,
         "response_ms": response,
@@ -237,6 +239,7 @@ pub fn tables(sim: &Simulation) -> Vec<Table> {
             f64s("window_end_s", (0..n).map(|i| (i + 1) as f64 * w).collect()),
             i64s("arrivals", rec.windows.iter().map(|x| x.arrivals as i64).collect()),
             i64s("completions", rec.windows.iter().map(|x| x.completions as i64).collect()),
+            i64s("lost", rec.windows.iter().map(|x| x.lost as i64).collect()),
             f64s("mean_response_ms", rec.windows.iter().map(|x| mean(x.response_sum_ns, x.completions)).collect()),
             f64s("read_mean_response_ms", rec.windows.iter().map(|x| mean(x.read_response_sum_ns, x.read_completions)).collect()),
             f64s("throughput_iops", rec.windows.iter().map(|x| x.completions as f64 / w).collect()),
@@ -309,6 +312,8 @@ fn responses_table(responses: &[crate::metrics::ResponseRecord]) -> Table {
             i64s("arrival_ns", responses.iter().map(|r| r.arrival as i64).collect()),
             i64s("response_ns", responses.iter().map(|r| r.response as i64).collect()),
             i64s("is_write", responses.iter().map(|r| r.is_write as i64).collect()),
+            i64s("degraded", responses.iter().map(|r| r.degraded as i64).collect()),
+            i64s("lost", responses.iter().map(|r| r.lost as i64).collect()),
         ],
     }
 }
@@ -709,7 +714,7 @@ fn without_toml_excerpt(error: Error) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::array::UserRequest;
+    use crate::request::RequestRecord;
 
     /// The trace case replays exactly the requests of `ibm18es_cached`: the same addresses,
     /// sizes and kinds, at the same times counted from the first (a replay starts at its
@@ -727,7 +732,7 @@ mod tests {
         while let Some(expected) = synthetic.next(0).unwrap() {
             let origin = *first.get_or_insert(expected.arrival);
             let replayed = replay.next(0).unwrap().expect("as many requests in the trace");
-            assert_eq!(replayed, UserRequest { arrival: expected.arrival - origin, ..expected }, "request {count}");
+            assert_eq!(replayed, RequestRecord { arrival: expected.arrival - origin, ..expected }, "request {count}");
             count += 1;
         }
         assert_eq!(count, requests);

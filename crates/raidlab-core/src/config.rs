@@ -378,6 +378,9 @@ impl Config {
         if !(self.metrics.warmup_s.is_finite() && self.metrics.warmup_s >= 0.0) {
             return Err(Error::config("metrics.warmup_s", "must be non-negative"));
         }
+        if self.metrics.max_backlog_requests == 0 {
+            return Err(Error::config("metrics.max_backlog_requests", "must be at least 1"));
+        }
         let w = &self.workload;
         if let Some(d) = w.duration_s {
             if !(d.is_finite() && d > 0.0) {

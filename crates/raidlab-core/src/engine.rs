@@ -23,6 +23,7 @@ use crate::disk::{self, Drive, DriveModel, Priority, QueuedOp};
 use crate::error::{Error, Result};
 use crate::layout::{self, LayoutParams};
 use crate::metrics::{Outcome, Recorder};
+use crate::request::{Origin, RequestRecord, UserRequest};
 use crate::sim::{gcd, ns_to_s, s_to_ns, EventQueue, Nanos, RngStream, StreamId, MAX_SIM_TIME_NS};
 use crate::workload::{ArrivalConfig, Loop, SyntheticGenerator, Workload};
 
@@ -151,7 +152,9 @@ pub struct Simulation {
     /// The controller.
     pub controller: Controller,
     workload: Workload,
-    pending: Option<crate::array::UserRequest>,
+    pending: Option<RequestRecord>,
+    /// The id the next submitted request gets.
+    next_request_id: u64,
     /// Recorded metrics.
     pub recorder: Recorder,
     /// Resolved Poisson rate, requests/s (None for closed loop and trace timing).
@@ -187,6 +190,10 @@ pub struct Simulation {
     pull_on_idle: bool,
     /// A drive went idle during the event being handled: pump the rebuild after it.
     pull_pending: bool,
+    /// When the backlog passed `metrics.max_backlog_requests` and the run ended there.
+    pub overloaded_at: Option<Nanos>,
+    /// The last arrival so far, and the user requests in flight just after it.
+    last_arrival: (Nanos, u64),
 }
 
 /// Mean service time (ns) of random accesses of `sectors` sectors on `model`, measured on the
@@ -253,6 +260,21 @@ impl Simulation {
             }
             _ => None,
         };
+        let mut warnings = warnings;
+        if let (ArrivalConfig::Poisson { rate_per_s: Some(r), .. }, None) = (&config.workload.arrival, &config.workload.trace) {
+            // The rate that would keep the drives busy all the time, by the same estimate
+            // `target_utilization` uses.
+            let capacity_rate = Self::rate_for_utilization(&config, &model, layout.as_ref(), capacity, 1.0)?;
+            if *r > capacity_rate {
+                warnings.push(format!(
+                    "workload.arrival.rate_per_s = {} is about {:.1} × the {:.0} requests/s the array can serve by \
+                     raidlab's estimate: queues will grow for as long as requests arrive",
+                    crate::error::readable(*r),
+                    r / capacity_rate,
+                    capacity_rate
+                ));
+            }
+        }
         let workload = Workload::new(&config.workload, capacity, rate, config.seed, "workload")?;
         let mut controller = Controller::new(layout, config.content.check, RngStream::new(config.seed, StreamId::MirrorChoice));
         if slots > config.array.drives {
@@ -297,6 +319,7 @@ impl Simulation {
             controller,
             workload,
             pending: None,
+            next_request_id: 0,
             recorder,
             arrival_rate_per_s: rate,
             aborted: Vec::new(),
@@ -312,6 +335,8 @@ impl Simulation {
             stop_now: false,
             pull_on_idle: rebuild.as_ref().is_some_and(Rebuild::pulls_on_idle),
             pull_pending: false,
+            overloaded_at: None,
+            last_arrival: (0, 0),
             model,
             rebuild,
         };
@@ -402,12 +427,6 @@ impl Simulation {
                 }
             }
             self.flush()?;
-            self.events_processed += 1;
-            if self.stop_now {
-                break;
-            }
-            if self.events_processed & 0xffff == 0 {
-                if let Some(hook) = progress.as_mut() {
             if self.pull_pending {
                 // Once the event's own work is queued, so that a drive it kept busy is not
                 // taken for idle.
@@ -415,6 +434,12 @@ impl Simulation {
                 self.pump_rebuild();
                 self.flush()?;
             }
+            self.events_processed += 1;
+            if self.stop_now {
+                break;
+            }
+            if self.events_processed & 0xffff == 0 {
+                if let Some(hook) = progress.as_mut() {
                     if last_report.elapsed().as_millis() >= 100 {
                         last_report = std::time::Instant::now();
                         if !hook(self.fraction_done(), self.recorder.completed) {
@@ -429,6 +454,9 @@ impl Simulation {
             // The series reaches the end of the run, which a rebuild may hold past the last
             // request (c(t) then shows its end).
             self.recorder.extend_to(self.now)?;
+        }
+        if !self.cancelled {
+            self.load_warnings();
         }
         if !self.cancelled && !self.stop_now {
             if self.controller.in_flight() != 0 {
@@ -522,8 +550,60 @@ impl Simulation {
             }
         };
         self.recorder.arrival(now)?;
-        let req = crate::array::UserRequest { arrival: now, ..req };
-        self.controller.submit(now, req, &Drives(&self.drives))
+        let id = self.next_request_id;
+        self.next_request_id += 1;
+        let req = UserRequest::new(id, Origin::Workload, RequestRecord { arrival: now, ..req });
+        self.controller.submit(now, req, &Drives(&self.drives))?;
+        let backlog = self.controller.in_flight();
+        self.last_arrival = (now, backlog);
+        if backlog > self.config.metrics.max_backlog_requests {
+            self.overloaded(backlog);
+        }
+        Ok(())
+    }
+
+    /// The backlog passed its bound: the array cannot serve what it is offered. The run ends
+    /// now, with an `overloaded` outcome and a warning, before its queues outgrow memory.
+    #[cold]
+    fn overloaded(&mut self, backlog: u64) {
+        let now = self.now;
+        let detail = format!(
+            "{backlog} requests were waiting at {:.3} s, more than metrics.max_backlog_requests = {}: the array \
+             cannot serve the load it is offered, and the run ended there (the requests in flight are left out)",
+            ns_to_s(now),
+            self.config.metrics.max_backlog_requests
+        );
+        self.recorder.outcomes.push(Outcome { time: now, kind: "overloaded", drive: -1, detail: detail.clone() });
+        self.warnings.push(format!("overloaded: {detail}"));
+        self.overloaded_at = Some(now);
+        self.stop_now = true;
+    }
+
+    /// Warnings about a load the array served only just, or not at all: drives busy more
+    /// than 98 % of their working life, or a backlog left at the last arrival that took long
+    /// to drain. Decided once the run is over.
+    fn load_warnings(&mut self) {
+        let now = self.now;
+        for (i, d) in self.drives.iter().enumerate() {
+            let u = d.utilization(now);
+            if d.present && u > 0.98 {
+                self.warnings.push(format!(
+                    "drive {i} was busy {:.1} % of its working life: the array is at or past saturation, and \
+                     response times reflect queueing more than service",
+                    100.0 * u
+                ));
+            }
+        }
+        let (last, backlog) = self.last_arrival;
+        let drain = now.saturating_sub(last);
+        if self.overloaded_at.is_none() && backlog > 1_000 && drain > last / 10 {
+            self.warnings.push(format!(
+                "{backlog} requests were still waiting at the last arrival ({:.3} s), and serving them took {:.3} s \
+                 more: the offered load exceeds what the array serves",
+                ns_to_s(last),
+                ns_to_s(drain)
+            ));
+        }
     }
 
     fn on_disk_done(&mut self, drive: u32) -> Result<()> {
@@ -541,6 +621,9 @@ impl Simulation {
         slot.set_depth(now, depth);
         self.controller.op_done(now, token, true, &Drives(&self.drives))?;
         self.start_next(drive);
+        if self.pull_on_idle && self.drives[drive as usize].in_service.is_none() {
+            self.pull_pending = true;
+        }
         Ok(())
     }
 
@@ -548,9 +631,6 @@ impl Simulation {
     #[inline(always)]
     fn start_next(&mut self, drive: u32) {
         let slot = &self.drives[drive as usize];
-        if self.pull_on_idle && self.drives[drive as usize].in_service.is_none() {
-            self.pull_pending = true;
-        }
         // Checked here, inline: a drive is usually busy, or idle with nothing queued, and the
         // call to the rest (which saves and restores registers) is then not worth making.
         if slot.in_service.is_none() && slot.failed_at.is_none() && !slot.queue.is_empty() {
@@ -846,6 +926,9 @@ impl Simulation {
             if completed {
                 let now = self.now;
                 for c in self.controller.completed.drain(..) {
+                    if !c.origin.is_user() {
+                        continue;
+                    }
                     self.recorder.completion(now, c.arrival, c.is_write, c.degraded, c.lost)?;
                     if let Some(think) = self.workload.think_time() {
                         self.events.push(now + think, Event::Arrival);

@@ -20,6 +20,7 @@ pub mod error;
 pub mod layout;
 pub mod metrics;
 pub mod rebuild;
+pub mod request;
 pub mod sim;
 pub mod workload;
 pub mod warnings;

@@ -21,9 +21,11 @@ pub mod state;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::content::{self, ContentModel};
+use crate::content::rules::{Access, UserPiece};
+use crate::content::ContentModel;
 use crate::disk::{OpKind, Priority};
 use crate::error::{Error, Result};
+use crate::request::{CompletedRequest, Origin, UserRequest};
 use crate::layout::{Layout, ParityRotation, StripeMap, UnitLocation};
 use crate::sim::{Nanos, RngStream};
 use locks::{StripeLocks, Waiters, NONE};
@@ -70,18 +72,6 @@ fn default_copies() -> u32 {
     2
 }
 
-/// A user request as the controller sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct UserRequest {
-    /// Arrival time, ns.
-    pub arrival: Nanos,
-    /// First logical sector.
-    pub lba: u64,
-    /// Length in sectors.
-    pub sectors: u32,
-    pub is_write: bool,
-}
-
 /// A disk operation the engine must queue.
 #[derive(Debug, Clone, Copy)]
 pub struct IssuedOp {
@@ -92,17 +82,6 @@ pub struct IssuedOp {
     pub kind: OpKind,
     /// Handle to pass back to `op_done`.
     pub token: u64,
-}
-
-/// A finished user request.
-#[derive(Debug, Clone, Copy)]
-pub struct CompletedRequest {
-    pub arrival: Nanos,
-    pub is_write: bool,
-    /// Some piece touched a unit on a failed drive.
-    pub degraded: bool,
-    /// Some sector could not be read or stored (data loss).
-    pub lost: bool,
 }
 
 /// Counters kept by the controller.
@@ -143,13 +122,20 @@ struct Piece {
     values: Vec<u64>,
     /// The rebuild job answering this read by piggybacking, or [`NONE`].
     piggyback_job: u32,
+    /// The request has had this piece's answer (its plan answers before its last phase).
+    answered: bool,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
 struct RequestSlot {
+    id: u64,
+    origin: Origin,
     arrival: Nanos,
     is_write: bool,
+    /// Pieces not yet answered, and pieces not yet finished (a piece may be answered
+    /// before its last phase: [`Plan::answer_after`]).
     pieces_left: u32,
+    pieces_alive: u32,
     degraded: bool,
     lost: bool,
     write_id: u64,
@@ -158,6 +144,8 @@ struct RequestSlot {
 /// A request that is one disk operation, outside the piece machinery (see the module doc).
 #[derive(Debug, Default, Clone, Copy)]
 struct OneOp {
+    id: u64,
+    origin: Origin,
     arrival: Nanos,
     stripe: u64,
     /// Offset of the request in its stripe's data, sectors (its piece's `first`, should it
@@ -190,6 +178,7 @@ impl Default for Piece {
             next_waiter: NONE,
             values: Vec::new(),
             piggyback_job: NONE,
+            answered: false,
         }
     }
 }
@@ -355,6 +344,9 @@ pub struct Controller {
     pub completed: Vec<CompletedRequest>,
     /// Counters.
     pub stats: ControllerStats,
+    /// Tests only: answer every plan of two or more phases after its first phase.
+    #[cfg(test)]
+    answer_after_first_phase: bool,
 }
 
 /// Low bits of an op's token that hold its index in the piece's plan. A plan can have about
@@ -414,6 +406,8 @@ impl Controller {
             outbox: Vec::new(),
             completed: Vec::new(),
             stats: ControllerStats::default(),
+            #[cfg(test)]
+            answer_after_first_phase: false,
         }
     }
 
@@ -467,6 +461,8 @@ impl Controller {
         if last_stripe == first_stripe && self.one_op_requests {
             if let Some(u) = self.single_unit(first_stripe, first, req.sectors as u64, req.is_write) {
                 let op = OneOp {
+                    id: req.id,
+                    origin: req.origin,
                     arrival: req.arrival,
                     stripe: first_stripe,
                     first,
@@ -479,10 +475,14 @@ impl Controller {
                 return self.submit_one_op(now, op, view);
             }
         }
+        let pieces = (last_stripe - first_stripe + 1) as u32;
         let slot = RequestSlot {
+            id: req.id,
+            origin: req.origin,
             arrival: req.arrival,
             is_write: req.is_write,
-            pieces_left: (last_stripe - first_stripe + 1) as u32,
+            pieces_left: pieces,
+            pieces_alive: pieces,
             degraded: false,
             lost: false,
             write_id,
@@ -577,9 +577,12 @@ impl Controller {
         // The write's id only matters to the content model, with which no request is a
         // one-op request.
         let slot = RequestSlot {
+            id: op.id,
+            origin: op.origin,
             arrival: op.arrival,
             is_write: op.is_write,
             pieces_left: 1,
+            pieces_alive: 1,
             degraded: false,
             lost: false,
             write_id: 0,
@@ -605,7 +608,14 @@ impl Controller {
         }
         self.unlock(op.stripe, op.is_write);
         self.free_one_ops.push(index);
-        self.completed.push(CompletedRequest { arrival: op.arrival, is_write: op.is_write, degraded: false, lost: false });
+        self.completed.push(CompletedRequest {
+            id: op.id,
+            origin: op.origin,
+            arrival: op.arrival,
+            is_write: op.is_write,
+            degraded: false,
+            lost: false,
+        });
         self.in_flight_requests -= 1;
         self.run_ready(now, view)
     }
@@ -627,6 +637,7 @@ impl Controller {
         p.aborted = false;
         p.next_waiter = NONE;
         p.piggyback_job = NONE;
+        p.answered = false;
         idx
     }
 
@@ -709,6 +720,10 @@ impl Controller {
             self.restore_target(target);
         }
         let p = &mut self.pieces[idx as usize];
+        #[cfg(test)]
+        if self.answer_after_first_phase && p.plan.phases >= 2 {
+            p.plan.answer_after = Some(1);
+        }
         if p.plan.ops.len() >= 1 << OP_BITS {
             return Err(Error::Invariant(format!("plan with {} operations", p.plan.ops.len())));
         }
@@ -745,6 +760,10 @@ impl Controller {
         if p.phase >= p.plan.phases {
             return self.finish_piece(idx);
         }
+        if p.plan.answer_after == Some(p.phase) && !p.answered {
+            self.answer_piece(idx)?;
+        }
+        let p = &mut self.pieces[idx as usize];
         let mut issued = 0;
         for (i, op) in p.plan.ops.iter().enumerate() {
             if op.phase == p.phase {
@@ -808,37 +827,60 @@ impl Controller {
         self.run_ready(now, view)
     }
 
-    /// The content model's side of a finished op: a read takes the values the drive holds,
-    /// a write stores the piece's. Kept out of [`Controller::op_done`], which runs for every
-    /// op and is leaner without it.
+    /// The content model's side of a finished op (its rule for user ops). Kept out of
+    /// [`Controller::op_done`], which runs for every op and is leaner without it.
     #[cold]
     #[inline(never)]
     fn move_values(&mut self, idx: u32, op_index: usize) -> Result<()> {
         let Some(content) = self.content.as_mut() else { return Ok(()) };
         let p = &mut self.pieces[idx as usize];
-        let op = p.plan.ops[op_index];
-        let layout = self.layout.as_ref();
+        let op = &p.plan.ops[op_index];
         let values = &mut p.values[op.value_offset as usize..][..op.sectors as usize];
-        for (k, v) in values.iter_mut().enumerate() {
-            let pba = op.pba + k as u64;
-            match op.kind {
-                OpKind::Read => {
-                    *v = content
-                        .read_physical(layout, op.drive, pba)
-                        .ok_or_else(|| Error::Invariant(format!("read of failed drive {} succeeded", op.drive)))?
-                }
-                OpKind::Write => content.write_physical(op.drive, pba, *v),
-            }
-        }
-        Ok(())
+        content.op_done(self.layout.as_ref(), Access::User { op, values })
     }
 
     fn finish_piece(&mut self, idx: u32) -> Result<()> {
+        if !self.pieces[idx as usize].answered {
+            self.account_piece(idx);
+            if self.content.is_some() {
+                self.check_or_commit(idx)?;
+            }
+        }
+        self.finish_piece_checked(idx)
+    }
+
+    /// Answer piece `idx`'s part of its request before the rest of its plan runs (the plan's
+    /// [`Plan::answer_after`]): its outcome counts and its reads are checked now, and the
+    /// request completes if this was its last piece to answer. The piece keeps its stripe
+    /// lock until its last phase is done.
+    #[cold]
+    fn answer_piece(&mut self, idx: u32) -> Result<()> {
         self.account_piece(idx);
         if self.content.is_some() {
             self.check_or_commit(idx)?;
         }
-        self.finish_piece_checked(idx)
+        let p = &mut self.pieces[idx as usize];
+        p.answered = true;
+        let request = p.request;
+        self.answer_request(request);
+        Ok(())
+    }
+
+    /// One more piece of request `request` is answered: the request completes with the last.
+    #[inline(always)]
+    fn answer_request(&mut self, request: u32) {
+        let r = &mut self.requests[request as usize];
+        r.pieces_left -= 1;
+        if r.pieces_left == 0 {
+            self.completed.push(CompletedRequest {
+                id: r.id,
+                origin: r.origin,
+                arrival: r.arrival,
+                is_write: r.is_write,
+                degraded: r.degraded,
+                lost: r.lost,
+            });
+        }
     }
 
     /// Add a finished piece's plan to its request's outcome and the counters.
@@ -870,17 +912,15 @@ impl Controller {
         }
         let stripe = self.pieces[idx as usize].stripe;
         self.unlock(stripe, spec.is_write);
+        let answered = self.pieces[idx as usize].answered;
         self.pieces[idx as usize].spec = None;
         self.free_pieces.push(idx);
+        if !answered {
+            self.answer_request(request);
+        }
         let r = &mut self.requests[request as usize];
-        r.pieces_left -= 1;
-        if r.pieces_left == 0 {
-            self.completed.push(CompletedRequest {
-                arrival: r.arrival,
-                is_write: r.is_write,
-                degraded: r.degraded,
-                lost: r.lost,
-            });
+        r.pieces_alive -= 1;
+        if r.pieces_alive == 0 {
             self.free_requests.push(request);
             self.in_flight_requests -= 1;
         }
@@ -954,114 +994,36 @@ impl Controller {
 
     // ----- content model -------------------------------------------------------------------
 
-    /// Value read by this piece's plan at (drive, pba), if a completed read op covers it.
-    fn value_read(p: &Piece, drive: u32, pba: u64) -> Option<u64> {
-        p.plan.ops.iter().find_map(|o| {
-            (o.kind == OpKind::Read
-                && o.drive == drive
-                && o.phase < p.phase.max(1).min(p.plan.phases)
-                && pba >= o.pba
-                && pba < o.pba + o.sectors as u64)
-                .then(|| p.values[o.value_offset as usize + (pba - o.pba) as usize])
-        })
-    }
-
-    /// XOR of every value read by the plan at row `row` of the stripe's units other than
-    /// data unit `skip` (`usize::MAX` = skip none). `None` if some needed unit was not read.
-    fn xor_of_reads(p: &Piece, row: u64, skip: usize, only_read: bool) -> Option<u64> {
-        let mut x = 0;
-        let units = p.map.data.iter().enumerate().chain(p.map.parity.iter().map(|u| (usize::MAX - 1, u)));
-        for (i, u) in units {
-            if i == skip {
-                continue;
-            }
-            match Self::value_read(p, u.drive, u.pba + row) {
-                Some(v) => x ^= v,
-                None if only_read => {}
-                None => return None,
-            }
+    /// Piece `idx` as the content model's piece rules see it.
+    fn user_piece<'a>(pieces: &'a mut [Piece], requests: &[RequestSlot], idx: u32) -> UserPiece<'a> {
+        let p = &mut pieces[idx as usize];
+        let spec = p.spec.expect("a live piece has a spec");
+        UserPiece {
+            stripe: p.stripe,
+            map: &p.map,
+            ops: &p.plan.ops,
+            phase: p.phase,
+            phases: p.plan.phases,
+            touched: &p.plan.touched,
+            lost: p.plan.lost_sectors > 0,
+            is_write: spec.is_write,
+            write_id: requests[p.request as usize].write_id,
+            values: &mut p.values,
         }
-        Some(x)
     }
 
     /// Fill the values of the write ops of the current phase.
     fn compute_write_values(&mut self, idx: u32) {
         let content = self.content.as_ref().expect("content model on");
-        let p = &mut self.pieces[idx as usize];
-        let spec = p.spec.expect("a live piece has a spec");
-        if !spec.is_write {
-            return;
-        }
-        let write_id = self.requests[p.request as usize].write_id;
-        let copies = p.map.copies.max(1) as usize;
-        for oi in 0..p.plan.ops.len() {
-            let op = p.plan.ops[oi];
-            if op.kind != OpKind::Write || op.phase != p.phase {
-                continue;
-            }
-            for k in 0..op.sectors as u64 {
-                let pba = op.pba + k;
-                let value = if let Some(pos) = p.map.data.iter().position(|u| u.drive == op.drive) {
-                    let unit = p.map.data[pos];
-                    let index = (pos / copies) as u32;
-                    content::written_value(write_id, content.logical(p.stripe, index, pba - unit.pba))
-                } else {
-                    // Parity: XOR of everything pre-read at this row, and of the new values of
-                    // the units updated at this row (including one on a failed drive).
-                    let base = p.map.parity[0].pba;
-                    let row = pba - base;
-                    let mut x = Self::xor_of_reads(p, row, usize::MAX, true).unwrap_or(0);
-                    for (i, &(a, b)) in p.plan.touched.iter().enumerate() {
-                        if a <= row && row < b {
-                            x ^= content::written_value(write_id, content.logical(p.stripe, i as u32, row));
-                        }
-                    }
-                    x
-                };
-                p.values[op.value_offset as usize + k as usize] = value;
-            }
-        }
+        let mut piece = Self::user_piece(&mut self.pieces, &self.requests, idx);
+        content.fill_user_writes(&mut piece);
     }
 
-    /// At the end of a piece: check the values a read returns, or commit a write's values.
+    /// When a piece is answered: check the values a read returns, or commit a write's values.
     fn check_or_commit(&mut self, idx: u32) -> Result<()> {
         let content = self.content.as_mut().expect("content model on");
-        let p = &self.pieces[idx as usize];
-        let spec = p.spec.expect("a live piece has a spec");
-        let write_id = self.requests[p.request as usize].write_id;
-        let copies = p.map.copies.max(1) as usize;
-        let mut stale = false;
-        for (i, &(a, b)) in p.plan.touched.iter().enumerate() {
-            for row in a..b {
-                let lba = content.logical(p.stripe, i as u32, row);
-                if spec.is_write {
-                    content.commit(lba, content::written_value(write_id, lba));
-                    continue;
-                }
-                let direct = p.map.data[i * copies..(i + 1) * copies]
-                    .iter()
-                    .find_map(|u| Self::value_read(p, u.drive, u.pba + row));
-                let value = match direct {
-                    Some(v) => Some(v),
-                    None if !p.map.parity.is_empty() => Self::xor_of_reads(p, row, i, false),
-                    None => None,
-                };
-                match value {
-                    Some(v) => stale |= !content.check(lba, v),
-                    None if p.plan.lost_sectors > 0 => {} // reported as loss
-                    None => {
-                        return Err(Error::Invariant(format!(
-                            "read plan for stripe {} row {row} of unit {i} read nothing",
-                            p.stripe
-                        )))
-                    }
-                }
-            }
-        }
-        if stale {
-            content.stats.stale_reads += 1;
-        }
-        Ok(())
+        let piece = Self::user_piece(&mut self.pieces, &self.requests, idx);
+        content.finish_user_piece(&piece)
     }
 }
 
@@ -1134,7 +1096,7 @@ mod tests {
                 let is_write = name == "raid0" && rng.below(2) == 1;
                 let lba = rng.below(controller.capacity_sectors());
                 let sectors = 1 + rng.below(unit - lba % unit);
-                controller.submit(0, UserRequest { arrival: 0, lba, sectors: sectors as u32, is_write }, &IdleDrives).unwrap();
+                controller.submit(0, UserRequest { id: 0, origin: Origin::Workload, arrival: 0, lba, sectors: sectors as u32, is_write }, &IdleDrives).unwrap();
                 let stripe = lba / per_stripe;
                 let spec = PieceSpec { first: lba % per_stripe, sectors, is_write };
                 layout.map_stripe(stripe, &mut map);
@@ -1233,7 +1195,7 @@ mod tests {
                         let sectors = if rng.below(4) == 0 { 1 + rng.below(40) } else { 1 + rng.below(8) };
                         let sectors = sectors.min(capacity);
                         let lba = rng.below(capacity - sectors + 1);
-                        let req = UserRequest { arrival: step, lba, sectors: sectors as u32, is_write: rng.below(2) == 0 };
+                        let req = UserRequest { id: step, origin: Origin::Workload, arrival: step, lba, sectors: sectors as u32, is_write: rng.below(2) == 0 };
                         short.controller.submit(step, req, &IdleDrives).unwrap();
                         long.controller.submit(step, req, &IdleDrives).unwrap();
                         one_op_waits += (short.controller.free_one_ops.len() < short.controller.one_ops.len()
@@ -1266,5 +1228,55 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A plan that answers after its first phase completes its request then, while the
+    /// rest of the plan runs on under the stripe lock; the request stays in flight until the
+    /// plan is done, a read of the stripe waits for it, and reads the values written.
+    #[test]
+    fn a_plan_answers_the_user_after_the_phase_it_names_and_keeps_its_lock_until_done() {
+        let params = LayoutParams {
+            drives: 4,
+            stripe_unit_sectors: 16,
+            drive_capacity_sectors: 16 * 8,
+            copies: 1,
+            parity_rotation: ParityRotation::LeftSymmetric,
+        };
+        let layout = layout::build("raid5", &params, "array").unwrap();
+        let mut controller = Controller::new(layout, true, RngStream::new(1, StreamId::MirrorChoice));
+        controller.answer_after_first_phase = true;
+        let request = |id: u64, is_write: bool| UserRequest { id, origin: Origin::Workload, arrival: id, lba: 4, sectors: 4, is_write };
+        // A small write: pre-reads of old data and parity (phase 0), then data and parity
+        // writes (phase 1).
+        controller.submit(0, request(7, true), &IdleDrives).unwrap();
+        let pre_reads = std::mem::take(&mut controller.outbox);
+        assert!(!pre_reads.is_empty() && pre_reads.iter().all(|o| o.kind == OpKind::Read));
+        for op in &pre_reads {
+            assert!(controller.completed.is_empty(), "answered before its first phase was done");
+            controller.op_done(1, op.token, true, &IdleDrives).unwrap();
+        }
+        let answered: Vec<_> = controller.completed.drain(..).map(|c| (c.id, c.is_write)).collect();
+        assert_eq!(answered, vec![(7, true)], "answered once its first phase is done");
+        assert_eq!(controller.in_flight(), 1, "still in flight until its plan is done");
+        let writes = std::mem::take(&mut controller.outbox);
+        assert!(!writes.is_empty() && writes.iter().all(|o| o.kind == OpKind::Write));
+        // A read of the same rows waits for the stripe lock the write still holds.
+        controller.submit(2, request(8, false), &IdleDrives).unwrap();
+        assert!(controller.outbox.is_empty(), "the read went ahead of the write's last phase");
+        for op in &writes {
+            controller.op_done(3, op.token, true, &IdleDrives).unwrap();
+        }
+        assert!(controller.completed.is_empty(), "the write was answered twice");
+        let reads = std::mem::take(&mut controller.outbox);
+        assert!(!reads.is_empty(), "the read did not start when the write finished");
+        for op in &reads {
+            controller.op_done(4, op.token, true, &IdleDrives).unwrap();
+        }
+        let answered: Vec<_> = controller.completed.drain(..).map(|c| (c.id, c.is_write)).collect();
+        assert_eq!(answered, vec![(8, false)]);
+        assert_eq!(controller.in_flight(), 0);
+        let content = controller.content().unwrap();
+        assert_eq!(content.stats.sectors_checked, 4);
+        assert_eq!(content.stats.stale_sectors, 0, "the read did not return the value written");
     }
 }

@@ -41,6 +41,10 @@ pub enum WriteMethod {
 pub struct Plan {
     pub ops: Vec<PlanOp>,
     pub phases: u8,
+    /// The user is answered once the phases before this one are done, and the phases from it
+    /// on run after the answer (work the user need not wait for, such as a piggybacked
+    /// target write or a deferred parity update); `None`: after the last phase.
+    pub answer_after: Option<u8>,
     /// The piece touched a unit on a failed drive.
     pub degraded: bool,
     /// Logical sectors that could not be read or stored (data loss).
@@ -88,6 +92,7 @@ impl Plan {
         self.ops.clear();
         self.ranges.clear();
         self.phases = 0;
+        self.answer_after = None;
         self.degraded = false;
         self.lost_sectors = 0;
         self.pre_read_sectors = 0;

@@ -16,6 +16,7 @@
 //! rows is also written to the target. A write that covers a whole unrebuilt rebuild unit
 //! makes it current.
 
+use crate::content::rules::Access;
 use crate::disk::{OpKind, Priority};
 use crate::error::{Error, Result};
 
@@ -406,12 +407,9 @@ impl Controller {
             let unit = self.jobs[job as usize].unit;
             let (start, end) = (self.jobs[job as usize].start, self.jobs[job as usize].end);
             if let (Some(c), Some(r)) = (self.content.as_mut(), self.rebuild.as_deref()) {
-                for (k, pba) in (start..end).enumerate() {
-                    c.write_physical(r.target, pba, self.jobs[job as usize].values[k]);
-                }
-            }
-            if let (Some(c), Some(r)) = (self.content.as_mut(), self.rebuild.as_deref()) {
-                c.verify_rebuilt(self.layout.as_ref(), r.member_slot, r.target, start, end);
+                let values = &self.jobs[job as usize].values;
+                let access = Access::RebuildWrite { member_slot: r.member_slot, target: r.target, start, end, values };
+                c.op_done(self.layout.as_ref(), access)?;
             }
             let by = if self.jobs[job as usize].piggyback { MadeCurrentBy::Piggyback } else { MadeCurrentBy::Executor };
             let r = self.rebuild.as_deref_mut().expect("a live job has a rebuild");
@@ -424,22 +422,11 @@ impl Controller {
             return self.finish_rebuild_if_complete();
         }
         let drive = op_index as u32;
-        {
-            if let Some(c) = self.content.as_mut() {
-                let layout = self.layout.as_ref();
-                let xor = self.rebuild.as_deref().is_some_and(|r| r.xor);
-                let j = &mut self.jobs[job as usize];
-                for (k, pba) in (j.start..j.end).enumerate() {
-                    let v = c
-                        .read_physical(layout, drive, pba)
-                        .ok_or_else(|| Error::Invariant(format!("rebuild read of failed slot {drive} succeeded")))?;
-                    if xor {
-                        j.values[k] ^= v;
-                    } else {
-                        j.values[k] = v;
-                    }
-                }
-            }
+        if let Some(c) = self.content.as_mut() {
+            let xor = self.rebuild.as_deref().is_some_and(|r| r.xor);
+            let j = &mut self.jobs[job as usize];
+            let access = Access::RebuildRead { drive, start: j.start, end: j.end, xor, values: &mut j.values };
+            c.op_done(self.layout.as_ref(), access)?;
         }
         if self.jobs[job as usize].piggyback {
             self.jobs[job as usize].reads_left -= 1;
@@ -507,6 +494,7 @@ impl Controller {
         p.piggyback_job = job;
         p.plan.ops.clear();
         p.plan.phases = 1;
+        p.plan.answer_after = None;
         p.plan.degraded = true;
         p.plan.lost_sectors = 0;
         p.outstanding = 0;

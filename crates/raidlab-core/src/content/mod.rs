@@ -12,6 +12,8 @@
 //!
 //! Memory is sparse: only written sectors are stored.
 
+pub mod rules;
+
 use rustc_hash::FxHashMap;
 
 use crate::layout::{Layout, StripeMap, UnitRole};

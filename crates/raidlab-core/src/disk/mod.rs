@@ -71,7 +71,9 @@ pub struct DriveConfig {
     /// How the user (foreground) and internal (background: rebuild) classes of operations
     /// share the drive: `foreground_first` (background only when no user op waits, never
     /// preempted).
-    #[serde(default = "default_classes")]
+    // Left out of the resolved configuration at its default, so that configurations
+    // written before it keep their hash.
+    #[serde(default = "default_classes", skip_serializing_if = "is_default_classes")]
     pub classes: String,
     /// Override of the drive's rotational model (`exact` or `uniform`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -96,6 +98,10 @@ fn default_scheduler() -> String {
 
 fn default_classes() -> String {
     scheduler::classes::DEFAULT.to_string()
+}
+
+fn is_default_classes(name: &String) -> bool {
+    name == scheduler::classes::DEFAULT
 }
 
 impl Default for DriveConfig {

@@ -35,6 +35,21 @@ pub struct MetricsConfig {
     #[serde(default, skip_serializing_if = "is_false")]
     #[schemars(extend("default" = false))]
     pub record_responses: bool,
+    /// The most user requests that may wait in the array at once. A run whose backlog
+    /// passes it is offered more than the array can serve: it ends there with the outcome
+    /// `overloaded` (and a warning), in bounded memory (a request in flight takes a few
+    /// hundred bytes). At least 1.
+    // Left out of the resolved configuration at its default, so that configurations
+    // written before it keep their hash.
+    #[serde(default = "default_max_backlog", skip_serializing_if = "is_default_max_backlog")]
+    pub max_backlog_requests: u64,
+}
+
+fn default_max_backlog() -> u64 {
+    100_000
+}
+fn is_default_max_backlog(n: &u64) -> bool {
+    *n == default_max_backlog()
 }
 
 fn one() -> f64 {
@@ -46,7 +61,7 @@ fn is_false(flag: &bool) -> bool {
 
 impl Default for MetricsConfig {
     fn default() -> Self {
-        MetricsConfig { window_s: 1.0, warmup_s: 0.0, record_responses: false }
+        MetricsConfig { window_s: 1.0, warmup_s: 0.0, record_responses: false, max_backlog_requests: default_max_backlog() }
     }
 }
 
@@ -54,7 +69,11 @@ impl Default for MetricsConfig {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Window {
     pub arrivals: u64,
+    /// Requests answered with their data (lost requests are counted apart, in `lost`).
     pub completions: u64,
+    /// Requests answered with data loss (a sector could not be read or stored): no
+    /// response time of theirs enters any statistic.
+    pub lost: u64,
     pub response_sum_ns: u128,
     pub read_completions: u64,
     pub read_response_sum_ns: u128,
@@ -142,6 +161,11 @@ pub struct ResponseRecord {
     pub response: Nanos,
     /// Write (true) or read (false).
     pub is_write: bool,
+    /// Some piece touched a unit on a failed drive, and the request was served.
+    pub degraded: bool,
+    /// The request lost data; its `response` is when the loss was reported, not a service
+    /// time.
+    pub lost: bool,
 }
 
 impl Recorder {
@@ -284,7 +308,18 @@ impl Recorder {
     pub fn completion(&mut self, now: Nanos, arrival: Nanos, is_write: bool, degraded: bool, lost: bool) -> Result<()> {
         let response = now - arrival;
         self.completed += 1;
-        self.lost_requests += lost as u64;
+        if lost {
+            // No response time of a request that lost data is a service time: kept out of
+            // every statistic, counted on its own, and flagged in the responses table.
+            self.lost_requests += 1;
+            self.window(now)?.lost += 1;
+            if arrival >= self.warmup_ns {
+                if let Some(responses) = &mut self.responses {
+                    responses.push(ResponseRecord { arrival, response, is_write, degraded: false, lost: true });
+                }
+            }
+            return Ok(());
+        }
         let w = self.window(now)?;
         w.completions += 1;
         w.response_sum_ns += response as u128;
@@ -296,7 +331,7 @@ impl Recorder {
             return Ok(());
         }
         if let Some(responses) = &mut self.responses {
-            responses.push(ResponseRecord { arrival, response, is_write });
+            responses.push(ResponseRecord { arrival, response, is_write, degraded, lost: false });
         }
         if !self.period_starts.is_empty() {
             self.record_period(arrival, response);
@@ -332,12 +367,34 @@ mod tests {
         assert_eq!(
             on.responses_by_arrival().unwrap(),
             [
-                ResponseRecord { arrival: 30, response: 65, is_write: false },
-                ResponseRecord { arrival: 40, response: 50, is_write: true },
-                ResponseRecord { arrival: 40, response: 59, is_write: false },
+                ResponseRecord { arrival: 30, response: 65, is_write: false, degraded: true, lost: false },
+                ResponseRecord { arrival: 40, response: 50, is_write: true, degraded: false, lost: false },
+                ResponseRecord { arrival: 40, response: 59, is_write: false, degraded: false, lost: false },
             ]
         );
         assert_eq!(on.histograms()[Class::All as usize].count(), 3);
+    }
+
+    /// A request that lost data enters no response statistic (histograms, window means,
+    /// periods) and is counted on its own, per run and per window, and flagged in the
+    /// responses table.
+    #[test]
+    fn lost_requests_stay_out_of_every_response_statistic() {
+        let mut rec = Recorder::new(1_000, 0).recording_responses(true);
+        rec.completion(500, 100, false, true, false).unwrap(); // a degraded read, served
+        rec.completion(600, 590, false, true, true).unwrap(); // a read of lost data: 10 ns
+        rec.completion(1_700, 1_600, true, false, true).unwrap(); // a write that lost data
+        assert_eq!(rec.lost_requests, 2);
+        assert_eq!(rec.completed, 3);
+        let h = rec.histograms();
+        assert_eq!(h[Class::Read as usize].count(), 1);
+        assert_eq!(h[Class::DegradedRead as usize].count(), 1, "a lost read counted as a degraded read");
+        assert_eq!(h[Class::Write as usize].count(), 0);
+        assert_eq!(rec.windows[0].completions, 1);
+        assert_eq!(rec.windows[0].response_sum_ns, 400, "the lost read's 10 ns entered the window's mean");
+        assert_eq!((rec.windows[0].lost, rec.windows[1].lost), (1, 1));
+        let flags: Vec<_> = rec.responses_by_arrival().unwrap().iter().map(|r| (r.degraded, r.lost)).collect();
+        assert_eq!(flags, vec![(true, false), (false, true), (false, true)]);
     }
 
     /// Every time lands in window ⌊t / width⌋, whether it falls in the window of the time

@@ -20,7 +20,7 @@
 
 use super::handover::{Handover, LARGEST_HANDOVER};
 use super::{SyntheticGenerator, ThreadedSource};
-use crate::array::UserRequest;
+use crate::request::RequestRecord;
 use crate::error::{Error, Result};
 use crate::sim::{round_ns, Nanos, RngStream};
 
@@ -63,7 +63,7 @@ impl Drawer {
 
     /// Replace the contents of `requests` with the next (at most `count`) requests. Empty
     /// once every request has been drawn.
-    pub fn fill(&mut self, requests: &mut Vec<UserRequest>, count: usize) {
+    pub fn fill(&mut self, requests: &mut Vec<RequestRecord>, count: usize) {
         requests.clear();
         if self.ended {
             return;
@@ -79,7 +79,7 @@ impl Drawer {
                 self.ended = true;
                 break;
             }
-            requests.push(UserRequest { arrival, lba, sectors, is_write });
+            requests.push(RequestRecord { arrival, lba, sectors, is_write });
         }
     }
 }
@@ -89,7 +89,7 @@ pub(crate) enum Feed {
     /// Drawn on the simulation's thread.
     Inline(Drawer),
     /// Drawn on a thread of its own.
-    Thread(Handover<UserRequest>),
+    Thread(Handover<RequestRecord>),
     /// A trace's records at its own timestamps, at most `left` more of them (`u64::MAX`: no
     /// limit), up to the first arriving after `end_time`.
     Trace { source: ThreadedSource, left: u64, end_time: Option<Nanos>, ended: bool },
@@ -124,7 +124,7 @@ impl Feed {
 
     /// Replace the contents of `requests` with the next batch; empty when every request has
     /// been handed out. A trace's error comes once the requests before it are handed out.
-    pub fn refill(&mut self, requests: &mut Vec<UserRequest>) -> Result<()> {
+    pub fn refill(&mut self, requests: &mut Vec<RequestRecord>) -> Result<()> {
         match self {
             Feed::Inline(drawer) => {
                 drawer.fill(requests, INLINE_BATCH_REQUESTS);
@@ -180,7 +180,7 @@ mod tests {
     }
 
     /// Every batch of `feed`, concatenated, and the number of batches.
-    fn drain(mut feed: Feed) -> (Vec<UserRequest>, usize) {
+    fn drain(mut feed: Feed) -> (Vec<RequestRecord>, usize) {
         let (mut all, mut batches, mut batch) = (Vec::new(), 0, Vec::new());
         loop {
             feed.refill(&mut batch).expect("the thread runs");
@@ -268,7 +268,7 @@ mod tests {
                 while limit.is_none_or(|l| (one_by_one.len() as u64) < l) {
                     match reader.next_record() {
                         Ok(Some(r)) if end.is_none_or(|e| r.arrival <= e) => {
-                            one_by_one.push(UserRequest { arrival: r.arrival, lba: r.lba, sectors: r.sectors, is_write: r.is_write })
+                            one_by_one.push(RequestRecord { arrival: r.arrival, lba: r.lba, sectors: r.sectors, is_write: r.is_write })
                         }
                         Ok(_) => break,
                         Err(err) => {

@@ -12,7 +12,7 @@ pub mod trace;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::array::UserRequest;
+use crate::request::RequestRecord;
 use crate::error::{Error, Result};
 use crate::sim::{ms_to_ns, s_to_ns, Nanos, RngStream};
 pub use synthetic::{AddressConfig, SizeConfig, SyntheticGenerator};
@@ -184,7 +184,7 @@ pub struct Workload {
 /// Requests handed out a batch at a time ([`ahead`]): synthetic ones with Poisson arrivals,
 /// or a trace's at its own timestamps; and the next one to issue.
 struct Batch {
-    requests: Vec<UserRequest>,
+    requests: Vec<RequestRecord>,
     /// The next request to issue.
     next: usize,
     feed: ahead::Feed,
@@ -314,7 +314,7 @@ impl Workload {
     /// The next request. Open loop: with its own arrival time. Closed loop: arriving `now`.
     /// `None` once the workload is exhausted.
     #[inline(always)]
-    pub fn next(&mut self, now: Nanos) -> Result<Option<UserRequest>> {
+    pub fn next(&mut self, now: Nanos) -> Result<Option<RequestRecord>> {
         // Once per request: a request generated ahead is handed out inline, everything else
         // (a new batch, a trace record, a closed loop) is done apart.
         match self.take_generated() {
@@ -325,7 +325,7 @@ impl Workload {
 
     /// The next request generated ahead, if one is left.
     #[inline(always)]
-    fn take_generated(&mut self) -> Option<UserRequest> {
+    fn take_generated(&mut self) -> Option<RequestRecord> {
         let batch = self.batch.as_mut()?;
         let request = *batch.requests.get(batch.next)?;
         batch.next += 1;
@@ -335,7 +335,7 @@ impl Workload {
 
     /// [`Workload::next`] when no request generated ahead is left.
     #[inline(never)]
-    fn next_apart(&mut self, now: Nanos) -> Result<Option<UserRequest>> {
+    fn next_apart(&mut self, now: Nanos) -> Result<Option<RequestRecord>> {
         if self.batch.is_some() {
             // Every request generated so far is handed out: take the next ones.
             if !self.next_batch()? {
@@ -385,7 +385,7 @@ impl Workload {
         if self.think_from_trace {
             self.look_ahead_for_think_time(trace_time)?;
         }
-        Ok(Some(UserRequest { arrival, lba, sectors, is_write }))
+        Ok(Some(RequestRecord { arrival, lba, sectors, is_write }))
     }
 
     /// Take the next batch of requests (synthetic ones with their Poisson arrivals, or a
@@ -466,7 +466,7 @@ mod tests {
                 if end.is_some_and(|end| arrival > end) {
                     break;
                 }
-                expected.push(UserRequest { arrival, lba, sectors, is_write });
+                expected.push(RequestRecord { arrival, lba, sectors, is_write });
             }
             assert!(!expected.is_empty());
             assert_eq!(issued, expected, "requests {requests:?}, duration {duration_s:?} s");

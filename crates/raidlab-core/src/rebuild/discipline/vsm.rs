@@ -30,16 +30,4 @@ impl Discipline for Vsm {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn vsm_reads_are_background_work_issued_at_once() {
-        let mut v = Vsm;
-        assert_eq!(v.priority(), Priority::Background);
-        assert!(v.waits_for_idle());
-        v.issued(0, 5, 100);
-        assert_eq!(v.ready_at(0, 7), 7);
-    }
-}
+// Tested with the executors' pull in `rebuild::tests`.

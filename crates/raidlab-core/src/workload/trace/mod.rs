@@ -65,12 +65,12 @@ pub use summary::{stats, stats_until};
 pub use threaded::ThreadedSource;
 pub use validate::{read_validate_trace, BufferAction, ValidateRequest};
 
-/// One request of a block trace in raidlab's units: a [`UserRequest`] whose `arrival` is the
+/// One request of a block trace in raidlab's units: a [`RequestRecord`] whose `arrival` is the
 /// time since the first record of the trace (the earliest one, which is the first emitted),
 /// ns, after time scaling, and whose `lba` is the first 512-byte sector on the array, after
 /// folding (`sectors` at least 1). The controller's own request type, so that a trace's
 /// batches reach the engine as they are, without a pass over them.
-pub type TraceRecord = crate::array::UserRequest;
+pub type TraceRecord = crate::request::RequestRecord;
 
 /// How trace addresses beyond the array's capacity are brought onto it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]

@@ -1,0 +1,190 @@
+//! The content model's rules, one per kind of access: what a read takes from the drives,
+//! what a write stores, how a user read is checked, and how a rebuilt unit is proved.
+//!
+//! The controller calls [`ContentModel::op_done`] when an op finishes, naming the access
+//! kind, and the piece-level rules ([`ContentModel::fill_user_writes`],
+//! [`ContentModel::finish_user_piece`]) at a piece's phase boundaries. A new kind of work
+//! (a log append, a destage) is one more [`Access`] variant and its rule here; the
+//! controller's execution of plans does not change.
+
+use super::{written_value, ContentModel};
+use crate::array::plan::PlanOp;
+use crate::disk::OpKind;
+use crate::error::{Error, Result};
+use crate::layout::{Layout, StripeMap};
+
+/// A finished op, by the kind of work it was.
+pub enum Access<'a> {
+    /// An op of a user request's plan: a read fills `values` from the drive, a write
+    /// stores them.
+    User { op: &'a PlanOp, values: &'a mut [u64] },
+    /// A rebuild job read sectors `[start, end)` of source slot `drive`: combined into
+    /// `values` by XOR (`xor`, parity layouts) or copied (mirrors).
+    RebuildRead { drive: u32, start: u64, end: u64, xor: bool, values: &'a mut [u64] },
+    /// A rebuild job wrote `values` to sectors `[start, end)` of `target`, which now hold
+    /// what member slot `member_slot` lost: stored, then proved against the layout.
+    RebuildWrite { member_slot: u32, target: u32, start: u64, end: u64, values: &'a [u64] },
+}
+
+/// A user request's stripe piece as the piece-level rules see it.
+pub struct UserPiece<'a> {
+    pub stripe: u64,
+    pub map: &'a StripeMap,
+    pub ops: &'a [PlanOp],
+    /// The phase about to be issued (for writes) or reached (for checks), and the plan's
+    /// phase count.
+    pub phase: u8,
+    pub phases: u8,
+    /// Touched row range `[start, end)` of every data unit of the stripe.
+    pub touched: &'a [(u64, u64)],
+    /// Some sector could not be read or stored (reported as data loss, not as stale).
+    pub lost: bool,
+    pub is_write: bool,
+    /// The write's id (its values are [`written_value`]s of it).
+    pub write_id: u64,
+    /// One value per sector of the plan's ops (at each op's `value_offset`).
+    pub values: &'a mut [u64],
+}
+
+impl ContentModel {
+    /// Apply the rule of a finished op's access kind.
+    pub fn op_done(&mut self, layout: &dyn Layout, access: Access<'_>) -> Result<()> {
+        match access {
+            Access::User { op, values } => {
+                for (k, v) in values.iter_mut().enumerate() {
+                    let pba = op.pba + k as u64;
+                    match op.kind {
+                        OpKind::Read => {
+                            *v = self.read_physical(layout, op.drive, pba).ok_or_else(|| {
+                                Error::Invariant(format!("read of failed drive {} succeeded", op.drive))
+                            })?
+                        }
+                        OpKind::Write => self.write_physical(op.drive, pba, *v),
+                    }
+                }
+            }
+            Access::RebuildRead { drive, start, end, xor, values } => {
+                for (k, pba) in (start..end).enumerate() {
+                    let v = self
+                        .read_physical(layout, drive, pba)
+                        .ok_or_else(|| Error::Invariant(format!("rebuild read of failed slot {drive} succeeded")))?;
+                    if xor {
+                        values[k] ^= v;
+                    } else {
+                        values[k] = v;
+                    }
+                }
+            }
+            Access::RebuildWrite { member_slot, target, start, end, values } => {
+                for (k, pba) in (start..end).enumerate() {
+                    self.write_physical(target, pba, values[k]);
+                }
+                self.verify_rebuilt(layout, member_slot, target, start, end);
+            }
+        }
+        Ok(())
+    }
+
+    /// Before a write piece's phase is issued: the values its write ops of that phase store.
+    /// Data units take the write's values; parity takes the XOR of everything the plan
+    /// pre-read at the row and of the new values of the units updated at it (a unit on a
+    /// failed drive included).
+    pub fn fill_user_writes(&self, piece: &mut UserPiece<'_>) {
+        if !piece.is_write {
+            return;
+        }
+        let copies = piece.map.copies.max(1) as usize;
+        for oi in 0..piece.ops.len() {
+            let op = piece.ops[oi];
+            if op.kind != OpKind::Write || op.phase != piece.phase {
+                continue;
+            }
+            for k in 0..op.sectors as u64 {
+                let pba = op.pba + k;
+                let value = if let Some(pos) = piece.map.data.iter().position(|u| u.drive == op.drive) {
+                    let unit = piece.map.data[pos];
+                    let index = (pos / copies) as u32;
+                    written_value(piece.write_id, self.logical(piece.stripe, index, pba - unit.pba))
+                } else {
+                    let row = pba - piece.map.parity[0].pba;
+                    let mut x = xor_of_reads(piece, row, usize::MAX, true).unwrap_or(0);
+                    for (i, &(a, b)) in piece.touched.iter().enumerate() {
+                        if a <= row && row < b {
+                            x ^= written_value(piece.write_id, self.logical(piece.stripe, i as u32, row));
+                        }
+                    }
+                    x
+                };
+                piece.values[op.value_offset as usize + k as usize] = value;
+            }
+        }
+    }
+
+    /// When a user piece is answered: a read's values are checked against the values last
+    /// written (directly, or reconstructed from what the plan read), a write's are
+    /// committed as the logical sectors' new values. Counts a read with a stale sector in
+    /// `stale_reads`.
+    pub fn finish_user_piece(&mut self, piece: &UserPiece<'_>) -> Result<()> {
+        let copies = piece.map.copies.max(1) as usize;
+        let mut stale = false;
+        for (i, &(a, b)) in piece.touched.iter().enumerate() {
+            for row in a..b {
+                let lba = self.logical(piece.stripe, i as u32, row);
+                if piece.is_write {
+                    self.commit(lba, written_value(piece.write_id, lba));
+                    continue;
+                }
+                let direct =
+                    piece.map.data[i * copies..(i + 1) * copies].iter().find_map(|u| value_read(piece, u.drive, u.pba + row));
+                let value = match direct {
+                    Some(v) => Some(v),
+                    None if !piece.map.parity.is_empty() => xor_of_reads(piece, row, i, false),
+                    None => None,
+                };
+                match value {
+                    Some(v) => stale |= !self.check(lba, v),
+                    None if piece.lost => {} // reported as loss
+                    None => {
+                        return Err(Error::Invariant(format!(
+                            "read plan for stripe {} row {row} of unit {i} read nothing",
+                            piece.stripe
+                        )))
+                    }
+                }
+            }
+        }
+        if stale {
+            self.stats.stale_reads += 1;
+        }
+        Ok(())
+    }
+}
+
+/// The value the piece's plan read at (drive, pba), if a read op of a finished phase covers
+/// it.
+fn value_read(piece: &UserPiece<'_>, drive: u32, pba: u64) -> Option<u64> {
+    let done = piece.phase.max(1).min(piece.phases);
+    piece.ops.iter().find_map(|o| {
+        (o.kind == OpKind::Read && o.drive == drive && o.phase < done && pba >= o.pba && pba < o.pba + o.sectors as u64)
+            .then(|| piece.values[o.value_offset as usize + (pba - o.pba) as usize])
+    })
+}
+
+/// XOR of every value the plan read at row `row` of the stripe's units other than data unit
+/// `skip` (`usize::MAX`: skip none). `None` if some needed unit was not read, unless
+/// `only_read` (then the units read are XORed and the others left out).
+fn xor_of_reads(piece: &UserPiece<'_>, row: u64, skip: usize, only_read: bool) -> Option<u64> {
+    let mut x = 0;
+    let units = piece.map.data.iter().enumerate().chain(piece.map.parity.iter().map(|u| (usize::MAX - 1, u)));
+    for (i, u) in units {
+        if i == skip {
+            continue;
+        }
+        match value_read(piece, u.drive, u.pba + row) {
+            Some(v) => x ^= v,
+            None if only_read => {}
+            None => return None,
+        }
+    }
+    Some(x)
+}
