@@ -18,17 +18,33 @@ pub const AUTO: &str = "auto";
 /// Non-blank lines offered to each format.
 const SNIFF_LINES: usize = 32;
 
-/// Whether `parser` accepts every line and finds a request in at least one.
-fn fits(mut parser: Box<dyn LineParser>, lines: &[String]) -> bool {
+/// How a format's parser took the first lines: how many it accepted before the first it
+/// refused (all of them when it refused none), and that refusal (the line's index among the
+/// lines offered, and what was wrong).
+struct Attempt {
+    accepted: usize,
+    requests: usize,
+    refused: Option<(usize, String)>,
+}
+
+impl Attempt {
+    /// The parser accepts every line and finds a request in at least one.
+    fn fits(&self) -> bool {
+        self.refused.is_none() && self.requests > 0
+    }
+}
+
+/// Offer `lines` to `parser`, up to the first it refuses.
+fn attempt(mut parser: Box<dyn LineParser>, lines: &[String]) -> Attempt {
     let mut requests = 0;
-    for line in lines {
+    for (index, line) in lines.iter().enumerate() {
         match parser.parse_line(line) {
             Ok(Some(_)) => requests += 1,
             Ok(None) => {}
-            Err(_) => return false,
+            Err(message) => return Attempt { accepted: index, requests, refused: Some((index, message)) },
         }
     }
-    requests > 0
+    Attempt { accepted: lines.len(), requests, refused: None }
 }
 
 /// The name of the format of the trace at `cfg.path` (`key`: the config key path of the
@@ -36,11 +52,14 @@ fn fits(mut parser: Box<dyn LineParser>, lines: &[String]) -> bool {
 pub(crate) fn detect(cfg: &TraceConfig, key: &str) -> Result<&'static str> {
     let mut reader = LineReader::open(&cfg.path, 0)?;
     let mut lines = Vec::with_capacity(SNIFF_LINES);
+    // The file's line number of each line offered (blank lines are skipped).
+    let mut numbers = Vec::with_capacity(SNIFF_LINES);
     while lines.len() < SNIFF_LINES {
         match reader.next_text()? {
             Some(text) => lines.push(text.to_string()),
             None => break,
         }
+        numbers.push(reader.lines_read());
     }
     let Some(first) = lines.first() else {
         return Err(Error::trace(
@@ -53,10 +72,15 @@ pub(crate) fn detect(cfg: &TraceConfig, key: &str) -> Result<&'static str> {
         ));
     };
     let mut fitting = Vec::new();
+    // The format that read furthest before refusing a line (the first such on a tie).
+    let mut closest: Option<(&str, Attempt)> = None;
     for format in TRACE_FORMATS.iter().filter(|format| !format.needs_configuration) {
         let candidate = TraceConfig { format: format.name.to_string(), ..cfg.clone() };
-        if fits((format.parser)(&candidate, key)?, &lines) {
+        let tried = attempt((format.parser)(&candidate, key)?, &lines);
+        if tried.fits() {
             fitting.push(format.name);
+        } else if closest.as_ref().is_none_or(|(_, best)| tried.accepted > best.accepted) {
+            closest = Some((format.name, tried));
         }
     }
     let tried: Vec<&str> =
@@ -64,16 +88,29 @@ pub(crate) fn detect(cfg: &TraceConfig, key: &str) -> Result<&'static str> {
     let shown: String = first.chars().take(120).collect();
     match fitting.as_slice() {
         [name] => Ok(name),
-        [] => Err(Error::config(
-            format!("{key}.format"),
-            format!(
-                "{}: the first {} lines fit none of the formats {} (first line: \"{shown}\"); \
-                 set `format`, with \"csv\" and a column mapping for other layouts",
-                cfg.path.display(),
-                lines.len(),
-                tried.join(", ")
-            ),
-        )),
+        [] => {
+            // Say why the closest format refused: often a near miss (a header, a stray
+            // value) that a user can fix, rather than another layout.
+            let why = match &closest {
+                Some((name, Attempt { refused: Some((index, message)), .. })) => format!(
+                    "; closest: {name}, which read {index} line{} and then refused {}:{}: {message}",
+                    if *index == 1 { "" } else { "s" },
+                    cfg.path.display(),
+                    numbers[*index],
+                ),
+                _ => String::new(),
+            };
+            Err(Error::config(
+                format!("{key}.format"),
+                format!(
+                    "{}: the first {} lines fit none of the formats {} (first line: \"{shown}\"){why}; \
+                     set `format`, with \"csv\" and a column mapping for other layouts",
+                    cfg.path.display(),
+                    lines.len(),
+                    tried.join(", ")
+                ),
+            ))
+        }
         several => Err(Error::config(
             format!("{key}.format"),
             format!(
@@ -123,10 +160,13 @@ mod tests {
         assert!(err.starts_with("workload.trace.format: "), "{err}");
         assert!(err.contains("the first 2 lines fit none of the formats spc, msr, systor, tencent, disksim, validate"), "{err}");
         assert!(err.contains("(first line: \"12.5;read;4096;8\")"), "{err}");
-        // One line of another format among good ones is enough to rule a format out.
-        let mixed = TempFile::new("mixed.spc", b"0,303567,3584,w,0.000000\n1538323200,4247200,128,1,1058\n");
+        // One line of another format among good ones is enough to rule a format out; the
+        // error names the closest format and the line, with file and number, it refused.
+        let mixed = TempFile::new("mixed.spc", b"0,303567,3584,w,0.000000\n\n1538323200,4247200,128,1,1058\n");
         let err = detect(&config(&mixed.0, AUTO), KEY).unwrap_err().to_string();
         assert!(err.contains("fit none of the formats"), "{err}");
+        let refused = format!("closest: spc, which read 1 line and then refused {}:3: unknown opcode \"1\"", mixed.0.display());
+        assert!(err.contains(&refused), "{err}");
     }
 
     #[test]

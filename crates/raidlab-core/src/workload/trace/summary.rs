@@ -118,6 +118,7 @@ impl Default for HyperLogLog {
 /// A uniform sample of the distinct blocks of a trace, each with its exact access count (see
 /// the module docs): a block is kept while the top `level` bits of its hash are zero.
 #[derive(Debug, Clone, Default)]
+#[allow(clippy::len_without_is_empty)]
 pub struct BlockSample {
     /// Block → accesses (the hash is worked out again where needed: 16 bytes an entry).
     counts: FxHashMap<u64, u64>,
@@ -153,11 +154,6 @@ impl BlockSample {
     /// Distinct blocks sampled.
     pub fn len(&self) -> usize {
         self.counts.len()
-    }
-
-    /// Whether no block was sampled.
-    pub fn is_empty(&self) -> bool {
-        self.counts.is_empty()
     }
 
     /// The share of accesses in the hottest ⌈1/5⌉ of the sampled blocks, and its standard
