@@ -88,9 +88,15 @@ test: build browser ## What CI runs: Rust tests, then pytest
 	cargo test --workspace --exclude raidlab-py
 	$(BIN)/python -m pytest -q tests
 
-bench: build ## Criterion benchmarks of the core, then `raidlab bench`, then a whole 18 TB rebuild
+bench: build ## Criterion benchmarks of the core, then `raidlab bench`, whole `raidlab run` processes (/usr/bin/time), then a whole 18 TB rebuild
 	cargo bench -p raidlab-core
 	$(BIN)/raidlab bench
+	@mkdir -p target/bench
+	cargo run --release --quiet -p raidlab-core --example bench_trace -- 1000000 target/bench/ibm18es_cached_1m.trace
+	/usr/bin/time -f "whole process, raidlab run of 1,000 requests: %e s wall, %U s user, %M KiB peak" \
+	  $(BIN)/raidlab run experiments/bench/startup_1000.toml -o target/bench/startup_1000 --force --quiet > /dev/null
+	/usr/bin/time -f "whole process, raidlab run of the 1 M-request ibm18es trace: %e s wall, %U s user, %M KiB peak" \
+	  $(BIN)/raidlab run experiments/bench/ibm18es_cached_trace.toml -o target/bench/ibm18es_cached_1m --force --quiet > /dev/null
 	$(BIN)/raidlab bench --case rebuild_20tb
 
 bench-sweep: build ## A 64-run sweep on 1 and 2 worker processes: scaling and the machinery's time per run

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
 import raidlab.plots
 from raidlab.plots import (
+    MAX_BARS,
+    complete_windows,
     data_loss_times,
     draw_rebuild_progress,
     draw_response_cdf,
@@ -20,6 +23,7 @@ from raidlab.plots import (
     rebuild_times,
 )
 from raidlab.exceptions import RaidlabIOError
+from raidlab.results import Result
 
 from conftest import REBUILD_END_S, REBUILD_START_S, synthetic_rebuild_result, synthetic_result
 
@@ -204,3 +208,59 @@ def test_plot_run_without_a_rebuild_keeps_its_layout(tmp_path, drawn_figures):
         over_time = next(ax for ax in figure.axes if ax.get_title().startswith("R(t)"))
         labels = [line.get_label() for line in over_time.get_lines()]
         assert "drive failure" in labels and not any(label.startswith("rebuild") for label in labels)
+
+
+# -- long runs stay readable -------------------------------------------------------------------
+
+
+def long_result(windows: int = 15_000) -> Result:
+    """A run of ``windows`` one-second windows, the last one cut short at 0.25 s, drive 2
+    failing at a third of the run."""
+    result = synthetic_result()
+    start = np.arange(windows, dtype=float)
+    arrivals = np.full(windows, 100, dtype=np.int64)
+    arrivals[-1] = 3  # the partial window: 3 arrivals in its quarter second
+    response = np.full(windows, 20.0)
+    response[-1] = 900.0  # a few slow requests finishing in it
+    result.tables["timeseries"] = pd.DataFrame({
+        "window_start_s": start, "window_end_s": start + 1, "arrivals": arrivals, "completions": arrivals,
+        "mean_response_ms": response, "read_mean_response_ms": response, "throughput_iops": arrivals.astype(float),
+    })
+    result.summary["simulated_seconds"] = windows - 0.75
+    result.summary["failures"] = [{"drive": 2, "at_s": windows / 3}]
+    return result
+
+
+def test_a_long_run_draws_no_markers_merged_bars_and_no_partial_window():
+    result = long_result()
+    timeseries = complete_windows(result.timeseries, result.summary["simulated_seconds"])
+    assert len(timeseries) == 14_999  # the partial last window is left out
+    ax = Figure().subplots()
+    bars = draw_response_over_time(ax, timeseries, failures=[5000.0])
+    assert len(bars.patches) <= MAX_BARS
+    # Merged bars keep the arrival rate: 100 arrivals a second in every window.
+    assert {round(patch.get_height(), 6) for patch in bars.patches} == {100.0}
+    response = next(line for line in ax.get_lines() if line.get_label() == "mean response time")
+    assert response.get_marker() in (None, "None", "")
+    assert max(response.get_ydata()) == 20.0  # no spike from the partial window
+    assert "completion" in ax.get_ylabel()
+
+
+def test_the_legend_sits_above_the_data_and_the_title_names_the_configuration(tmp_path, drawn_figures):
+    result = long_result(600)
+    run_dir = result.save(tmp_path / "run", name="failure-study")
+    plot_run(Result.load(run_dir), tmp_path / "plot.png")
+    (figure,) = drawn_figures
+    assert figure.get_suptitle().startswith("failure-study (")
+    over_time = next(ax for ax in figure.axes if ax.get_title().startswith("R(t)"))
+    legend = over_time.get_legend()
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    figure.draw(renderer)
+    # Entirely above the plotting area: it hides no line, the failure marker included.
+    assert legend.get_window_extent(renderer).y0 >= over_time.get_window_extent(renderer).y1 - 1
+    # Without a configuration name, the run directory's name.
+    plain = synthetic_result()
+    plot_run(Result.load(plain.save(tmp_path / "my-run")), tmp_path / "plain.png")
+    assert drawn_figures[-1].get_suptitle().startswith("my-run (")

@@ -148,7 +148,8 @@ def _command_run(args: argparse.Namespace, out: Console, err: Console) -> int:
     # The default directory is named by the configuration's hash: one there already is an
     # earlier run of this same configuration, which this one replaces.
     run_dir = Path(args.output) if args.output else Path("runs") / f"{loaded.name or 'run'}-{result.config_hash[:8]}"
-    result.save(run_dir, overrides=args.set, command_line=["raidlab", *args.argv], force=args.force)
+    result.save(run_dir, overrides=args.set, command_line=["raidlab", *args.argv], force=args.force,
+                name=loaded.name)
     for warning in run_warnings(result.summary):
         err.print(f"warning: {warning}", markup=False, highlight=False, soft_wrap=True)
     if args.quiet:
@@ -499,8 +500,8 @@ def _command_bench(args: argparse.Namespace, out: Console, err: Console) -> int:
         if "times_disksim" in result:
             err.print(
                 f"{result['case']}: {result['times_disksim']:.1f} × DiskSim 4.0's "
-                f"{DISKSIM_IBM18ES_REQUESTS_PER_S:,} requests/s on the reference machine "
-                f"(docs/performance.md); the target is 100 ×.",
+                f"{DISKSIM_IBM18ES_REQUESTS_PER_S:,} requests/s, measured on this machine class on the "
+                f"same trace (docs/performance.md); simulation alone, set-up left out.",
                 style="dim", highlight=False,
             )
     if baseline is not None:

@@ -32,11 +32,48 @@ __all__ = [
     "draw_rebuild_progress",
     "draw_response_cdf",
     "plot_run",
+    "run_name",
+    "complete_windows",
+    "merged_bars",
     "save_figure",
 ]
 
 #: Histogram classes drawn as CDFs, with their legend labels.
 CDF_CLASSES = (("read", "reads"), ("write", "writes"), ("degraded_read", "degraded reads"))
+
+#: Most points of a line drawn with a marker on each: beyond, the markers merge into a band.
+MAX_MARKED_POINTS = 300
+
+#: Most bars of I/O intensity drawn: beyond, neighbouring windows are merged into one bar
+#: (their arrivals over their combined width), so the bars stay readable and quick to draw.
+MAX_BARS = 300
+
+
+def complete_windows(timeseries: pd.DataFrame, simulated_seconds: Optional[float]) -> pd.DataFrame:
+    """The windows a run filled: the last one, cut short by the run's end
+    (``window_end_s`` past ``simulated_seconds``), is left out, so that its few arrivals over a
+    full window's width do not draw a dip, nor its few slow completions a spike."""
+    if simulated_seconds is None or timeseries.empty or "window_end_s" not in timeseries:
+        return timeseries
+    last_end = float(timeseries["window_end_s"].iloc[-1])
+    if last_end > float(simulated_seconds) + 1e-9 and len(timeseries) > 1:
+        return timeseries.iloc[:-1]
+    return timeseries
+
+
+def merged_bars(start: np.ndarray, end: np.ndarray, arrivals: np.ndarray, most: int = MAX_BARS):
+    """Bars of I/O intensity, at most ``most``: windows merged in runs of ⌈n / most⌉, each bar
+    its windows' arrivals over their combined width. Returns (lefts, widths, arrivals/s)."""
+    n = len(start)
+    group = max(1, -(-n // most))
+    edges = np.arange(0, n, group)
+    lefts = start[edges]
+    rights = end[np.minimum(edges + group, n) - 1]
+    totals = np.add.reduceat(arrivals, edges) if n else arrivals
+    widths = rights - lefts
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rates = np.where(widths > 0, totals / widths, 0.0)
+    return lefts, widths, rates
 
 
 def failure_times(result: Result) -> List[float]:
@@ -126,33 +163,49 @@ def draw_response_over_time(
     Returns the bars' axes."""
     start = timeseries["window_start_s"].to_numpy(dtype=float)
     end = timeseries["window_end_s"].to_numpy(dtype=float)
-    width = end - start
-    with np.errstate(divide="ignore", invalid="ignore"):
-        intensity = np.where(width > 0, timeseries["arrivals"].to_numpy(dtype=float) / width, 0.0)
+    lefts, widths, intensity = merged_bars(start, end, timeseries["arrivals"].to_numpy(dtype=float))
+    merged = len(lefts) < len(start)
 
     bars = ax.twinx()
-    bars.bar(start, intensity, width=width, align="edge", color="0.85", edgecolor="0.75",
-             linewidth=0.5, label="arrivals/s")
-    bars.set_ylabel("I/O intensity (arrivals/s)")
+    bars.bar(lefts, intensity, width=widths, align="edge", color="0.85",
+             edgecolor="none" if merged else "0.75", linewidth=0.5, label="arrivals/s")
+    per = f" (per {widths[0]:g} s)" if merged and len(widths) else ""
+    bars.set_ylabel(f"I/O intensity (arrivals/s{per})")
     # Draw the line axes above the bars axes.
     ax.set_zorder(bars.get_zorder() + 1)
     ax.patch.set_visible(False)
 
     midpoints = (start + end) / 2
+    marker = "." if len(midpoints) <= MAX_MARKED_POINTS else None
     ax.plot(midpoints, timeseries["mean_response_ms"].to_numpy(dtype=float), color="C0",
-            marker=".", linewidth=1.5, label="mean response time")
+            marker=marker, linewidth=1.5 if marker else 0.8, label="mean response time")
     if "read_mean_response_ms" in timeseries:
         ax.plot(midpoints, timeseries["read_mean_response_ms"].to_numpy(dtype=float),
-                color="C1", linewidth=1, alpha=0.8, label="mean read response time")
+                color="C1", linewidth=1 if marker else 0.6, alpha=0.8, label="mean read response time")
     rebuilds = rebuilds or {}
     draw_event_markers(ax, failures, losses, rebuilds.get("started", ()), rebuilds.get("complete", ()),
                        rebuilds.get("abandoned", ()))
     ax.set_xlabel("simulated time (s)")
-    ax.set_ylabel("response time (ms)")
-    ax.set_title("R(t): response time over time")
+    # A request is counted in the window it completes in: a burst of slow requests shows
+    # where they finish, not where they arrived.
+    ax.set_ylabel("mean response time (ms),\nby window of completion")
+    ax.set_title("R(t): response time over time", pad=22)
     ax.set_ylim(bottom=0)
-    ax.legend(loc="upper left", fontsize="small")
+    _legend_outside(ax, bars)
     return bars
+
+
+def _legend_outside(ax: Axes, *others: Axes) -> None:
+    """One legend for ``ax`` and ``others`` (twin axes), above the plot, where it hides no
+    data (a failure line under the legend went unseen)."""
+    handles, labels = ax.get_legend_handles_labels()
+    for other in others:
+        more_handles, more_labels = other.get_legend_handles_labels()
+        handles += more_handles
+        labels += more_labels
+    if handles:
+        ax.legend(handles, labels, loc="lower left", bbox_to_anchor=(0.0, 1.01), ncol=min(len(labels), 4),
+                  fontsize="small", frameon=False, borderaxespad=0.0)
 
 
 def draw_rebuild_progress(
@@ -180,9 +233,9 @@ def draw_rebuild_progress(
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("rebuilt fraction")
     ax.set_ylim(0, 1.05)
-    ax.set_title("c(t): fraction of the lost drive rebuilt onto the spare")
+    ax.set_title("c(t): fraction of the lost drive rebuilt onto the spare", pad=22)
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="best", fontsize="small")
+    _legend_outside(ax)
     return ax
 
 
@@ -224,14 +277,16 @@ def plot_run(result: Result, output: Union[str, "os.PathLike[str]"]) -> Path:
     run with rebuild progress (:func:`has_rebuild_progress`), c(t) in a panel under R(t),
     sharing its time axis, with the rebuild's start and end marked on both."""
     failures, losses, rebuilds = failure_times(result), data_loss_times(result), rebuild_times(result)
-    if has_rebuild_progress(result.timeseries):
+    seconds = result.summary.get("simulated_seconds")
+    timeseries = complete_windows(result.timeseries, float(seconds) if isinstance(seconds, (int, float)) else None)
+    if has_rebuild_progress(timeseries):
         figure = Figure(figsize=(10, 10.5), layout="constrained")
         grid = figure.add_gridspec(3, 1, height_ratios=(3, 1.5, 2))
         over_time = figure.add_subplot(grid[0])
         progress = figure.add_subplot(grid[1], sharex=over_time)
         cdf = figure.add_subplot(grid[2])
-        draw_response_over_time(over_time, result.timeseries, failures, losses, rebuilds)
-        draw_rebuild_progress(progress, result.timeseries, failures, losses, rebuilds)
+        draw_response_over_time(over_time, timeseries, failures, losses, rebuilds)
+        draw_rebuild_progress(progress, timeseries, failures, losses, rebuilds)
         # The time axis is labelled once, under c(t).
         over_time.set_xlabel("")
         over_time.tick_params(labelbottom=False)
@@ -240,13 +295,24 @@ def plot_run(result: Result, output: Union[str, "os.PathLike[str]"]) -> Path:
         # rebuild times, the same markers).
         figure = Figure(figsize=(10, 8), layout="constrained")
         over_time, cdf = figure.subplots(2, 1, height_ratios=(3, 2))
-        draw_response_over_time(over_time, result.timeseries, failures, losses, rebuilds)
+        draw_response_over_time(over_time, timeseries, failures, losses, rebuilds)
     draw_response_cdf(cdf, result.histogram)
-    title = f"raidlab run {result.config_hash[:8]}"
+    title = f"{run_name(result)} ({result.config_hash[:8]})"
     if result.data_loss:
         title += " — data loss"
     figure.suptitle(title)
     return save_figure(figure, output, dpi=120)
+
+
+def run_name(result: Result) -> str:
+    """What the plot's title calls a run: its configuration's name (the file's stem, kept in
+    the manifest), else its run directory's name, else "raidlab run"."""
+    manifest = result.manifest or {}
+    name = manifest.get("config_name")
+    if isinstance(name, str) and name:
+        return name
+    directory = getattr(result, "directory", None)
+    return Path(directory).name if directory else "raidlab run"
 
 
 def save_figure(figure: Figure, output: Union[str, "os.PathLike[str]"], dpi: int) -> Path:

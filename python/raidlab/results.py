@@ -110,6 +110,8 @@ class Result:
         self.resolved_config = resolved_config
         self.config_hash = config_hash
         self.manifest: Optional[Dict[str, Any]] = dict(manifest) if manifest is not None else None
+        #: The run directory it was saved to or loaded from, if any.
+        self.directory: Optional[Path] = None
 
     @classmethod
     def from_core(cls, output: Mapping[str, Any]) -> "Result":
@@ -231,11 +233,12 @@ class Result:
         overrides: Sequence[str] = (),
         command_line: Optional[Sequence[str]] = None,
         force: bool = False,
+        name: Optional[str] = None,
     ) -> Path:
         """Write the run directory and return its path.
 
-        ``overrides`` (the ``--set`` values) and ``command_line`` (default ``sys.argv``) are
-        recorded in the manifest.
+        ``overrides`` (the ``--set`` values), ``command_line`` (default ``sys.argv``) and
+        ``name`` (the configuration's, as plots title the run) are recorded in the manifest.
 
         The files are written into a new directory beside ``run_dir``, which then takes its
         place: an earlier run there is replaced as a whole (no file of it is left behind),
@@ -256,11 +259,13 @@ class Result:
                 (staging / CONFIG_FILE).write_text(self.resolved_config, encoding="utf-8")
                 _write_json(staging / SUMMARY_FILE, self.summary)
                 table_files = {}
-                for name, table in self._tables.items():
-                    file_name = name + TABLE_SUFFIX
+                for table_name, table in self._tables.items():
+                    file_name = table_name + TABLE_SUFFIX
                     _write_table(table, staging / file_name)
-                    table_files[name] = file_name
+                    table_files[table_name] = file_name
                 manifest = self._manifest(table_files, overrides, command_line)
+                if name:
+                    manifest["config_name"] = name
                 _write_json(staging / MANIFEST_FILE, manifest)
                 _put_in_place(staging, directory)
             except BaseException:
@@ -273,6 +278,7 @@ class Result:
                 errno=error.errno,
             ) from None
         self.manifest = manifest
+        self.directory = directory
         return directory
 
     def _manifest(
@@ -329,13 +335,15 @@ class Result:
             table_files = {path.stem: path for path in sorted(directory.glob("*" + TABLE_SUFFIX))}
         tables = {name: _read_table(name, path) for name, path in table_files.items()}
         config_hash = (manifest or {}).get("config_hash") or summary.get("config_hash", "")
-        return cls(
+        result = cls(
             summary=summary,
             tables=tables,
             resolved_config=resolved_config,
             config_hash=config_hash,
             manifest=manifest,
         )
+        result.directory = directory
+        return result
 
 
 #: Files whose presence makes a directory a run directory, which a save may replace.
