@@ -426,13 +426,16 @@ impl Simulation {
                     self.pump_rebuild();
                 }
             }
-            self.flush()?;
-            if self.pull_pending {
-                // Once the event's own work is queued, so that a drive it kept busy is not
-                // taken for idle.
+            loop {
+                self.flush()?;
+                if !self.pull_pending {
+                    break;
+                }
+                // A drive went idle: the rebuild pulls once the event's own work is queued,
+                // so that a drive it kept busy is not taken for idle. (One call of `flush`,
+                // which stays inlined here.)
                 self.pull_pending = false;
                 self.pump_rebuild();
-                self.flush()?;
             }
             self.events_processed += 1;
             if self.stop_now {
