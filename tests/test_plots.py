@@ -237,9 +237,12 @@ def test_a_long_run_draws_no_markers_merged_bars_and_no_partial_window():
     assert len(timeseries) == 14_999  # the partial last window is left out
     ax = Figure().subplots()
     bars = draw_response_over_time(ax, timeseries, failures=[5000.0])
-    assert len(bars.patches) <= MAX_BARS
-    # Merged bars keep the arrival rate: 100 arrivals a second in every window.
-    assert {round(patch.get_height(), 6) for patch in bars.patches} == {100.0}
+    # Merged into at most MAX_BARS steps of one outline, which keep the arrival rate: 100
+    # arrivals a second in every window.
+    (steps,) = bars.patches
+    values, edges, _ = steps.get_data()
+    assert len(values) <= MAX_BARS and edges[0] == 0.0 and edges[-1] == 14_999.0
+    assert set(np.round(values, 6)) == {100.0}
     response = next(line for line in ax.get_lines() if line.get_label() == "mean response time")
     assert response.get_marker() in (None, "None", "")
     assert max(response.get_ydata()) == 20.0  # no spike from the partial window
