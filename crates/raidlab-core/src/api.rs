@@ -77,6 +77,8 @@ pub fn run_config(config: Config, progress: Option<&mut dyn FnMut(Progress) -> b
     let resolved_config = config.to_toml();
     let config_hash = config.hash();
     let warnings = crate::warnings::config_warnings(&config);
+    // A target utilization becomes the rate whose pilot runs reach it.
+    let config = crate::calibrate::with_calibrated_rate(config)?;
     let mut sim = Simulation::new(config)?;
     run_reporting(&mut sim, progress)?;
     let mut summary = summary(&sim, &config_hash);

@@ -11,6 +11,7 @@
 
 pub mod api;
 pub mod array;
+pub mod calibrate;
 pub mod catalogue;
 pub mod config;
 pub mod content;
