@@ -707,13 +707,12 @@ impl Controller {
             return Ok(());
         }
         let p = &mut self.pieces[idx as usize];
+        // The units' status for this piece: the failed and write-only slots, with the rebuild
+        // target resolved above for the rebuild units under this stripe.
+        let status = plan::UnitStatus::new(&self.failed, &self.write_only);
         match self.redundancy {
-            Redundancy::Parity => {
-                plan::plan_parity_with(&p.map, unit, spec, &self.failed, &self.write_only, &mut p.plan)
-            }
-            Redundancy::Mirror => plan::plan_mirror_with(
-                &p.map, unit, spec, &self.failed, &self.write_only, view, now, &mut self.rng, &mut p.plan,
-            ),
+            Redundancy::Parity => plan::plan_parity_with(&p.map, unit, spec, status, &mut p.plan),
+            Redundancy::Mirror => plan::plan_mirror_with(&p.map, unit, spec, status, view, now, &mut self.rng, &mut p.plan),
             Redundancy::None => plan::plan_striped(&p.map, unit, spec, &self.failed, &mut p.plan),
         }
         if let Some(target) = readable_target {

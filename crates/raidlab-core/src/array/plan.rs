@@ -6,7 +6,7 @@
 //! under a running plan, the controller waits for the phase to drain and plans again.
 
 use crate::disk::OpKind;
-use crate::layout::StripeMap;
+use crate::layout::{StripeMap, UnitLocation};
 use crate::sim::{Nanos, RngStream};
 
 /// One disk operation of a plan.
@@ -193,32 +193,52 @@ impl Plan {
 
 /// Build the plan of a piece on a layout with single parity (RAID-5).
 pub fn plan_parity(map: &StripeMap, unit: u64, spec: PieceSpec, failed: &[bool], plan: &mut Plan) {
-    plan_parity_with(map, unit, spec, failed, &[], plan)
+    plan_parity_with(map, unit, spec, UnitStatus::new(failed, &[]), plan)
 }
 
-/// Whether drive `drive` is write-only: it cannot be read (it is also `failed`) but takes
-/// writes, as a rebuild target whose unit is not yet current does. `write_only` may be
-/// shorter than the drive count (missing entries are false).
-#[inline]
-fn is_write_only(write_only: &[bool], drive: u32) -> bool {
-    write_only.get(drive as usize).copied().unwrap_or(false)
+/// The status of a stripe's units as the planners read it, resolved by the controller for
+/// one piece under the failure and rebuild state of that moment: a unit is *failed* when it
+/// cannot be read, and a failed unit is *write-only* when it still takes writes (on a
+/// rebuild target, not every rebuild unit under it current yet). Planners ask per unit,
+/// never about drives.
+#[derive(Debug, Clone, Copy)]
+pub struct UnitStatus<'a> {
+    /// Per drive slot, for this piece: cannot be read.
+    failed: &'a [bool],
+    /// Per drive slot, for this piece: cannot be read but takes writes (may be shorter than
+    /// the slot count; missing entries are false).
+    write_only: &'a [bool],
 }
 
-/// [`plan_parity`] with write-only drives (see [`is_write_only`]): they are read as failed
-/// drives are (reconstructed from the others), and every write of their rows is also
-/// written to them; a write-only parity unit is written by reconstruct-write.
-pub fn plan_parity_with(
-    map: &StripeMap,
-    unit: u64,
-    spec: PieceSpec,
-    failed: &[bool],
-    write_only: &[bool],
-    plan: &mut Plan,
-) {
+impl<'a> UnitStatus<'a> {
+    /// The status resolved into per-slot flags: `failed` for every slot, `write_only` for
+    /// those that take writes though they cannot be read.
+    pub fn new(failed: &'a [bool], write_only: &'a [bool]) -> Self {
+        UnitStatus { failed, write_only }
+    }
+
+    /// Whether unit `u` cannot be read.
+    #[inline(always)]
+    pub fn is_failed(&self, u: &UnitLocation) -> bool {
+        self.failed[u.drive as usize]
+    }
+
+    /// Whether unit `u` cannot be read but takes writes.
+    #[inline(always)]
+    pub fn is_write_only(&self, u: &UnitLocation) -> bool {
+        self.write_only.get(u.drive as usize).copied().unwrap_or(false)
+    }
+}
+
+/// [`plan_parity`] under the units' resolved status: write-only units (see
+/// [`UnitStatus::is_write_only`]) are read as failed units are (reconstructed from the
+/// others), and every write of their rows is also written to them; a write-only parity unit
+/// is written by reconstruct-write.
+pub fn plan_parity_with(map: &StripeMap, unit: u64, spec: PieceSpec, status: UnitStatus<'_>, plan: &mut Plan) {
     plan.reset();
     plan.compute_touched(map, unit, spec);
-    if !(plan_parity_normal_read(map, spec, failed, plan) || plan_parity_single_unit(map, spec, failed, plan)) {
-        plan_parity_general(map, spec, failed, write_only, plan);
+    if !(plan_parity_normal_read(map, spec, status, plan) || plan_parity_single_unit(map, spec, status, plan)) {
+        plan_parity_general(map, spec, status, plan);
     }
 }
 
@@ -226,8 +246,8 @@ pub fn plan_parity_with(
 /// exactly the plan `plan_parity_general` would (a test compares them) without its ranges,
 /// sort and merge. Returns false when the general path is needed.
 #[inline]
-fn plan_parity_normal_read(map: &StripeMap, spec: PieceSpec, failed: &[bool], plan: &mut Plan) -> bool {
-    !spec.is_write && plan_units_directly(map, OpKind::Read, failed, plan)
+fn plan_parity_normal_read(map: &StripeMap, spec: PieceSpec, status: UnitStatus<'_>, plan: &mut Plan) -> bool {
+    !spec.is_write && plan_units_directly(map, OpKind::Read, status, plan)
 }
 
 /// One `kind` op per touched data unit, when none of them is on a failed drive and every
@@ -235,14 +255,14 @@ fn plan_parity_normal_read(map: &StripeMap, spec: PieceSpec, failed: &[bool], pl
 /// piece, without their ranges, sort and merge (they order ops by drive and lay the values
 /// out in that order). Returns false, with the plan untouched, otherwise.
 #[inline]
-fn plan_units_directly(map: &StripeMap, kind: OpKind, failed: &[bool], plan: &mut Plan) -> bool {
+fn plan_units_directly(map: &StripeMap, kind: OpKind, status: UnitStatus<'_>, plan: &mut Plan) -> bool {
     if map.copies > 1 {
         return false;
     }
     for i in plan.first_unit..=plan.last_unit {
         let (a, b) = plan.touched_at(i);
         let u = map.data[i];
-        if failed[u.drive as usize] {
+        if status.is_failed(&u) {
             plan.ops.clear();
             return false;
         }
@@ -263,7 +283,7 @@ fn plan_units_directly(map: &StripeMap, kind: OpKind, failed: &[bool], plan: &mu
 /// exactly the plan `plan_parity_general` would (a test compares them), without segments,
 /// sorting or merging. Returns false when the general path is needed.
 #[inline]
-fn plan_parity_single_unit(map: &StripeMap, spec: PieceSpec, failed: &[bool], plan: &mut Plan) -> bool {
+fn plan_parity_single_unit(map: &StripeMap, spec: PieceSpec, status: UnitStatus<'_>, plan: &mut Plan) -> bool {
     let i = plan.first_unit;
     if plan.last_unit != i {
         return false;
@@ -271,7 +291,7 @@ fn plan_parity_single_unit(map: &StripeMap, spec: PieceSpec, failed: &[bool], pl
     let (a, b) = plan.touched_at(i);
     let data = map.data[i];
     let parity = map.parity[0];
-    if failed[data.drive as usize] {
+    if status.is_failed(&data) {
         return false;
     }
     let sectors = (b - a) as u32;
@@ -291,11 +311,11 @@ fn plan_parity_single_unit(map: &StripeMap, spec: PieceSpec, failed: &[bool], pl
     // One updated unit: rmw pre-reads 2 (data, parity), rcw the other n − 1 units. One failed
     // unit that is not updated leaves read-modify-write the right method, as in the general
     // path; a failed parity drive, a second failed unit or rcw ≤ rmw go the general way.
-    if failed[parity.drive as usize] || map.data_units() - 1 <= 2 {
+    if status.is_failed(&parity) || map.data_units() - 1 <= 2 {
         return false;
     }
     // Two or more failed units: data is already lost and only data is written.
-    if map.data.iter().filter(|u| failed[u.drive as usize]).count() >= 2 {
+    if map.data.iter().filter(|u| status.is_failed(u)).count() >= 2 {
         return false;
     }
     // Ops in the general path's order: reads then writes, each by drive.
@@ -310,11 +330,11 @@ fn plan_parity_single_unit(map: &StripeMap, spec: PieceSpec, failed: &[bool], pl
     true
 }
 
-fn plan_parity_general(map: &StripeMap, spec: PieceSpec, failed: &[bool], write_only: &[bool], plan: &mut Plan) {
+fn plan_parity_general(map: &StripeMap, spec: PieceSpec, status: UnitStatus<'_>, plan: &mut Plan) {
     plan.fill_touched();
     let parity = map.parity[0];
-    let parity_failed = failed[parity.drive as usize];
-    let parity_write_only = is_write_only(write_only, parity.drive);
+    let parity_failed = status.is_failed(&parity);
+    let parity_write_only = status.is_write_only(&parity);
     let n = map.data_units();
     if !spec.is_write {
         for i in 0..n {
@@ -323,14 +343,14 @@ fn plan_parity_general(map: &StripeMap, spec: PieceSpec, failed: &[bool], write_
                 continue;
             }
             let u = map.data[i];
-            if !failed[u.drive as usize] {
+            if !status.is_failed(&u) {
                 plan.add(u.drive, OpKind::Read, u.pba + a, u.pba + b);
                 continue;
             }
             // Degraded read: XOR of the same rows of every other unit of the stripe.
             plan.degraded = true;
             let others = map.data.iter().enumerate().filter(|&(j, _)| j != i).map(|(_, u)| *u);
-            if others.clone().chain(std::iter::once(parity)).any(|o| failed[o.drive as usize]) {
+            if others.clone().chain(std::iter::once(parity)).any(|o| status.is_failed(&o)) {
                 plan.lost_sectors += b - a;
                 continue;
             }
@@ -359,7 +379,7 @@ fn plan_parity_general(map: &StripeMap, spec: PieceSpec, failed: &[bool], write_
         for i in 0..n {
             let (a, b) = plan.touched[i];
             let in_segment = a <= r0 && r1 <= b;
-            let f = failed[map.data[i].drive as usize];
+            let f = status.is_failed(&map.data[i]);
             if f {
                 plan.degraded |= in_segment;
             }
@@ -397,7 +417,7 @@ fn plan_parity_general(map: &StripeMap, spec: PieceSpec, failed: &[bool], write_
             let (a, b) = plan.touched[i];
             let in_segment = a <= r0 && r1 <= b;
             let u = map.data[i];
-            let alive = !failed[u.drive as usize];
+            let alive = !status.is_failed(&u);
             match (method, in_segment, alive) {
                 (WriteMethod::ReadModifyWrite, true, true) => {
                     plan.add(u.drive, OpKind::Read, u.pba + r0, u.pba + r1);
@@ -410,7 +430,7 @@ fn plan_parity_general(map: &StripeMap, spec: PieceSpec, failed: &[bool], write_
                 _ => {}
             }
             if in_segment {
-                if alive || is_write_only(write_only, u.drive) {
+                if alive || status.is_write_only(&u) {
                     plan.add(u.drive, OpKind::Write, u.pba + r0, u.pba + r1);
                 } else if method == WriteMethod::DataOnly {
                     plan.lost_sectors += rows;
@@ -449,17 +469,16 @@ pub fn plan_mirror(
     rng: &mut RngStream,
     plan: &mut Plan,
 ) {
-    plan_mirror_with(map, unit, spec, failed, &[], view, now, rng, plan)
+    plan_mirror_with(map, unit, spec, UnitStatus::new(failed, &[]), view, now, rng, plan)
 }
 
-/// [`plan_mirror`] with write-only drives.
+/// [`plan_mirror`] under the units' resolved status (write-only copies take writes).
 #[allow(clippy::too_many_arguments)]
 pub fn plan_mirror_with(
     map: &StripeMap,
     unit: u64,
     spec: PieceSpec,
-    failed: &[bool],
-    write_only: &[bool],
+    status: UnitStatus<'_>,
     view: &dyn DriveView,
     now: Nanos,
     rng: &mut RngStream,
@@ -474,16 +493,16 @@ pub fn plan_mirror_with(
             continue;
         }
         let copies = map.copies_of(i);
-        if copies.iter().any(|c| failed[c.drive as usize]) {
+        if copies.iter().any(|c| status.is_failed(c)) {
             plan.degraded = true;
         }
         if spec.is_write {
             let mut stored = false;
-            for c in copies.iter().filter(|c| !failed[c.drive as usize]) {
+            for c in copies.iter().filter(|c| !status.is_failed(c)) {
                 plan.add(c.drive, OpKind::Write, c.pba + a, c.pba + b);
                 stored = true;
             }
-            for c in copies.iter().filter(|c| is_write_only(write_only, c.drive)) {
+            for c in copies.iter().filter(|c| status.is_write_only(c)) {
                 plan.add(c.drive, OpKind::Write, c.pba + a, c.pba + b);
             }
             if !stored {
@@ -491,7 +510,7 @@ pub fn plan_mirror_with(
             }
             continue;
         }
-        let alive = || copies.iter().filter(|c| !failed[c.drive as usize]);
+        let alive = || copies.iter().filter(|c| !status.is_failed(c));
         let any_idle = alive().any(|c| view.is_idle(c.drive));
         let mut best: Option<(Nanos, u32, u64)> = None;
         let mut ties = 0u64;
@@ -522,15 +541,16 @@ pub fn plan_mirror_with(
 
 /// Build the plan of a piece on a layout without redundancy (RAID-0).
 pub fn plan_striped(map: &StripeMap, unit: u64, spec: PieceSpec, failed: &[bool], plan: &mut Plan) {
+    let status = UnitStatus::new(failed, &[]);
     plan.reset();
     plan.compute_touched(map, unit, spec);
     let kind = if spec.is_write { OpKind::Write } else { OpKind::Read };
-    if !plan_units_directly(map, kind, failed, plan) {
-        plan_striped_general(map, kind, failed, plan);
+    if !plan_units_directly(map, kind, status, plan) {
+        plan_striped_general(map, kind, status, plan);
     }
 }
 
-fn plan_striped_general(map: &StripeMap, kind: OpKind, failed: &[bool], plan: &mut Plan) {
+fn plan_striped_general(map: &StripeMap, kind: OpKind, status: UnitStatus<'_>, plan: &mut Plan) {
     plan.fill_touched();
     for i in 0..map.data_units() {
         let (a, b) = plan.touched[i];
@@ -538,7 +558,7 @@ fn plan_striped_general(map: &StripeMap, kind: OpKind, failed: &[bool], plan: &m
             continue;
         }
         let u = map.data[i];
-        if failed[u.drive as usize] {
+        if status.is_failed(&u) {
             plan.degraded = true;
             plan.lost_sectors += b - a;
         } else {
@@ -687,7 +707,7 @@ mod tests {
                 3,
                 6,
                 |m, spec, failed, plan| plan_parity(m, 8, spec, failed, plan),
-                |m, spec, failed, plan| plan_parity_general(m, spec, failed, &[], plan),
+                |m, spec, failed, plan| plan_parity_general(m, spec, UnitStatus::new(failed, &[]), plan),
             );
         }
     }
@@ -702,7 +722,7 @@ mod tests {
                 |m, spec, failed, plan| plan_striped(m, 8, spec, failed, plan),
                 |m, spec, failed, plan| {
                     let kind = if spec.is_write { OpKind::Write } else { OpKind::Read };
-                    plan_striped_general(m, kind, failed, plan)
+                    plan_striped_general(m, kind, UnitStatus::new(failed, &[]), plan)
                 },
             );
         }
