@@ -758,7 +758,10 @@ def test_an_imported_drive_lists_what_it_does_not_model(tmp_path, capsys):
     )
     run_dir = tmp_path / "out"
     assert run_cli("run", config, "-o", run_dir) == 0
-    warnings = json.loads((run_dir / "summary.json").read_text())["warnings"]
+    summary = json.loads((run_dir / "summary.json").read_text())
+    # The import's warnings, each naming its spec file and line; the run's own (200 requests at
+    # the default 100/s are more than one 18ES serves) are printed apart.
+    warnings = [w for w in summary["warnings"] if w not in cli.run_warnings(summary)]
     assert warnings and all(".parv" in w or ".diskspecs" in w or ".model" in w for w in warnings), warnings[:3]
     assert any("Read directly to buffer" in w for w in warnings)
     assert not any("Read any free blocks" in w for w in warnings)  # modelled
