@@ -72,8 +72,10 @@ TABLE_COLUMNS: Dict[str, List[str]] = {
 #: hot spares): a table may go without them, but where present they must hold numbers.
 #: ``rebuilt_fraction`` is c(t), the fraction of the lost drive's rebuild units current on the
 #: spare at each window's end (NaN before a rebuild starts and in runs without rebuild).
+#: ``lost`` counts the requests of each window answered with data loss, which no response
+#: statistic includes.
 OPTIONAL_COLUMNS: Dict[str, List[str]] = {
-    "timeseries": ["rebuilt_fraction"],
+    "timeseries": ["rebuilt_fraction", "lost"],
     "drives": ["user_busy_s", "rebuild_busy_s", "rebuild_mb"],
 }
 

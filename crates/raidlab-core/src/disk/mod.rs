@@ -74,6 +74,7 @@ pub struct DriveConfig {
     // Left out of the resolved configuration at its default, so that configurations
     // written before it keep their hash.
     #[serde(default = "default_classes", skip_serializing_if = "is_default_classes")]
+    #[schemars(extend("default" = "foreground_first"))]
     pub classes: String,
     /// Override of the drive's rotational model (`exact` or `uniform`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -38,10 +38,11 @@ pub struct MetricsConfig {
     /// The most user requests that may wait in the array at once. A run whose backlog
     /// passes it is offered more than the array can serve: it ends there with the outcome
     /// `overloaded` (and a warning), in bounded memory (a request in flight takes a few
-    /// hundred bytes). At least 1.
+    /// hundred bytes).
     // Left out of the resolved configuration at its default, so that configurations
     // written before it keep their hash.
     #[serde(default = "default_max_backlog", skip_serializing_if = "is_default_max_backlog")]
+    #[schemars(extend("default" = 100_000, "minimum" = 1))]
     pub max_backlog_requests: u64,
 }
 
