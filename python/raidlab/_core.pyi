@@ -84,6 +84,15 @@ def policy_catalogue() -> List[_CatalogueFamily]:
     """Every registry of named alternatives (presets, layouts, queue disciplines, trace
     formats, rebuild policies), read from the core's registry tables."""
 
+def cache_simulate(
+    config_toml: str,
+    base_dir: str,
+    progress: Optional[Callable[[float, int], Optional[bool]]] = None,
+) -> Optional[str]:
+    """Stream a trace through buffer caches (GIL released): the report as JSON, or ``None``
+    when ``progress`` returned ``False``. An exception in ``progress`` (or Ctrl-C) stops the
+    pass and propagates."""
+
 def version() -> str:
     """Version of the core and binding."""
 

@@ -5,6 +5,7 @@
     raidlab run CONFIG.toml [-o DIR] [--set key=value ...] [--quiet]
     raidlab plot RUN_DIR [-o FILE]
     raidlab trace info FILE [--format FORMAT] [--set key=value ...] [--json]
+    raidlab cache TRACE --policy A,B --size N,M [--drives N,M] [--failed-drive D|all|none] [--json] [--miss-trace FILE]
     raidlab bench [--requests N] [--case NAME ...] [--json]
     raidlab validate DISKSPEC_OR_PRESET TRACE [-o PNG] [--json]
     raidlab schema [-o FILE]
@@ -419,6 +420,21 @@ def _command_trace_info(args: argparse.Namespace, out: Console, err: Console) ->
 
 
 # ---------------------------------------------------------------------------------------------
+# raidlab cache
+# ---------------------------------------------------------------------------------------------
+
+
+def _command_cache(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from raidlab.cache import command
+
+    reporter = ProgressReporter(err, enabled=not args.quiet)
+    try:
+        return command(args, out, err, reporter)
+    finally:
+        reporter.close()
+
+
+# ---------------------------------------------------------------------------------------------
 # raidlab bench
 # ---------------------------------------------------------------------------------------------
 
@@ -764,6 +780,10 @@ def build_parser() -> argparse.ArgumentParser:
                            "--set max_requests=1000; time_scale scales the duration and rate")
     info.add_argument("--json", action="store_true", help="print JSON instead of a table")
     info.set_defaults(handler=_command_trace_info)
+
+    from raidlab.cache import add_parser as add_cache_parser
+
+    add_cache_parser(commands, _command_cache)
 
     bench = commands.add_parser("bench", help="run the built-in benchmarks",
                                 description="Measure simulation speed (requests/s, disk ops/s) "

@@ -17,6 +17,7 @@
 //! Adding a *family* (caches, log-RAID variants) is one line in [`catalogue`]; adding a
 //! policy to a family needs nothing here.
 
+use crate::cache;
 use crate::disk::presets;
 use crate::disk::scheduler::{self, classes};
 use crate::layout;
@@ -111,6 +112,12 @@ pub fn catalogue() -> Vec<Family> {
             Some("rebuild.discipline"),
             discipline::DISCIPLINES.iter().map(|entry| (entry.name, entry.doc)),
         ),
+        family(
+            "caches",
+            "Buffer cache policies (raidlab cache --policy)",
+            None,
+            cache::CACHES.iter().map(|entry| (entry.name, entry.doc)),
+        ),
     ]
 }
 
@@ -148,6 +155,7 @@ mod tests {
         assert_eq!(names("rebuild_executors"), executor::names());
         assert_eq!(names("rebuild_orders"), order::names());
         assert_eq!(names("rebuild_disciplines"), discipline::names());
+        assert_eq!(names("caches"), cache::names());
         for name in names("presets") {
             assert!(presets::preset(name).is_some(), "preset {name} does not build");
         }

@@ -12,6 +12,7 @@
 pub mod api;
 pub mod array;
 pub mod calibrate;
+pub mod cache;
 pub mod catalogue;
 pub mod config;
 pub mod content;

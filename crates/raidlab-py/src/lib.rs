@@ -478,6 +478,25 @@ fn policy_catalogue(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
     Ok(listing)
 }
 
+/// Stream a trace through buffer caches (`raidlab_core::cache::sim`): `config_toml` has the
+/// keys of `CacheSimConfig`; relative paths start from `base_dir`. The report as JSON.
+/// `progress(fraction, requests)` as in `run`: returning `False`, raising, or a Ctrl-C
+/// stops the pass (the exception, or `KeyboardInterrupt`, is raised; a miss stream being
+/// written is removed).
+#[pyfunction]
+#[pyo3(signature = (config_toml, base_dir, progress=None))]
+fn cache_simulate(py: Python<'_>, config_toml: &str, base_dir: &str, progress: Option<Py<PyAny>>) -> PyResult<Option<String>> {
+    let mut callback_error: Option<PyErr> = None;
+    let outcome = py.detach(|| {
+        let mut report = python_progress(progress.as_ref(), &mut callback_error);
+        guarded(|| raidlab_core::cache::sim::run_toml(config_toml, Path::new(base_dir), Some(&mut report)))
+    });
+    if let Some(error) = callback_error {
+        return Err(error);
+    }
+    into_py_result(py, outcome)
+}
+
 /// Version of the binding and core (the Cargo workspace version).
 #[pyfunction]
 fn version() -> &'static str {
@@ -530,6 +549,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(validate, module)?)?;
     module.add_function(wrap_pyfunction!(version, module)?)?;
     module.add_function(wrap_pyfunction!(policy_catalogue, module)?)?;
+    module.add_function(wrap_pyfunction!(cache_simulate, module)?)?;
     module.add_function(wrap_pyfunction!(_raise_for_test, module)?)?;
     Ok(())
 }

@@ -101,6 +101,24 @@ impl ArcCache {
         }
     }
 
+    /// The block REPLACE (or the ghostless eviction of case IV) takes, among all blocks or
+    /// `drive`'s: the tail of the list ARC's rule picks, or of the other when `drive` has no
+    /// block in it.
+    fn replace_candidate(&self, drive: Option<u32>) -> Option<u32> {
+        let t1 = self.resident.len(T1);
+        let first = match self.pending {
+            Pending::EvictT1WithoutGhost => T1,
+            Pending::Replace { in_b2, .. } => {
+                if t1 >= 1 && (t1 > self.target_t1 || (in_b2 && t1 == self.target_t1)) {
+                    T1
+                } else {
+                    T2
+                }
+            }
+        };
+        self.tail(first, drive).or_else(|| self.tail(1 - first, drive))
+    }
+
     fn drop_ghost_tail(&mut self, which: usize) {
         if let Some(ghost) = self.ghost_lists.tail(which) {
             self.ghost_lists.unlink(which, ghost);
@@ -223,19 +241,13 @@ impl Policy for ArcCache {
     }
 
     fn victim(&mut self, drive: Option<u32>) -> Option<Victim> {
-        let t1 = self.resident.len(T1);
-        let first = match self.pending {
-            Pending::EvictT1WithoutGhost => T1,
-            Pending::Replace { in_b2, .. } => {
-                if t1 >= 1 && (t1 > self.target_t1 || (in_b2 && t1 == self.target_t1)) {
-                    T1
-                } else {
-                    T2
-                }
-            }
-        };
-        let slot = self.tail(first, drive).or_else(|| self.tail(1 - first, drive))?;
+        let slot = self.replace_candidate(drive)?;
         Some(self.victim_in(slot))
+    }
+
+    fn local_bottom(&mut self, drive: u32) -> Option<(u32, Worth)> {
+        let slot = self.replace_candidate(Some(drive))?;
+        Some((slot, Worth::Recency { last_access: self.local.as_ref()?.last_access(slot) }))
     }
 
     fn evict(&mut self, victim: &Victim) {
@@ -245,6 +257,17 @@ impl Policy for ArcCache {
         if let Pending::Replace { .. } = self.pending {
             self.add_ghost(victim.block, if list == T2 { B2 } else { B1 });
         }
+    }
+
+    #[inline]
+    fn block_in(&self, slot: u32) -> u64 {
+        self.slots.block(slot)
+    }
+
+    #[inline]
+    fn prefetch(&self, block: u64) {
+        self.slots.prefetch(block);
+        self.ghosts.prefetch(block);
     }
 
     fn remove(&mut self, block: u64) -> bool {

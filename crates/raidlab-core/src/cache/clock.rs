@@ -39,6 +39,26 @@ impl BasePolicy for ClockCache {
 }
 
 impl ClockCache {
+    /// Advance the hand (the whole ring's, or `drive`'s) past the referenced blocks, giving
+    /// each a second chance, to the first unreferenced one.
+    fn hand(&mut self, drive: Option<u32>) -> Option<u32> {
+        // Each turn clears one bit, so the hand stops within one round.
+        loop {
+            let slot = match drive {
+                None => self.ring.tail(RING)?,
+                Some(drive) => self.local.as_ref()?.tail(drive, 0)?,
+            };
+            if !self.referenced[slot as usize] {
+                return Some(slot);
+            }
+            self.referenced[slot as usize] = false;
+            self.ring.move_to_front(RING, slot);
+            if let Some(local) = &mut self.local {
+                local.move_to_front(slot, 0, 0);
+            }
+        }
+    }
+
     fn victim_in(&self, slot: u32) -> Victim {
         let (drive, last_access) = match &self.local {
             Some(local) => (local.drive(slot), local.last_access(slot)),
@@ -87,21 +107,13 @@ impl Policy for ClockCache {
     }
 
     fn victim(&mut self, drive: Option<u32>) -> Option<Victim> {
-        // Each turn clears one bit, so the hand stops within one round.
-        loop {
-            let slot = match drive {
-                None => self.ring.tail(RING)?,
-                Some(drive) => self.local.as_ref()?.tail(drive, 0)?,
-            };
-            if !self.referenced[slot as usize] {
-                return Some(self.victim_in(slot));
-            }
-            self.referenced[slot as usize] = false;
-            self.ring.move_to_front(RING, slot);
-            if let Some(local) = &mut self.local {
-                local.move_to_front(slot, 0, 0);
-            }
-        }
+        let slot = self.hand(drive)?;
+        Some(self.victim_in(slot))
+    }
+
+    fn local_bottom(&mut self, drive: u32) -> Option<(u32, Worth)> {
+        let slot = self.hand(Some(drive))?;
+        Some((slot, Worth::Recency { last_access: self.local.as_ref()?.last_access(slot) }))
     }
 
     #[inline]
@@ -111,6 +123,16 @@ impl Policy for ClockCache {
             local.unlink(victim.slot, 0);
         }
         self.slots.release(victim.slot);
+    }
+
+    #[inline]
+    fn block_in(&self, slot: u32) -> u64 {
+        self.slots.block(slot)
+    }
+
+    #[inline]
+    fn prefetch(&self, block: u64) {
+        self.slots.prefetch(block);
     }
 
     fn remove(&mut self, block: u64) -> bool {

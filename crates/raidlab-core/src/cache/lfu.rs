@@ -9,8 +9,10 @@
 //! constant-time LFU): a chain of buckets in increasing count, each a list of its blocks
 //! with the most recently accessed at the head. A hit moves the block to the head of the
 //! next bucket (created after its own if missing); a load goes to the head of bucket 1; the
-//! victim is the tail of the lowest bucket. Built as a base of VDF, it keeps a second set of
-//! chains, one per drive (the local stacks).
+//! victim is the tail of the lowest bucket. Built as a base of VDF, it keeps one chain per
+//! drive instead (the local stacks) and each block's last access: the global order is their
+//! merge, and its minimum, the fault-free victim, the least of the drives' minima by (count,
+//! last access), as in [`super::lru`].
 
 use super::lists::{Lists, Slots, NIL};
 use super::{BasePolicy, Policy, Victim, Worth};
@@ -193,10 +195,27 @@ impl LfuCache {
         Victim { slot, block: self.slots.block(slot), drive, worth: Worth::Frequency { count, last_access } }
     }
 
+    /// The global minimum: the chain's, or the least of the drives' by (count, last access).
+    fn global_victim(&self) -> Option<(u32, u64)> {
+        match &self.local {
+            None => self.order.victim(0),
+            Some(local) => (0..local.order.lowest.len() as u32)
+                .filter_map(|drive| local.order.victim(drive))
+                .min_by_key(|&(slot, count)| (count, local.last_access[slot as usize])),
+        }
+    }
+
+    fn count(&self, slot: u32) -> u64 {
+        match &self.local {
+            None => self.order.count(slot),
+            Some(local) => local.order.count(slot),
+        }
+    }
+
     /// The count of `block`, if cached (tests).
     #[cfg(test)]
     pub(crate) fn count_of(&self, block: u64) -> Option<u64> {
-        self.slots.find(block).map(|slot| self.order.count(slot))
+        self.slots.find(block).map(|slot| self.count(slot))
     }
 }
 
@@ -211,10 +230,12 @@ impl Policy for LfuCache {
         let Some(slot) = self.slots.find(block) else {
             return false;
         };
-        self.order.touch(slot);
-        if let Some(local) = &mut self.local {
-            local.order.touch(slot);
-            local.last_access[slot as usize] = now;
+        match &mut self.local {
+            None => self.order.touch(slot),
+            Some(local) => {
+                local.order.touch(slot);
+                local.last_access[slot as usize] = now;
+            }
         }
         true
     }
@@ -222,43 +243,62 @@ impl Policy for LfuCache {
     #[inline]
     fn insert(&mut self, block: u64, drive: u32, now: u64) {
         let slot = self.slots.add(block);
-        self.order.insert(0, slot);
-        if let Some(local) = &mut self.local {
-            assert!((drive as usize) < local.order.lowest.len(), "drive {drive} beyond the local stacks");
-            local.order.insert(drive, slot);
-            let index = slot as usize;
-            if index >= local.drive.len() {
-                local.drive.resize(index + 1, 0);
-                local.last_access.resize(index + 1, 0);
+        match &mut self.local {
+            None => self.order.insert(0, slot),
+            Some(local) => {
+                assert!((drive as usize) < local.order.lowest.len(), "drive {drive} beyond the local stacks");
+                local.order.insert(drive, slot);
+                let index = slot as usize;
+                if index >= local.drive.len() {
+                    local.drive.resize(index + 1, 0);
+                    local.last_access.resize(index + 1, 0);
+                }
+                local.drive[index] = drive;
+                local.last_access[index] = now;
             }
-            local.drive[index] = drive;
-            local.last_access[index] = now;
         }
     }
 
     #[inline]
     fn victim(&mut self, drive: Option<u32>) -> Option<Victim> {
         let (slot, count) = match drive {
-            None => self.order.victim(0)?,
+            None => self.global_victim()?,
             Some(drive) => self.local.as_ref()?.order.victim(drive)?,
         };
         Some(self.victim_in(slot, count))
     }
 
     #[inline]
+    fn local_bottom(&mut self, drive: u32) -> Option<(u32, Worth)> {
+        let local = self.local.as_ref()?;
+        let (slot, count) = local.order.victim(drive)?;
+        Some((slot, Worth::Frequency { count, last_access: local.last_access[slot as usize] }))
+    }
+
+    #[inline]
     fn evict(&mut self, victim: &Victim) {
-        self.order.remove(victim.slot);
-        if let Some(local) = &mut self.local {
-            local.order.remove(victim.slot);
+        match &mut self.local {
+            None => self.order.remove(victim.slot),
+            Some(local) => local.order.remove(victim.slot),
         }
         self.slots.release(victim.slot);
+    }
+
+    #[inline]
+    fn block_in(&self, slot: u32) -> u64 {
+        self.slots.block(slot)
+    }
+
+    #[inline]
+    fn prefetch(&self, block: u64) {
+        self.slots.prefetch(block);
     }
 
     fn remove(&mut self, block: u64) -> bool {
         let Some(slot) = self.slots.find(block) else {
             return false;
         };
-        let victim = self.victim_in(slot, self.order.count(slot));
+        let victim = self.victim_in(slot, self.count(slot));
         self.evict(&victim);
         true
     }

@@ -1,39 +1,114 @@
-//! The storage every policy shares: a table of cache slots (block → slot through a hash map,
-//! slots reused through a free list) and intrusive doubly-linked lists threaded through the
-//! slots by `u32` index. Nothing here allocates once the cache has been filled: slots are
-//! reused, links are plain arrays indexed by slot, and the hash map is sized for the capacity
-//! when the cache is built.
+//! The storage every policy shares: a table of cache slots (block → slot through an
+//! open-addressing hash table, slots reused through a free list) and intrusive
+//! doubly-linked lists threaded through the slots by `u32` index. Nothing here allocates once
+//! the cache has been filled: slots are reused, links are plain arrays indexed by slot, and
+//! the table is sized for the capacity when the cache is built.
+//!
+//! The table is the simulator's hot spot: a hit is one probe, a miss one probe, one insert
+//! and (when full) one removal, and with 100,000 blocks or more each of them waits on a cache
+//! line no other request touched lately. So it is as small and as direct as the job allows:
+//! linear probing over 16-byte entries (block, slot) kept at most half full, Fibonacci
+//! hashing (one multiply), removal by shifting the rest of the run back (no tombstones, so
+//! probes never lengthen with use), and [`Slots::prefetch`] to ask for a block's line a few
+//! requests before it is needed.
 
-use rustc_hash::FxHashMap;
-
-/// "No slot": the end of a list, or an empty list's ends.
+/// "No slot": the end of a list, or an empty list's ends; in the table, a free entry.
 pub(crate) const NIL: u32 = u32::MAX;
+
+/// Knuth's multiplicative constant, 2⁶⁴ / φ: consecutive block numbers land far apart.
+const FIBONACCI: u64 = 0x9e37_79b9_7f4a_7c15;
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    block: u64,
+    slot: u32,
+}
+
+const FREE: Entry = Entry { block: 0, slot: NIL };
+
+/// Ask the processor to bring `entry`'s cache line in, without waiting for it.
+#[inline(always)]
+fn prefetch_line(entry: &Entry) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint: it reads nothing into the program, cannot fault, and the
+    // pointer comes from a live reference.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((entry as *const Entry).cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = entry;
+}
 
 /// The cached blocks and the slot each one occupies.
 #[derive(Debug, Default)]
 pub(crate) struct Slots {
-    map: FxHashMap<u64, u32>,
+    table: Vec<Entry>,
+    /// `64 − log2(table length)`: a block's home entry is the top bits of its hash.
+    shift: u32,
     blocks: Vec<u64>,
     free: Vec<u32>,
+    len: usize,
 }
 
 impl Slots {
     /// Room for `capacity` blocks without growing.
     pub(crate) fn with_capacity(capacity: usize) -> Self {
-        let mut map = FxHashMap::default();
-        map.reserve(capacity);
-        Slots { map, blocks: Vec::with_capacity(capacity), free: Vec::new() }
+        let entries = (2 * capacity.max(8)).next_power_of_two();
+        Slots {
+            table: vec![FREE; entries],
+            shift: 64 - entries.trailing_zeros(),
+            blocks: Vec::with_capacity(capacity),
+            free: Vec::new(),
+            len: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn home(&self, block: u64) -> usize {
+        (block.wrapping_mul(FIBONACCI) >> self.shift) as usize
+    }
+
+    #[inline(always)]
+    fn mask(&self) -> usize {
+        self.table.len() - 1
+    }
+
+    /// Start fetching the table entry `block` would be found at.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, block: u64) {
+        prefetch_line(&self.table[self.home(block)]);
+    }
+
+    /// The table index holding `block`, if cached.
+    #[inline]
+    fn position(&self, block: u64) -> Option<usize> {
+        let mask = self.mask();
+        let mut at = self.home(block);
+        loop {
+            let entry = self.table[at];
+            if entry.slot == NIL {
+                return None;
+            }
+            if entry.block == block {
+                return Some(at);
+            }
+            at = (at + 1) & mask;
+        }
     }
 
     /// The slot of `block`, if cached.
     #[inline]
     pub(crate) fn find(&self, block: u64) -> Option<u32> {
-        self.map.get(&block).copied()
+        self.position(block).map(|at| self.table[at].slot)
     }
 
     /// A slot for `block` (not cached yet): a freed one if any, else a new one.
     #[inline]
     pub(crate) fn add(&mut self, block: u64) -> u32 {
+        if 2 * (self.len + 1) > self.table.len() {
+            self.grow();
+        }
         let slot = match self.free.pop() {
             Some(slot) => {
                 self.blocks[slot as usize] = block;
@@ -44,14 +119,54 @@ impl Slots {
                 (self.blocks.len() - 1) as u32
             }
         };
-        self.map.insert(block, slot);
+        self.place(Entry { block, slot });
+        self.len += 1;
         slot
     }
 
-    /// Free `slot` (its block leaves the map).
+    fn place(&mut self, entry: Entry) {
+        let mask = self.mask();
+        let mut at = self.home(entry.block);
+        while self.table[at].slot != NIL {
+            at = (at + 1) & mask;
+        }
+        self.table[at] = entry;
+    }
+
+    /// Twice the entries (more blocks than the table was sized for).
+    #[cold]
+    fn grow(&mut self) {
+        let entries = 2 * self.table.len().max(8);
+        let old = std::mem::replace(&mut self.table, vec![FREE; entries]);
+        self.shift = 64 - self.table.len().trailing_zeros();
+        for entry in old.into_iter().filter(|entry| entry.slot != NIL) {
+            self.place(entry);
+        }
+    }
+
+    /// Free `slot` (its block leaves the table).
     #[inline]
     pub(crate) fn release(&mut self, slot: u32) {
-        self.map.remove(&self.blocks[slot as usize]);
+        let block = self.blocks[slot as usize];
+        let mut hole = self.position(block).expect("a slot in use has its block in the table");
+        // Shift back every later entry of the run that may sit in the hole: one whose home
+        // lies cyclically at or before the hole.
+        let mask = self.mask();
+        let mut at = hole;
+        loop {
+            at = (at + 1) & mask;
+            let entry = self.table[at];
+            if entry.slot == NIL {
+                break;
+            }
+            let home = self.home(entry.block);
+            if (at.wrapping_sub(home) & mask) >= (at.wrapping_sub(hole) & mask) {
+                self.table[hole] = entry;
+                hole = at;
+            }
+        }
+        self.table[hole] = FREE;
+        self.len -= 1;
         self.free.push(slot);
     }
 
@@ -61,10 +176,18 @@ impl Slots {
         self.blocks[slot as usize]
     }
 
+    /// Start fetching `slot`'s block.
+    #[inline(always)]
+    pub(crate) fn prefetch_slot(&self, slot: u32) {
+        if let Some(block) = self.blocks.get(slot as usize) {
+            prefetch_line(&self.table[self.home(*block)]);
+        }
+    }
+
     /// Blocks cached.
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.map.len()
+        self.len
     }
 
     /// Slots ever used (the length of per-slot arrays).
@@ -193,26 +316,46 @@ impl Lists {
     }
 }
 
+/// A local list's ends, and its tail's last access kept beside them, so that comparing the
+/// drives' bottoms (every eviction of VDF) reads one small array and no node.
+#[derive(Debug, Clone, Copy)]
+struct LocalEnds {
+    head: u32,
+    tail: u32,
+    tail_access: u64,
+}
+
+const NO_ENDS: LocalEnds = LocalEnds { head: NIL, tail: NIL, tail_access: 0 };
+
 /// VDF's local stacks: for each drive, `per_drive` lists (one for LRU and CLOCK, T1 and T2
-/// for ARC) restricted to that drive's blocks, plus each slot's drive and last access.
+/// for ARC) restricted to that drive's blocks, plus each slot's list and last access.
+///
+/// Three arrays rather than one array of records: a hit reads the links of four slots (its
+/// own, its neighbours', the head's) and only its own list and access, so the links, 8 bytes
+/// a slot, stay in the second-level cache for caches of 100,000 blocks, where 24-byte records
+/// did not (measured: twice the time per hit).
 #[derive(Debug)]
 pub(crate) struct DriveStacks {
-    lists: Lists,
+    links: Vec<Link>,
+    /// Each slot's list: `drive × per_drive + which`.
+    list: Vec<u16>,
+    last_access: Vec<u64>,
+    ends: Vec<LocalEnds>,
     per_drive: usize,
     drives: u32,
-    drive: Vec<u32>,
-    last_access: Vec<u64>,
 }
 
 impl DriveStacks {
     /// Local stacks for `drives` drives, `per_drive` lists each, room for `slots` slots.
     pub(crate) fn new(drives: u32, per_drive: usize, slots: usize) -> Self {
+        assert!(drives as usize * per_drive <= usize::from(u16::MAX), "{drives} drives is too many local stacks");
         DriveStacks {
-            lists: Lists::new(drives as usize * per_drive, slots),
+            links: Vec::with_capacity(slots),
+            list: Vec::with_capacity(slots),
+            last_access: Vec::with_capacity(slots),
+            ends: vec![NO_ENDS; drives as usize * per_drive],
             per_drive,
             drives,
-            drive: Vec::with_capacity(slots),
-            last_access: Vec::with_capacity(slots),
         }
     }
 
@@ -221,62 +364,113 @@ impl DriveStacks {
         drive as usize * self.per_drive + which
     }
 
+    #[inline]
+    fn push_front(&mut self, list: usize, slot: u32) {
+        let index = slot as usize;
+        let old_head = self.ends[list].head;
+        self.links[index] = Link { prev: NIL, next: old_head };
+        self.list[index] = list as u16;
+        if old_head == NIL {
+            self.ends[list].tail = slot;
+            self.ends[list].tail_access = self.last_access[index];
+        } else {
+            self.links[old_head as usize].prev = slot;
+        }
+        self.ends[list].head = slot;
+    }
+
+    #[inline]
+    fn unlink_from(&mut self, list: usize, slot: u32) {
+        let Link { prev, next } = self.links[slot as usize];
+        if prev == NIL {
+            self.ends[list].head = next;
+        } else {
+            self.links[prev as usize].next = next;
+        }
+        if next == NIL {
+            self.ends[list].tail = prev;
+            if prev != NIL {
+                self.ends[list].tail_access = self.last_access[prev as usize];
+            }
+        } else {
+            self.links[next as usize].prev = prev;
+        }
+    }
+
     /// Record that `slot` now holds a block of `drive`, last accessed at `now`, and put it
     /// at the head of that drive's list `which`.
     #[inline]
     pub(crate) fn add(&mut self, slot: u32, drive: u32, now: u64, which: usize) {
         assert!(drive < self.drives, "drive {drive} beyond the {} local stacks", self.drives);
         let index = slot as usize;
-        if index >= self.drive.len() {
-            self.drive.resize(index + 1, 0);
+        if index >= self.links.len() {
+            self.links.resize(index + 1, UNLINKED);
+            self.list.resize(index + 1, 0);
             self.last_access.resize(index + 1, 0);
         }
-        self.drive[index] = drive;
         self.last_access[index] = now;
         let list = self.list(drive, which);
-        self.lists.push_front(list, slot);
+        self.push_front(list, slot);
     }
 
     /// An access to `slot` at `now`.
     #[inline]
     pub(crate) fn touch(&mut self, slot: u32, now: u64) {
         self.last_access[slot as usize] = now;
-    }
-
-    /// Move `slot` from its drive's list `from` to the head of its list `to` (the same list:
-    /// to the head).
-    #[inline]
-    pub(crate) fn move_to_front(&mut self, slot: u32, from: usize, to: usize) {
-        let drive = self.drive[slot as usize];
-        let (from, to) = (self.list(drive, from), self.list(drive, to));
-        if from == to {
-            self.lists.move_to_front(to, slot);
-        } else {
-            self.lists.unlink(from, slot);
-            self.lists.push_front(to, slot);
+        let list = usize::from(self.list[slot as usize]);
+        if self.ends[list].tail == slot {
+            self.ends[list].tail_access = now;
         }
     }
 
-    /// Take `slot` out of its drive's list `which`.
+    /// Move `slot` from its list (its drive's list `from`) to the head of its drive's list
+    /// `to` (the same list: to the head).
+    #[inline]
+    pub(crate) fn move_to_front(&mut self, slot: u32, from: usize, to: usize) {
+        let list = usize::from(self.list[slot as usize]);
+        debug_assert_eq!(list % self.per_drive, from);
+        let to = list - from + to;
+        if list == to && self.ends[to].head == slot {
+            return;
+        }
+        self.unlink_from(list, slot);
+        self.push_front(to, slot);
+    }
+
+    /// Take `slot` out of its list.
     #[inline]
     pub(crate) fn unlink(&mut self, slot: u32, which: usize) {
-        let list = self.list(self.drive[slot as usize], which);
-        self.lists.unlink(list, slot);
+        let list = usize::from(self.list[slot as usize]);
+        debug_assert_eq!(list % self.per_drive, which);
+        self.unlink_from(list, slot);
     }
 
     /// The tail of `drive`'s list `which`.
     #[inline]
     pub(crate) fn tail(&self, drive: u32, which: usize) -> Option<u32> {
+        self.tail_and_access(drive, which).map(|(slot, _)| slot)
+    }
+
+    /// The tail of `drive`'s list `which` and its last access.
+    #[inline]
+    pub(crate) fn tail_and_access(&self, drive: u32, which: usize) -> Option<(u32, u64)> {
         if drive >= self.drives {
             return None;
         }
-        self.lists.tail(self.list(drive, which))
+        let ends = self.ends[self.list(drive, which)];
+        (ends.tail != NIL).then_some((ends.tail, ends.tail_access))
+    }
+
+    /// Drives.
+    #[inline]
+    pub(crate) fn drives(&self) -> u32 {
+        self.drives
     }
 
     /// The drive of `slot`.
     #[inline]
     pub(crate) fn drive(&self, slot: u32) -> u32 {
-        self.drive[slot as usize]
+        u32::from(self.list[slot as usize]) / self.per_drive as u32
     }
 
     /// The last access of `slot`.
@@ -288,7 +482,14 @@ impl DriveStacks {
     /// The slots of `drive`'s list `which`, head to tail.
     #[cfg(test)]
     pub(crate) fn iter(&self, drive: u32, which: usize) -> impl Iterator<Item = u32> + '_ {
-        self.lists.iter(self.list(drive, which))
+        let mut at = self.ends[self.list(drive, which)].head;
+        std::iter::from_fn(move || {
+            (at != NIL).then(|| {
+                let slot = at;
+                at = self.links[slot as usize].next;
+                slot
+            })
+        })
     }
 }
 
@@ -314,6 +515,43 @@ mod tests {
         assert_eq!(lists.iter(1).collect::<Vec<_>>(), [9]);
         lists.unlink(1, 9);
         assert_eq!((lists.tail(1), lists.len(1)), (None, 0));
+    }
+
+    #[test]
+    fn the_table_agrees_with_a_hash_map_through_adds_and_releases() {
+        // A small table and clustered keys: long runs, wrap-around at the end of the table,
+        // removals from the middle of runs, and one growth beyond the sized capacity.
+        let mut slots = Slots::with_capacity(8);
+        let mut reference = std::collections::HashMap::new();
+        let mut state = 0x1234_5678_9abc_def1_u64;
+        for step in 0..20_000u64 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let block = (state % 40) * 1024 + (state >> 60);
+            let limit = if step < 10_000 { 8 } else { 30 };
+            match reference.get(&block) {
+                Some(&slot) => {
+                    assert_eq!(slots.find(block), Some(slot));
+                    if state % 3 == 0 {
+                        slots.release(slot);
+                        reference.remove(&block);
+                    }
+                }
+                None => {
+                    assert_eq!(slots.find(block), None);
+                    if reference.len() < limit {
+                        let slot = slots.add(block);
+                        assert_eq!(slots.block(slot), block);
+                        reference.insert(block, slot);
+                    }
+                }
+            }
+            assert_eq!(slots.len(), reference.len());
+        }
+        for (&block, &slot) in &reference {
+            assert_eq!(slots.find(block), Some(slot));
+        }
     }
 
     #[test]

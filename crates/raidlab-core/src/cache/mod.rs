@@ -100,6 +100,12 @@ pub trait PenaltyView {
     /// Surviving-drive reads that a read miss of `block`, on `drive`, would cost now (the
     /// paper's MP_i).
     fn read_miss(&self, block: u64, drive: u32) -> u32;
+    /// The read-miss penalty every block of `drive` shares now, when they all cost the same
+    /// (nothing of the drive rebuilt yet); `None` when it varies from block to block. Lets VDF
+    /// weigh a drive without looking its candidate block up.
+    fn drive_read_miss(&self, _drive: u32) -> Option<u32> {
+        None
+    }
 }
 
 /// A fault-free array: every read miss costs one read.
@@ -112,6 +118,9 @@ impl PenaltyView for FaultFree {
     }
     fn read_miss(&self, _block: u64, _drive: u32) -> u32 {
         1
+    }
+    fn drive_read_miss(&self, _drive: u32) -> Option<u32> {
+        Some(1)
     }
 }
 
@@ -133,6 +142,16 @@ pub trait Policy: Send {
     fn victim(&mut self, drive: Option<u32>) -> Option<Victim>;
     /// Evict `victim`, returned by [`Policy::victim`] with no other call since.
     fn evict(&mut self, victim: &Victim);
+    /// The bottom of `drive`'s local stack, as its slot and worth: what
+    /// [`Policy::victim`]`(Some(drive))` gives, without looking the block up (VDF weighs every
+    /// drive's bottom on each eviction and needs the block of one only).
+    fn local_bottom(&mut self, drive: u32) -> Option<(u32, Worth)> {
+        self.victim(Some(drive)).map(|victim| (victim.slot, victim.worth))
+    }
+    /// The block in `slot` (a slot [`Policy::local_bottom`] gave).
+    fn block_in(&self, slot: u32) -> u64;
+    /// Start fetching what looking `block` up will read: called a few requests ahead.
+    fn prefetch(&self, _block: u64) {}
     /// Drop `block` if cached (an invalidation: no ghost, no eviction counted).
     fn remove(&mut self, block: u64) -> bool;
     /// The victim to evict for a miss at `now`. A plain policy takes its own
@@ -176,6 +195,9 @@ pub trait BufferCache: Send {
     /// Hits, misses and evictions so far.
     fn counters(&self) -> Counters;
 }
+
+/// How many requests ahead [`BufferCache::access_all`] starts fetching a block's table entry.
+const PREFETCH_AHEAD: usize = 8;
 
 /// A policy with its capacity and counters: the hit/miss loop, written once.
 pub struct Cache<P> {
@@ -241,7 +263,10 @@ impl<P: Policy> BufferCache for Cache<P> {
         Cache::access(self, block, penalties)
     }
     fn access_all(&mut self, blocks: &[u64], penalties: &dyn PenaltyView, missed: &mut [u8]) {
-        for (&block, missed) in blocks.iter().zip(missed.iter_mut()) {
+        for (index, (&block, missed)) in blocks.iter().zip(missed.iter_mut()).enumerate() {
+            if let Some(&ahead) = blocks.get(index + PREFETCH_AHEAD) {
+                self.policy.prefetch(ahead);
+            }
             *missed = u8::from(!Cache::access(self, block, penalties));
         }
     }

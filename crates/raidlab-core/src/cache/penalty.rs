@@ -328,6 +328,10 @@ impl PenaltyView for MissPenalty {
     fn read_miss(&self, _block: u64, drive: u32) -> u32 {
         self.read_by_drive[drive as usize]
     }
+    #[inline]
+    fn drive_read_miss(&self, drive: u32) -> Option<u32> {
+        Some(self.read_by_drive[drive as usize])
+    }
 }
 
 #[cfg(test)]

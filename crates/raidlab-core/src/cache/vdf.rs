@@ -53,11 +53,11 @@ pub(crate) fn make<P: BasePolicy>(name: &'static str, capacity: usize, placement
     Box::new(Cache::new(name, policy, capacity, Some(placement)))
 }
 
-/// Whether candidate `a`, whose miss would cost `penalty_a`, goes before `b` (`penalty_b`)
-/// at sequence number `now`: the smaller p × MP (module docs).
-pub fn evicts_before(a: &Victim, penalty_a: u32, b: &Victim, penalty_b: u32, now: u64) -> bool {
+/// Whether a candidate worth `a`, whose miss would cost `penalty_a`, goes before one worth
+/// `b` (`penalty_b`) at sequence number `now`: the smaller p × MP (module docs).
+pub fn evicts_before(a: Worth, penalty_a: u32, b: Worth, penalty_b: u32, now: u64) -> bool {
     let (penalty_a, penalty_b) = (u128::from(penalty_a), u128::from(penalty_b));
-    match (a.worth, b.worth) {
+    match (a, b) {
         (Worth::Recency { last_access: ta }, Worth::Recency { last_access: tb }) => {
             // age_a / MP_a > age_b / MP_b, without dividing.
             let (age_a, age_b) = (u128::from(now - ta), u128::from(now - tb));
@@ -101,24 +101,38 @@ impl<P: BasePolicy> Policy for Vdf<P> {
         self.base.remove(block)
     }
 
+    #[inline]
+    fn local_bottom(&mut self, drive: u32) -> Option<(u32, Worth)> {
+        self.base.local_bottom(drive)
+    }
+    #[inline]
+    fn block_in(&self, slot: u32) -> u64 {
+        self.base.block_in(slot)
+    }
+    #[inline]
+    fn prefetch(&self, block: u64) {
+        self.base.prefetch(block)
+    }
+
     fn choose_victim(&mut self, now: u64, penalties: &dyn PenaltyView) -> Option<Victim> {
         if !penalties.faulty() {
             return self.base.victim(None);
         }
-        let mut best: Option<(Victim, u32)> = None;
+        // (slot, worth, drive, penalty) of the candidate that goes so far.
+        let mut best: Option<(u32, Worth, u32, u32)> = None;
         for drive in 0..self.drives {
-            let Some(candidate) = self.base.victim(Some(drive)) else {
+            let Some((slot, worth)) = self.base.local_bottom(drive) else {
                 continue;
             };
-            let penalty = penalties.read_miss(candidate.block, drive);
-            best = match best {
-                Some((chosen, chosen_penalty)) if !evicts_before(&candidate, penalty, &chosen, chosen_penalty, now) => {
-                    Some((chosen, chosen_penalty))
-                }
-                _ => Some((candidate, penalty)),
+            let penalty = match penalties.drive_read_miss(drive) {
+                Some(penalty) => penalty,
+                None => penalties.read_miss(self.base.block_in(slot), drive),
             };
+            if best.is_none_or(|(_, chosen, _, chosen_penalty)| evicts_before(worth, penalty, chosen, chosen_penalty, now)) {
+                best = Some((slot, worth, drive, penalty));
+            }
         }
-        best.map(|(victim, _)| victim)
+        best.map(|(slot, worth, drive, _)| Victim { slot, block: self.base.block_in(slot), drive, worth })
     }
 }
 
@@ -143,14 +157,35 @@ pub(crate) mod tests {
                 1
             }
         }
+        fn drive_read_miss(&self, drive: u32) -> Option<u32> {
+            Some(self.uniform(drive))
+        }
     }
 
-    fn recency(last_access: u64) -> Victim {
-        Victim { slot: 0, block: 0, drive: 0, worth: Worth::Recency { last_access } }
+    impl Failed {
+        fn uniform(&self, drive: u32) -> u32 {
+            self.read_miss(0, drive)
+        }
     }
 
-    fn frequency(count: u64, last_access: u64) -> Victim {
-        Victim { slot: 0, block: 0, drive: 0, worth: Worth::Frequency { count, last_access } }
+    /// The same array, answering block by block only: VDF looks each candidate block up.
+    pub(crate) struct FailedPerBlock(pub Failed);
+
+    impl PenaltyView for FailedPerBlock {
+        fn faulty(&self) -> bool {
+            self.0.faulty()
+        }
+        fn read_miss(&self, block: u64, drive: u32) -> u32 {
+            self.0.read_miss(block, drive)
+        }
+    }
+
+    fn recency(last_access: u64) -> Worth {
+        Worth::Recency { last_access }
+    }
+
+    fn frequency(count: u64, last_access: u64) -> Worth {
+        Worth::Frequency { count, last_access }
     }
 
     #[test]
@@ -158,23 +193,23 @@ pub(crate) mod tests {
         // n = 5, GTS = 100. A failed-drive block idle for 40 (W = 40) against a surviving
         // one idle for 11 (W = 44): the surviving one goes. Idle for 9 (W = 36): the lost one.
         let lost = recency(60);
-        assert!(evicts_before(&recency(89), 1, &lost, 4, 100));
-        assert!(!evicts_before(&recency(91), 1, &lost, 4, 100));
-        assert!(evicts_before(&lost, 4, &recency(91), 1, 100));
+        assert!(evicts_before(recency(89), 1, lost, 4, 100));
+        assert!(!evicts_before(recency(91), 1, lost, 4, 100));
+        assert!(evicts_before(lost, 4, recency(91), 1, 100));
         // Equal weights (idle 40 against 10): neither goes before the other, so the scan
         // keeps the lower drive.
-        assert!(!evicts_before(&recency(90), 1, &lost, 4, 100) && !evicts_before(&lost, 4, &recency(90), 1, 100));
+        assert!(!evicts_before(recency(90), 1, lost, 4, 100) && !evicts_before(lost, 4, recency(90), 1, 100));
         // A block costing nothing (rebuilt, redirected) goes before any that costs.
-        assert!(evicts_before(&recency(99), 0, &recency(1), 1, 100));
+        assert!(evicts_before(recency(99), 0, recency(1), 1, 100));
     }
 
     #[test]
     fn algorithm_2_weights_the_failed_drives_count_by_n_minus_1() {
         // n = 5: a lost block seen twice weighs 8; a surviving one seen 7 times 7: it goes.
-        assert!(evicts_before(&frequency(7, 50), 1, &frequency(2, 10), 4, 100));
-        assert!(!evicts_before(&frequency(9, 50), 1, &frequency(2, 10), 4, 100));
+        assert!(evicts_before(frequency(7, 50), 1, frequency(2, 10), 4, 100));
+        assert!(!evicts_before(frequency(9, 50), 1, frequency(2, 10), 4, 100));
         // Equal weights: the older last access goes.
-        assert!(evicts_before(&frequency(8, 5), 1, &frequency(2, 10), 4, 100));
-        assert!(!evicts_before(&frequency(8, 15), 1, &frequency(2, 10), 4, 100));
+        assert!(evicts_before(frequency(8, 5), 1, frequency(2, 10), 4, 100));
+        assert!(!evicts_before(frequency(8, 15), 1, frequency(2, 10), 4, 100));
     }
 }

@@ -12,7 +12,7 @@ mod tests {
     use super::*;
     use crate::cache::placement::Placement;
     use crate::cache::tests::pattern;
-    use crate::cache::vdf::tests::Failed;
+    use crate::cache::vdf::tests::{Failed, FailedPerBlock};
     use crate::cache::Cache;
 
     /// Five drives, one block per chunk: block b is on drive b mod 5 (left-symmetric).
@@ -126,10 +126,18 @@ mod tests {
                     (block, (fail_at..repair_at).contains(&i).then_some(failed))
                 })
                 .collect();
+            // Odd rounds weigh each candidate block by block, even rounds by its drive.
             let mut cache = vdf_lru(capacity);
             let hits: Vec<bool> = trace
                 .iter()
-                .map(|&(block, failed)| cache.access(block, &Failed { drives: 5, failed }))
+                .map(|&(block, failed)| {
+                    let view = Failed { drives: 5, failed };
+                    if round % 2 == 1 {
+                        cache.access(block, &FailedPerBlock(view))
+                    } else {
+                        cache.access(block, &view)
+                    }
+                })
                 .collect();
             assert_eq!(hits, reference(&trace, capacity, 5), "round {round}: capacity {capacity}, drive {failed}");
         }

@@ -1,0 +1,231 @@
+"""raidlab.cache and ``raidlab cache``: the stand-alone buffer-cache simulator against an
+independent LRU, against libCacheSim when it is installed, and its command line."""
+
+from __future__ import annotations
+
+import json
+import random
+import struct
+from collections import OrderedDict
+from pathlib import Path
+from typing import List, Sequence
+
+import pytest
+
+from raidlab import _core, cli
+from raidlab.cache import parse_size, simulate, summary_rows
+
+from conftest import TRACES
+
+
+def write_oracle_general(path: Path, blocks: Sequence[int], size: int = 4096) -> Path:
+    """An ``oracleGeneral`` file: per request u32 time (s), u64 object id, u32 size, i64 next
+    access (-1), little-endian."""
+    with open(path, "wb") as out:
+        for index, block in enumerate(blocks):
+            out.write(struct.pack("<IQIq", index // 100, block, size, -1))
+    return path
+
+
+def lru_misses(blocks: Sequence[int], capacity: int) -> int:
+    """Misses of an LRU cache of ``capacity`` blocks, by the textbook: an ordered dict whose
+    end is the most recently used block."""
+    cache: "OrderedDict[int, None]" = OrderedDict()
+    misses = 0
+    for block in blocks:
+        if block in cache:
+            cache.move_to_end(block)
+            continue
+        misses += 1
+        if len(cache) == capacity:
+            cache.popitem(last=False)
+        cache[block] = None
+    return misses
+
+
+def skewed_trace(requests: int, footprint: int, seed: int) -> List[int]:
+    rng = random.Random(seed)
+    # Two draws' minimum: low numbers are hot; scattered so that hot blocks are not neighbours.
+    return [(min(rng.randrange(footprint), rng.randrange(footprint)) * 7919) % 1_000_003 for _ in range(requests)]
+
+
+@pytest.fixture(scope="module")
+def small_trace(tmp_path_factory) -> tuple:
+    blocks = skewed_trace(20_000, 3_000, seed=5)
+    path = write_oracle_general(tmp_path_factory.mktemp("cache") / "small.oracleGeneral.bin", blocks)
+    return path, blocks
+
+
+# -- LRU misses equal an independent LRU, the definition libCacheSim's LRU implements -----------
+
+
+def test_lru_misses_equal_an_independent_lru_at_one_and_at_many_sizes(small_trace):
+    path, blocks = small_trace
+    sizes = [1, 17, 250, 1000, 2999]
+    # Several sizes take the one-pass LRU stack; one size alone, the plain LRU cache.
+    together = simulate(path, policies=["lru"], sizes=sizes, failed_drive="none")
+    assert together is not None
+    by_size = {cell["size_blocks"]: cell["total"]["misses"] for cell in together.cells}
+    for size in sizes:
+        expected = lru_misses(blocks, size)
+        alone = simulate(path, policies=["lru"], sizes=[size], failed_drive="none")
+        assert alone is not None
+        assert by_size[size] == expected == alone.cells[0]["total"]["misses"], size
+
+
+def test_lru_equals_libcachesim_when_installed(small_trace, tmp_path):
+    lcs = pytest.importorskip("libcachesim", reason="libcachesim is not installed (make bench-cache installs it)")
+    path, blocks = small_trace
+    for size in (64, 512, 2048):
+        reader = lcs.TraceReader(str(path), lcs.TraceType.ORACLE_GENERAL_TRACE,
+                                 lcs.ReaderInitParam(ignore_obj_size=True))
+        miss_ratio, _ = lcs.LRU(cache_size=size).process_trace(reader)
+        report = simulate(path, policies=["lru"], sizes=[size], failed_drive="none")
+        assert report is not None
+        assert report.cells[0]["total"]["misses"] == round(miss_ratio * len(blocks)) == lru_misses(blocks, size)
+
+
+def test_records_of_size_zero_are_skipped_as_libcachesim_skips_them(tmp_path):
+    path = tmp_path / "zero.oracleGeneral"
+    with open(path, "wb") as out:
+        for index, (block, size) in enumerate([(1, 4096), (2, 0), (1, 4096), (3, 512)]):
+            out.write(struct.pack("<IQIq", index, block, size, -1))
+    report = simulate(path, policies=["lru"], sizes=[4], failed_drive="none")
+    assert report is not None
+    assert report.trace["size_zero_skipped"] == 1
+    assert (report.trace["requests"], report.cells[0]["total"]["hits"]) == (3, 1)
+
+
+# -- RGR -------------------------------------------------------------------------------------
+
+
+def test_rgr_of_a_cacheless_trace_follows_the_closed_form(tmp_path):
+    """Every request a miss on a drive-balanced trace: RGR = (1/n)(n − 1) + ((n − 1)/n)·1
+    = 2(n − 1)/n (the notes' Part B.1)."""
+    blocks = list(range(0, 50_000))  # each block once, every drive alike with 4 KiB chunks
+    path = write_oracle_general(tmp_path / "scan.oracleGeneral", blocks)
+    report = simulate(path, policies=["lru", "vdf-lru"], sizes=[16], drives=[5, 6, 7, 8], chunk_kib=4)
+    assert report is not None
+    for cell in report.cells:
+        n = cell["drives"]
+        assert cell["total"]["hits"] == 0
+        assert cell["total"]["rgr"] == pytest.approx(2 * (n - 1) / n, abs=1e-3), cell["policy"]
+
+
+def test_summary_rows_average_failed_drives_and_compare_vdf_with_its_base(small_trace):
+    path, _ = small_trace
+    report = simulate(path, policies=["lru", "vdf-lru"], sizes=[200], drives=[5], failed_drive="all")
+    assert report is not None
+    assert len(report.cells) == 2 * 5
+    rows = summary_rows(report)
+    assert [(row["policy"], row["failed_drive"]) for row in rows] == [("lru", "mean of 5"), ("vdf-lru", "mean of 5")]
+    lru, vdf = rows
+    mean_rgr = sum(cell["after_warmup"]["rgr"] for cell in report.cells if cell["policy"] == "vdf-lru") / 5
+    assert vdf["rgr_after_warmup"] == pytest.approx(mean_rgr)
+    assert vdf["rgr_reduction"] == pytest.approx((lru["rgr_after_warmup"] - vdf["rgr_after_warmup"]) / lru["rgr_after_warmup"])
+    assert lru["rgr_reduction"] is None
+    frame = report.cells_frame()
+    assert len(frame) == 10 and {"policy", "after_rgr", "total_hit_ratio"} <= set(frame.columns)
+
+
+def test_parse_size_takes_binary_suffixes():
+    assert [parse_size(text) for text in ("65536", "64Ki", "2Mi", "1gi")] == [65536, 65536, 2 * 2**20, 2**30]
+    with pytest.raises(ValueError, match="64Ki or 2Mi"):
+        parse_size("64k")
+
+
+# -- the command -----------------------------------------------------------------------------
+
+
+def run_cli(*args) -> int:
+    return cli.main([str(arg) for arg in args])
+
+
+def test_command_prints_one_row_per_policy_size_and_drive_count(small_trace, capsys):
+    path, _ = small_trace
+    assert run_cli("cache", path, "--policy", "lru,vdf-lru", "--size", "100,1Ki", "--drives", "5,6",
+                   "--failed-drive", "all", "-q") == 0
+    out = capsys.readouterr().out
+    assert out.count("vdf-lru") == 4 and "mean of 5" in out and "mean of 6" in out and "1,024" in out
+    assert "20,000 block requests from 20,000 records (oracleGeneral)" in out
+
+
+def test_command_json_has_every_cell_with_its_windows(small_trace, capsys):
+    path, blocks = small_trace
+    assert run_cli("cache", path, "--policy", "lru", "--size", "300", "--failed-drive", "none", "--window", "5000",
+                   "--json") == 0
+    report = json.loads(capsys.readouterr().out)
+    (cell,) = report["cells"]
+    assert cell["total"]["misses"] == lru_misses(blocks, 300)
+    assert cell["windows"]["first_request"] == [0, 5000, 10000, 15000]
+    assert sum(cell["windows"]["requests"]) == len(blocks)
+    assert cell["failed_drive"] is None and cell["total"]["rgr"] == pytest.approx(1 - cell["total"]["hit_ratio"])
+
+
+def test_block_traces_are_read_in_4k_blocks(capsys):
+    sample = TRACES / "msr-cambridge1-sample.csv"
+    if not sample.exists():
+        pytest.skip(f"{sample} is not here")
+    assert run_cli("cache", sample, "--policy", "lru", "--size", "64", "--json", "--writes", "skip") == 0
+    report = json.loads(capsys.readouterr().out)
+    trace = report["trace"]
+    # 1,000 records, 508 of them reads; a request of k blocks is k block requests.
+    assert trace["records"] == 1000 and trace["format"] == "auto"
+    assert trace["requests"] >= 508 and trace["writes"] == 0 and trace["writes_skipped"] >= 492
+
+
+def test_mistakes_are_one_line_errors_naming_the_key(small_trace, capsys):
+    path, _ = small_trace
+    assert run_cli("cache", path, "--policy", "lru,mru", "--size", "10") == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: cache.policies[1]: unknown cache policy \"mru\"") and "Traceback" not in err
+    assert run_cli("cache", path, "--size", "10", "--drives", "5", "--failed-drive", "7") == 2
+    assert capsys.readouterr().err.startswith("error: cache.failed_drive: drive 7 is not in an array of 5 drives")
+    assert run_cli("cache", path.with_name("absent.oracleGeneral"), "--size", "10") == 2
+    assert "absent.oracleGeneral" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        run_cli("cache", path, "--size", "ten")
+
+
+def test_the_miss_stream_is_a_trace_raidlab_reads(small_trace, tmp_path, capsys):
+    path, _ = small_trace
+    stream = tmp_path / "misses.spc"
+    assert run_cli("cache", path, "--policy", "vdf-lfu", "--size", "500", "--miss-trace", stream, "--json") == 0
+    report = json.loads(capsys.readouterr().out)
+    cell = report["cells"][0]
+    lines = stream.read_text().splitlines()
+    # Every miss after warm-up, one 4 KiB read per line, in SPC format.
+    assert len(lines) == report["miss_trace"]["lines"] == cell["after_warmup"]["misses"]
+    assert all(line.startswith("0,") and ",4096,r," in line for line in lines)
+    info = json.loads(_core.trace_info(f'path = "{stream}"\n', str(tmp_path)))
+    assert (info["format"], info["requests"]) == ("spc", len(lines))
+    # More than one cache: no stream.
+    assert run_cli("cache", path, "--size", "10,20", "--miss-trace", stream) == 2
+    assert "cache.miss_trace" in capsys.readouterr().err
+
+
+@pytest.mark.engine
+def test_raidlab_run_replays_the_miss_stream(small_trace, tmp_path, capsys):
+    path, _ = small_trace
+    stream = tmp_path / "misses.spc"
+    assert run_cli("cache", path, "--policy", "lru", "--size", "1000", "--miss-trace", stream, "-q") == 0
+    capsys.readouterr()
+    lines = len(stream.read_text().splitlines())
+    import raidlab
+
+    config = {
+        "seed": 1,
+        "array": {"layout": "raid5", "drives": 5, "stripe_unit_kib": 64},
+        "drive": {"preset": "ibm0661"},
+        "workload": {"trace": {"path": str(stream)}},
+    }
+    result = raidlab.run(config)
+    assert result.summary["requests_completed"] == lines
+
+
+def test_plot_draws_rgr_over_time(small_trace, tmp_path, capsys):
+    path, _ = small_trace
+    png = tmp_path / "rgr.png"
+    assert run_cli("cache", path, "--policy", "lru,vdf-lru", "--size", "200", "--window", "2000", "--plot", png,
+                   "-q") == 0
+    assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
