@@ -25,7 +25,7 @@ ifeq ($(EXTENSION),)
 $(shell rm -f $(BUILD_STAMP))
 endif
 
-.PHONY: help venv build pgo demo test bench bench-sweep docs validation browser clean distclean
+.PHONY: help venv build pgo demo test bench bench-sweep docs validation browser clean distclean bench-cache
 
 help: ## List the targets
 	@echo "raidlab make targets:"
@@ -101,6 +101,9 @@ bench: build ## Criterion benchmarks of the core, then `raidlab bench`, whole `r
 
 bench-sweep: build ## A 64-run sweep on 1 and 2 worker processes: scaling and the machinery's time per run
 	$(BIN)/python -m raidlab.sweep_bench
+
+bench-cache: build ## Buffer cache: raidlab's LRU against libCacheSim's on a Zipf(1.0) trace, VDF's cost (installs libcachesim into .venv)
+	$(BIN)/python benches/cache_vs_libcachesim.py
 
 docs: build ## Regenerate docs/config.md, docs/config.schema.json and docs/catalogue.md from the core
 	$(BIN)/raidlab schema -o docs/config.schema.json
