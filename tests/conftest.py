@@ -111,6 +111,7 @@ def synthetic_result() -> Result:
             "mean_response_ms": mean,
             "read_mean_response_ms": mean - 2.0,
             "throughput_iops": arrivals.astype(float),
+            "lost": np.zeros(20, dtype=np.int64),
         }
     )
     upper = np.array([1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, math.inf])
