@@ -26,18 +26,18 @@ struct Entry {
 
 const FREE: Entry = Entry { block: 0, slot: NIL };
 
-/// Ask the processor to bring `entry`'s cache line in, without waiting for it.
+/// Ask the processor to bring `value`'s cache line in, without waiting for it.
 #[inline(always)]
-fn prefetch_line(entry: &Entry) {
+fn prefetch_line<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch is a hint: it reads nothing into the program, cannot fault, and the
     // pointer comes from a live reference.
     unsafe {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((entry as *const Entry).cast::<i8>());
+        _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>());
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = entry;
+    let _ = value;
 }
 
 /// The cached blocks and the slot each one occupies.
@@ -322,10 +322,17 @@ impl Lists {
 struct LocalEnds {
     head: u32,
     tail: u32,
+    /// The tail's last access, or [`UNREAD`] while it is being fetched.
     tail_access: u64,
 }
 
 const NO_ENDS: LocalEnds = LocalEnds { head: NIL, tail: NIL, tail_access: 0 };
+
+/// A tail's last access not read yet. A new tail is the least recently used block of its
+/// drive, so its line is cold: rather than wait for it when the tail changes (an eviction),
+/// the read is started then and finished when the drives are next compared, a few requests
+/// later.
+const UNREAD: u64 = u64::MAX;
 
 /// VDF's local stacks: for each drive, `per_drive` lists (one for LRU and CLOCK, T1 and T2
 /// for ARC) restricted to that drive's blocks, plus each slot's list and last access.
@@ -390,7 +397,8 @@ impl DriveStacks {
         if next == NIL {
             self.ends[list].tail = prev;
             if prev != NIL {
-                self.ends[list].tail_access = self.last_access[prev as usize];
+                prefetch_line(&self.last_access[prev as usize]);
+                self.ends[list].tail_access = UNREAD;
             }
         } else {
             self.links[next as usize].prev = prev;
@@ -448,17 +456,28 @@ impl DriveStacks {
     /// The tail of `drive`'s list `which`.
     #[inline]
     pub(crate) fn tail(&self, drive: u32, which: usize) -> Option<u32> {
-        self.tail_and_access(drive, which).map(|(slot, _)| slot)
+        if drive >= self.drives {
+            return None;
+        }
+        let tail = self.ends[self.list(drive, which)].tail;
+        (tail != NIL).then_some(tail)
     }
 
     /// The tail of `drive`'s list `which` and its last access.
     #[inline]
-    pub(crate) fn tail_and_access(&self, drive: u32, which: usize) -> Option<(u32, u64)> {
+    pub(crate) fn tail_and_access(&mut self, drive: u32, which: usize) -> Option<(u32, u64)> {
         if drive >= self.drives {
             return None;
         }
-        let ends = self.ends[self.list(drive, which)];
-        (ends.tail != NIL).then_some((ends.tail, ends.tail_access))
+        let list = self.list(drive, which);
+        let ends = &mut self.ends[list];
+        if ends.tail == NIL {
+            return None;
+        }
+        if ends.tail_access == UNREAD {
+            ends.tail_access = self.last_access[ends.tail as usize];
+        }
+        Some((ends.tail, ends.tail_access))
     }
 
     /// Drives.

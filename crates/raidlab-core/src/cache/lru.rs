@@ -48,8 +48,8 @@ impl LruCache {
 
     /// The global bottom: the stack's tail, or the oldest of the local bottoms.
     #[inline]
-    fn global_bottom(&self) -> Option<u32> {
-        match &self.local {
+    fn global_bottom(&mut self) -> Option<u32> {
+        match &mut self.local {
             None => self.stack.tail(GLOBAL),
             Some(local) => (0..local.drives())
                 .filter_map(|drive| local.tail_and_access(drive, 0))
@@ -139,7 +139,7 @@ impl Policy for LruCache {
 
     #[inline]
     fn local_bottom(&mut self, drive: u32) -> Option<(u32, Worth)> {
-        let (slot, last_access) = self.local.as_ref()?.tail_and_access(drive, 0)?;
+        let (slot, last_access) = self.local.as_mut()?.tail_and_access(drive, 0)?;
         Some((slot, Worth::Recency { last_access }))
     }
 
