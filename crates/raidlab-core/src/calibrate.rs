@@ -115,8 +115,6 @@ fn pilot_utilization(pilot: &Config, rate: f64) -> Result<f64> {
 mod tests {
     use std::path::Path;
 
-    use super::*;
-
     fn utilization_reached(layout: &str, drives: u32, preset: &str, scheduler: &str, target: f64) -> f64 {
         let text = format!(
             "seed = 1\n[array]\nlayout = \"{layout}\"\ndrives = {drives}\nstripe_unit_kib = 16\n\
