@@ -552,7 +552,7 @@ mod tests {
             match reference.get(&block) {
                 Some(&slot) => {
                     assert_eq!(slots.find(block), Some(slot));
-                    if state % 3 == 0 {
+                    if state.is_multiple_of(3) {
                         slots.release(slot);
                         reference.remove(&block);
                     }

@@ -128,6 +128,10 @@ impl PenaltyView for FaultFree {
 pub trait Policy: Send {
     /// Blocks cached.
     fn len(&self) -> usize;
+    /// Whether no block is cached.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// If `block` is cached, record an access to it at sequence number `now` (promote it)
     /// and return true.
     fn lookup(&mut self, block: u64, now: u64) -> bool;
@@ -184,6 +188,10 @@ pub trait BufferCache: Send {
     fn capacity(&self) -> usize;
     /// Blocks cached.
     fn len(&self) -> usize;
+    /// Whether no block is cached.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// One access; true for a hit.
     fn access(&mut self, block: u64, penalties: &dyn PenaltyView) -> bool;
     /// One access per block of `blocks`, in order; `missed[i]` becomes 1 for a miss, 0 for

@@ -317,7 +317,7 @@ struct Account {
 /// index that hit.
 enum Group {
     /// LRU at every size of the cells that use it.
-    Stack(LruStack),
+    Stack(Box<LruStack>),
     /// One cache; `account` is set for a failure-aware one (it follows that array).
     Single { cache: Box<dyn BufferCache>, account: Option<usize> },
 }
@@ -444,7 +444,7 @@ impl Simulation {
         let entries = policies(config)?;
         let sizes = sizes(config)?;
         let layout = penalty_layout(&config.layout, &format!("{KEY}.layout"))?;
-        if config.chunk_kib == 0 || config.chunk_kib % 4 != 0 {
+        if config.chunk_kib == 0 || !config.chunk_kib.is_multiple_of(4) {
             return Err(Error::config(
                 format!("{KEY}.chunk_kib"),
                 format!("a stripe unit is a whole number of 4 KiB blocks, not {} KiB", config.chunk_kib),
@@ -507,7 +507,7 @@ impl Simulation {
             } else if entry.name == "lru" && sizes.len() > 1 {
                 let mut ascending: Vec<usize> = sizes.iter().map(|&size| size as usize).collect();
                 ascending.sort_unstable();
-                groups.push(Group::Stack(LruStack::new(&ascending, &format!("{KEY}.sizes"))?));
+                groups.push(Group::Stack(Box::new(LruStack::new(&ascending, &format!("{KEY}.sizes"))?)));
                 let group = groups.len() - 1;
                 for &size in &sizes {
                     let level = ascending.iter().position(|&s| s as u64 == size).expect("listed");
@@ -852,7 +852,8 @@ mod tests {
     #[test]
     fn configuration_mistakes_name_their_key() {
         let file = oracle("sim-errors.oracleGeneral", &[1]);
-        let cases: Vec<(Box<dyn Fn(&mut CacheSimConfig)>, &str)> = vec![
+        type Change = Box<dyn Fn(&mut CacheSimConfig)>;
+        let cases: Vec<(Change, &str)> = vec![
             (Box::new(|c| c.policies = vec!["lru".into(), "mru".into()]), "cache.policies[1]: unknown cache policy"),
             (Box::new(|c| c.policies = vec!["lru".into(), "lru".into()]), "cache.policies[1]: lru listed twice"),
             (Box::new(|c| c.sizes = vec![4, 0]), "cache.sizes[1]: a cache holds 1 to"),
