@@ -21,7 +21,7 @@
 //! with no block there offers its tail of the other list). The victim's worth is its last
 //! access (ARC is LRU-like within each list).
 
-use super::lists::{DriveStacks, Lists, Slots};
+use super::lists::{reserved, DriveStacks, Lists, Slots};
 use super::{BasePolicy, Policy, Victim, Worth};
 
 /// One line for the docs.
@@ -65,11 +65,11 @@ impl BasePolicy for ArcCache {
             capacity,
             slots: Slots::with_capacity(capacity),
             resident: Lists::new(2, capacity),
-            in_t2: Vec::with_capacity(capacity),
+            in_t2: Vec::with_capacity(reserved(capacity)),
             local: drives.map(|drives| DriveStacks::new(drives, 2, capacity)),
             ghosts: Slots::with_capacity(capacity + 1),
             ghost_lists: Lists::new(2, capacity + 1),
-            ghost_in_b2: Vec::with_capacity(capacity + 1),
+            ghost_in_b2: Vec::with_capacity(reserved(capacity + 1)),
             target_t1: 0,
             pending: Pending::Replace { in_b2: false, into_t2: false },
         }

@@ -10,7 +10,7 @@
 //! and a second chance given on the way moves the block in both lists, as the global hand
 //! would have. The victim's worth is its last access, CLOCK being an approximation of LRU.
 
-use super::lists::{DriveStacks, Lists, Slots};
+use super::lists::{reserved, DriveStacks, Lists, Slots};
 use super::{BasePolicy, Policy, Victim, Worth};
 
 /// One line for the docs.
@@ -32,7 +32,7 @@ impl BasePolicy for ClockCache {
         ClockCache {
             slots: Slots::with_capacity(capacity),
             ring: Lists::new(1, capacity),
-            referenced: Vec::with_capacity(capacity),
+            referenced: Vec::with_capacity(reserved(capacity)),
             local: drives.map(|drives| DriveStacks::new(drives, 1, capacity)),
         }
     }

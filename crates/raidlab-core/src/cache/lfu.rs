@@ -14,7 +14,7 @@
 //! merge, and its minimum, the fault-free victim, the least of the drives' minima by (count,
 //! last access), as in [`super::lru`].
 
-use super::lists::{Lists, Slots, NIL};
+use super::lists::{reserved, Lists, Slots, NIL};
 use super::{BasePolicy, Policy, Victim, Worth};
 
 /// One line for the docs.
@@ -49,7 +49,7 @@ impl FrequencyOrder {
             free_buckets: Vec::new(),
             lowest: vec![NIL; groups],
             members: Lists::new(0, slots),
-            bucket_of: Vec::with_capacity(slots),
+            bucket_of: Vec::with_capacity(reserved(slots)),
         }
     }
 
@@ -179,8 +179,8 @@ impl BasePolicy for LfuCache {
             order: FrequencyOrder::new(1, capacity),
             local: drives.map(|drives| LocalOrder {
                 order: FrequencyOrder::new(drives as usize, capacity),
-                drive: Vec::with_capacity(capacity),
-                last_access: Vec::with_capacity(capacity),
+                drive: Vec::with_capacity(reserved(capacity)),
+                last_access: Vec::with_capacity(reserved(capacity)),
             }),
         }
     }

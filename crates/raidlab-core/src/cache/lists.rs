@@ -12,6 +12,17 @@
 //! probes never lengthen with use), and [`Slots::prefetch`] to ask for a block's line a few
 //! requests before it is needed.
 
+/// The most slots any structure reserves when it is built: a larger cache grows to its size
+/// as blocks arrive (a few doublings while it fills, none after), so memory follows the
+/// blocks a trace actually brings, not the size asked for.
+const RESERVE_AT_MOST: usize = 1 << 20;
+
+/// Room to reserve for `capacity` slots (see [`RESERVE_AT_MOST`]).
+#[inline]
+pub(crate) fn reserved(capacity: usize) -> usize {
+    capacity.min(RESERVE_AT_MOST)
+}
+
 /// "No slot": the end of a list, or an empty list's ends; in the table, a free entry.
 pub(crate) const NIL: u32 = u32::MAX;
 
@@ -52,8 +63,9 @@ pub(crate) struct Slots {
 }
 
 impl Slots {
-    /// Room for `capacity` blocks without growing.
+    /// Room for `capacity` blocks (up to [`RESERVE_AT_MOST`]) without growing.
     pub(crate) fn with_capacity(capacity: usize) -> Self {
+        let capacity = reserved(capacity);
         let entries = (2 * capacity.max(8)).next_power_of_two();
         Slots {
             table: vec![FREE; entries],
@@ -226,7 +238,7 @@ pub(crate) struct Lists {
 impl Lists {
     /// `lists` empty lists, with room for `slots` slots.
     pub(crate) fn new(lists: usize, slots: usize) -> Self {
-        Lists { links: Vec::with_capacity(slots), ends: vec![EMPTY; lists] }
+        Lists { links: Vec::with_capacity(reserved(slots)), ends: vec![EMPTY; lists] }
     }
 
     /// Make lists `0..count` exist (new ones empty).
@@ -357,9 +369,9 @@ impl DriveStacks {
     pub(crate) fn new(drives: u32, per_drive: usize, slots: usize) -> Self {
         assert!(drives as usize * per_drive <= usize::from(u16::MAX), "{drives} drives is too many local stacks");
         DriveStacks {
-            links: Vec::with_capacity(slots),
-            list: Vec::with_capacity(slots),
-            last_access: Vec::with_capacity(slots),
+            links: Vec::with_capacity(reserved(slots)),
+            list: Vec::with_capacity(reserved(slots)),
+            last_access: Vec::with_capacity(reserved(slots)),
             ends: vec![NO_ENDS; drives as usize * per_drive],
             per_drive,
             drives,

@@ -18,7 +18,7 @@
 //! it enters at the head and, when the stack is full, the tail leaves. The test below holds
 //! it to one LRU cache per size.
 
-use super::lists::{Lists, Slots, NIL};
+use super::lists::{reserved, Lists, Slots, NIL};
 use crate::error::{Error, Result};
 
 const STACK: usize = 0;
@@ -62,7 +62,7 @@ impl LruStack {
             boundary: vec![NIL; sizes.len()],
             slots: Slots::with_capacity(largest),
             stack: Lists::new(1, largest),
-            segment: Vec::with_capacity(largest),
+            segment: Vec::with_capacity(reserved(largest)),
         })
     }
 
