@@ -1,4 +1,4 @@
-//! Trace generators and helpers shared by the cache tests.
+//! Trace generators and file writing shared by the cache tests.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
