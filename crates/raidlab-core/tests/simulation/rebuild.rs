@@ -294,6 +294,9 @@ fn idle_rebuild_simulated_s(zero_latency: bool) -> f64 {
         .replace("[workload]", &format!("[drive]\nzero_latency = {zero_latency}\n[workload]"));
     let s = run(&text).summary;
     assert_eq!(s["rebuilds"][0]["outcome"].as_str(), Some("complete"), "{s}");
+    // The survivors are busy nearly all the time, with rebuild work: no saturation warning.
+    let warnings = s["warnings"].to_string();
+    assert!(!warnings.contains("working life"), "a rebuild's busy time taken for saturation: {warnings}");
     f(&s["rebuilds"][0], "rebuild_time_s")
 }
 
