@@ -867,6 +867,9 @@ def build_parser() -> argparse.ArgumentParser:
                                 "next to the package's source)")
     reproduce.set_defaults(handler=command_reproduce)
     add_commands(commands)
+    from raidlab.rebuild_plan import add_parser as add_rebuild_plan_parser
+
+    add_rebuild_plan_parser(commands)
     return parser
 
 
