@@ -258,6 +258,44 @@ def test_bad_options_are_refused_naming_them(tmp_path, capsys, arguments, option
     assert error.value.key == option
 
 
+def test_candidates_of_the_configuration_and_of_a_file(tmp_path):
+    config = tmp_path / "with-plan.toml"
+    config.write_text(TINY + """
+[[rebuild_plan.candidates]]
+label = "fast"
+rebuild.discipline = "pcm"
+
+[[rebuild_plan.candidates]]
+label = "mine"
+rebuild.discipline = "my_own"
+""", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        run_plan(config, tmp_path / "out")
+    assert "'mine'" in str(caught.value) and "my_own" in str(caught.value)
+    listing = tmp_path / "candidates.toml"
+    listing.write_text('[[rebuild_plan.candidates]]\nlabel = "theirs"\n"rebuild.discipline" = "nope"\n', encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        run_plan(config, tmp_path / "out", candidates_file=listing)  # the file's candidates win
+    assert "'theirs'" in str(caught.value)
+    listing.write_text("[other]\nx = 1\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        run_plan(config, tmp_path / "out", candidates_file=listing)
+    assert caught.value.key == "rebuild_plan"
+
+
+@pytest.mark.engine
+def test_media_rate_pilot():
+    from raidlab.rebuild_plan import measure_media_rate_mb_s
+
+    # The IBM 0661: 1.6-1.7 MB/s sustained over its surface (a 1990 3.5-inch drive).
+    assert 1.4 < measure_media_rate_mb_s({"preset": "ibm0661"}) < 1.9
+    # A drive smaller than the pilot's reads: the pilot reads less at a time.
+    small = {"zero_latency": True, "model": {"rpm": 7200, "surfaces": 1, "zones": [{"cylinders": 40, "sectors_per_track": 96}],
+                                             "seek": {"kind": "formula", "a_ms": 1.0, "b_ms": 0.002, "c_ms": 0.25},
+                                             "head_switch_ms": 0.3, "command_overhead_ms": 0.2}}
+    assert 3.0 < measure_media_rate_mb_s(small) < 6.0  # 48 KiB a revolution at 120 rev/s: 5.9 MB/s at most
+
+
 def test_unknown_policy_on_the_command_line(tmp_path, capsys):
     status = main(["rebuild-plan", str(_config(tmp_path)), "-o", str(tmp_path / "out"), "--policy", "vsm",
                    "--policy", "warp_speed"])

@@ -694,7 +694,7 @@ def check_candidates(
     for candidate in candidates:
         discipline = candidate.discipline(base.discipline)
         if discipline not in known:
-            defaults = " (it is in the default set; name candidates with --policy)" if any(
+            defaults = " (the default set needs it: name the candidates with --policy until it is built in)" if any(
                 c.discipline("") == discipline for c in DEFAULT_CANDIDATES) else ""
             raise ConfigError(f"candidate {candidate.label!r}: this build of raidlab has no rebuild discipline "
                               f"{discipline!r}{defaults}; known: {', '.join(known)} (raidlab list rebuild_disciplines)",
@@ -867,6 +867,7 @@ def draw_pareto(table: "pd.DataFrame", output_stem: Path, *, title: str = "Rebui
     if chosen is not None:
         axes.scatter([times[chosen] / scale], [p99s[chosen]], s=180, facecolors="none", edgecolors="green",
                      linewidth=1.6, zorder=4, label="fastest within the SLO")
+    axes.margins(x=0.15, y=0.08)  # room for the labels of the outermost points
     axes.set_xlabel(f"rebuild time ({unit})")
     axes.set_ylabel("user p99 response while rebuilding (ms)")
     axes.set_title(title)
