@@ -237,6 +237,16 @@ impl Config {
             model.bus_sector_write_ms = None;
             model.interface = None;
         }
+        if let Some(limit) = self.drive.capacity_sectors {
+            let holds = disk::Geometry::new(&model, "drive.model")?.capacity_sectors();
+            if limit == 0 || limit > holds {
+                return Err(Error::config(
+                    "drive.capacity_sectors",
+                    format!("must be between 1 and the {holds} sectors the drive holds, not {limit}"),
+                ));
+            }
+            model.capacity_sectors = Some(limit);
+        }
         Ok((model, warnings))
     }
 

@@ -54,7 +54,8 @@ pub enum RotationModel {
 #[serde(deny_unknown_fields)]
 pub struct DriveConfig {
     /// Name of a built-in drive (see `docs/drives.md`): `ibm0661`, `hc550`, `ibm18es`,
-    /// `cheetah9LP`. Exactly one of `preset`, `model` and `diskspec` must be given.
+    /// `cheetah9LP`, `st3146807lc`. Exactly one of `preset`, `model` and `diskspec` must be
+    /// given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<String>,
     /// A drive described parameter by parameter, instead of a preset.
@@ -91,6 +92,12 @@ pub struct DriveConfig {
     /// revolutions). Absent or `true`: the drive's own interface.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_bus: Option<bool>,
+    /// Use only the first this many sectors of each drive (the outermost ones), as if the
+    /// drive were that small: the array's capacity, its rebuilds and its addresses follow.
+    /// At least 1 and at most what the drive holds. The PRO paper limits every disk to 5 GB
+    /// this way (seed 000 §4.1). Absent: the whole drive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity_sectors: Option<u64>,
 }
 
 fn default_scheduler() -> String {
@@ -116,6 +123,7 @@ impl Default for DriveConfig {
             rotation: None,
             zero_latency: None,
             host_bus: None,
+            capacity_sectors: None,
         }
     }
 }

@@ -39,6 +39,8 @@ registry! {
         "IBM Ultrastar 18ES DNES-309170W, 7200 rpm: DiskSim 4's validated model (Fu et al.'s drive)";
     "cheetah9LP" => cheetah9lp,
         "Seagate Cheetah 9LP ST39102LW, 10045 rpm: DiskSim 4's validated model";
+    "st3146807lc" => st3146807lc,
+        "Seagate Cheetah 10K.6 ST3146807LC, 147 GB, 10,000 rpm, 4.7 ms average seek (the PRO paper's drive); derived zones and seek";
 }
 
 /// Names of the built-in drives, for error messages and docs.
@@ -104,6 +106,47 @@ fn hc550() -> DriveModelConfig {
     }
 }
 
+/// Cylinders in each of the ST3146807LC's 15 derived zones.
+const ST3146807LC_CYLINDERS_PER_ZONE: u32 = 3_780;
+/// Sectors per track of the outermost and innermost ST3146807LC zones (derived).
+const ST3146807LC_OUTER_SPT: u32 = 797;
+const ST3146807LC_INNER_SPT: u32 = 469;
+const ST3146807LC_ZONES: u32 = 15;
+
+/// Seagate Cheetah 10K.6 ST3146807LC (Ultra320 SCSI, 80-pin), 147 GB, 10,000 rpm: the drive of
+/// the PRO paper (seed 000 §4.1, Table 1: "10000 rpm, its average seek time is 4.7ms, and its
+/// capacity is 147GB"). Those three figures are the sourced facts; the product manual of the
+/// family (Seagate, Cheetah 10K.6 FC Product Manual, Volume 1, publication 100195490 Rev. B,
+/// June 2002) gives the 8,192 KB buffer, which is not modelled. The surfaces (8), the
+/// single-track seek (0.35 ms) and the sustained media rates (68 MB/s outer, 40 MB/s inner)
+/// are raidlab's assumptions, and the zone table, seek curve, head switch and skew are
+/// derived from them as `docs/drives.md` explains.
+fn st3146807lc() -> DriveModelConfig {
+    let zones = (0..ST3146807LC_ZONES)
+        .map(|i| {
+            // Linear fall from the outer to the inner rate, rounded to whole sectors.
+            let drop = (ST3146807LC_OUTER_SPT - ST3146807LC_INNER_SPT) as f64 * i as f64
+                / (ST3146807LC_ZONES - 1) as f64;
+            ZoneConfig::new(
+                ST3146807LC_CYLINDERS_PER_ZONE,
+                (ST3146807LC_OUTER_SPT as f64 - drop).round() as u32,
+            )
+        })
+        .collect();
+    DriveModelConfig {
+        head_switch_ms: 0.35,
+        // 0.35 ms of the outermost zone's 7.53 µs sectors, rounded up.
+        track_skew_sectors: 47,
+        ..DriveModelConfig::basic(
+            10_000.0,
+            8,
+            zones,
+            // a + c·√d with seek(1) = 0.35 ms and a data-sheet-weighted mean of 4.70 ms.
+            SeekConfig::Formula { a_ms: 0.315476, b_ms: 0.0, c_ms: 0.0345243 },
+        )
+    }
+}
+
 /// IBM Ultrastar 18ES (DNES-309170W), 9 GB, 7200 rpm: DiskSim 4's validated model, as the
 /// parameters `disk::diskspec` extracts from `ibm18es.parv` (the drive of Fu et al., seed 001).
 fn ibm18es() -> DriveModelConfig {
@@ -125,7 +168,7 @@ mod tests {
 
     #[test]
     fn names_list_exactly_the_presets_and_each_one_validates() {
-        assert_eq!(names(), &["ibm0661", "hc550", "ibm18es", "cheetah9LP"]);
+        assert_eq!(names(), &["ibm0661", "hc550", "ibm18es", "cheetah9LP", "st3146807lc"]);
         assert_eq!(names().len(), PRESETS.len());
         for name in names() {
             let cfg = preset(name).unwrap_or_else(|| panic!("{name} listed but missing"));
@@ -191,6 +234,62 @@ mod tests {
         }
         let mb_per_s = (end - 1) as f64 * 512.0 / ((now - start) as f64 / 1e9) / 1e6;
         assert!((mb_per_s / 269.0 - 1.0).abs() < 0.01, "{mb_per_s} MB/s");
+    }
+
+    /// The PRO paper's drive (seed 000 §4.1): 10,000 rpm, 147 GB, 4.7 ms average seek.
+    #[test]
+    fn st3146807lc_matches_the_pro_papers_figures() {
+        let m = DriveModel::new(&preset("st3146807lc").unwrap(), "d").unwrap();
+        // 10,000 rpm: 6.0 ms per revolution.
+        assert!((m.revolution_ns() - 6.0e6).abs() < 1e-6, "{}", m.revolution_ns());
+        // 147 GB (10^9 bytes) within 0.1 %.
+        let bytes = m.capacity_sectors() as f64 * 512.0;
+        assert!((bytes / 147e9 - 1.0).abs() < 1e-3, "{bytes}");
+        assert_eq!(m.geometry.surfaces(), 8);
+        assert_eq!(m.geometry.zones().len(), 15);
+        // The seek curve's mean over all pairs of distinct cylinders (the data-sheet
+        // definition) is the paper's 4.7 ms within 0.01 ms; single-track 0.35 ms (assumed).
+        assert!((m.seek.datasheet_average_ms() - 4.7).abs() < 0.01, "{}", m.seek.datasheet_average_ms());
+        assert!((m.seek.time(1) as f64 / 1e6 - 0.35).abs() < 0.001);
+        // Full stroke follows from the two: 8.5 ms (1.8 × the average).
+        let full = m.seek.time(m.geometry.cylinders() - 1) as f64 / 1e6;
+        assert!((8.4..8.7).contains(&full), "{full}");
+    }
+
+    /// Measured the other way: random cylinder pairs drawn uniformly, seek time averaged.
+    #[test]
+    fn st3146807lc_random_pairs_seek_4_7_ms_on_average() {
+        let m = DriveModel::new(&preset("st3146807lc").unwrap(), "d").unwrap();
+        let cylinders = m.geometry.cylinders() as u64;
+        let mut rng = RngStream::new(3, StreamId::Requests);
+        let (mut sum, mut n) = (0u64, 0u64);
+        while n < 200_000 {
+            let (from, to) = (rng.below(cylinders), rng.below(cylinders));
+            if from != to {
+                sum += m.seek.time(from.abs_diff(to) as u32);
+                n += 1;
+            }
+        }
+        let mean_ms = sum as f64 / n as f64 / 1e6;
+        // Sampling error of 200,000 pairs is about 0.005 ms.
+        assert!((mean_ms - 4.7).abs() < 0.03, "{mean_ms}");
+    }
+
+    /// `drive.capacity_sectors` limits a preset to its first sectors (the PRO paper's 5 GB).
+    #[test]
+    fn capacity_limit_keeps_the_first_sectors_and_refuses_more_than_the_drive() {
+        let text = "[array]\nlayout = \"raid5\"\ndrives = 3\n[workload]\nrequests = 1\n[drive]\npreset = \"st3146807lc\"\n";
+        let limited = format!("{text}capacity_sectors = 10485760\n");
+        let cfg = crate::config::Config::from_toml(&limited, std::path::Path::new(".")).unwrap();
+        let model = DriveModel::new(&cfg.drive_model().unwrap(), "d").unwrap();
+        assert_eq!(model.capacity_sectors(), 10_485_760);
+        assert_eq!(model.geometry.sectors_per_track(0), ST3146807LC_OUTER_SPT);
+        for bad in ["0", "287128801"] {
+            let err = crate::config::Config::from_toml(&format!("{text}capacity_sectors = {bad}\n"), std::path::Path::new("."))
+                .and_then(|c| c.drive_model())
+                .unwrap_err();
+            assert!(err.to_string().contains("drive.capacity_sectors"), "{err}");
+        }
     }
 
     fn shared(name: &str) -> std::path::PathBuf {
