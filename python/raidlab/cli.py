@@ -5,6 +5,7 @@
     raidlab run CONFIG.toml [-o DIR] [--set key=value ...] [--quiet]
     raidlab plot RUN_DIR [-o FILE]
     raidlab trace info FILE [--format FORMAT] [--set key=value ...] [--json]
+    raidlab trace synth websearch1|websearch2|websearch3 -o FILE [--seed N] [--requests N] [--area-gib X]
     raidlab cache TRACE --policy A,B --size N,M [--drives N,M] [--failed-drive D|all|none] [--json] [--miss-trace FILE]
     raidlab bench [--requests N] [--case NAME ...] [--json]
     raidlab validate DISKSPEC_OR_PRESET TRACE [-o PNG] [--json]
@@ -420,6 +421,33 @@ def _command_trace_info(args: argparse.Namespace, out: Console, err: Console) ->
 
 
 # ---------------------------------------------------------------------------------------------
+# raidlab trace synth
+# ---------------------------------------------------------------------------------------------
+
+
+def _command_trace_synth(args: argparse.Namespace, out: Console, err: Console) -> int:
+    from raidlab import synth
+
+    if not args.area_gib > 0:
+        raise ConfigError(f"--area-gib: must be more than 0, not {args.area_gib}", key="area_gib")
+    try:
+        trace = synth.generate(args.trace, seed=args.seed, requests=args.requests, area_gib=args.area_gib,
+                               hot_regions=args.hot_regions)
+    except ValueError as error:
+        raise ConfigError(str(error), key="trace synth") from None
+    path = synth.write(trace, args.output)
+    measured = synth.characteristics({"lba": trace.lba, "size_bytes": trace.size_bytes,
+                                      "is_read": trace.lba >= 0, "time_s": trace.time_s})
+    profile = trace.profile
+    out.print(f"wrote {path}: {measured['requests']:,} reads over {args.area_gib:g} GiB, "
+              f"{measured['hot_share']:.2%} of block accesses in the hottest 20 % (published {profile.hot_share:.2%}), "
+              f"mean inter-arrival {measured['mean_interarrival_ms']:.2f} ms (published "
+              f"{profile.mean_interarrival_ms:.2f} ms), mean size {measured['mean_size_kib']:.1f} KiB",
+              markup=False, highlight=False, soft_wrap=True)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
 # raidlab cache
 # ---------------------------------------------------------------------------------------------
 
@@ -780,6 +808,25 @@ def build_parser() -> argparse.ArgumentParser:
                            "--set max_requests=1000; time_scale scales the duration and rate")
     info.add_argument("--json", action="store_true", help="print JSON instead of a table")
     info.set_defaults(handler=_command_trace_info)
+    synth = trace_commands.add_parser(
+        "synth", help="write a synthetic look-alike of a web-search trace (SPC format)",
+        description="Write an SPC trace with the characteristics the PRO paper publishes for the web-search "
+                    "traces (request count, reads only, 70 %% of requests in the hottest 20 %% of the area, "
+                    "mean inter-arrival time); sizes and the hot area's shape are raidlab's choice "
+                    "(docs/traces.md). The same seed gives the same bytes.")
+    synth.add_argument("trace", metavar="TRACE", choices=["websearch1", "websearch2", "websearch3"],
+                       help="websearch1, websearch2 or websearch3")
+    synth.add_argument("-o", "--output", metavar="FILE", required=True,
+                       help="the trace file to write (a name ending in .gz is gzip-compressed)")
+    synth.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
+    synth.add_argument("--requests", type=_request_count, default=None, metavar="N",
+                       help="requests to write (default: the published count)")
+    synth.add_argument("--area-gib", type=float, default=5.0, metavar="X",
+                       help="size of the address space the trace covers, GiB; make it at most the array's "
+                            "capacity (default: %(default)s, which every array of the PRO paper holds)")
+    synth.add_argument("--hot-regions", type=_positive("hot regions"), default=8, metavar="K",
+                       help="contiguous hot regions (default: %(default)s)")
+    synth.set_defaults(handler=_command_trace_synth)
 
     from raidlab.cache import add_parser as add_cache_parser
 
@@ -846,7 +893,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "each into its own subdirectory and one report.md and self-contained report.html of "
                     "every paper: its tables, figures and the notes of docs/reproduction.md.")
     reproduce.add_argument("paper", metavar="PAPER", nargs="?",
-                           help="the reproduction (raidlab.reproductions.REPRODUCTIONS: fu, thesis, validation)")
+                           help="the reproduction (raidlab.reproductions.REPRODUCTIONS: fu, pro, thesis, validation)")
     reproduce.add_argument("--all", action="store_true",
                            help="run every reproduction and write report.md and a self-contained report.html")
     reproduce.add_argument("--diskspecs", metavar="DIR",
