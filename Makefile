@@ -25,7 +25,7 @@ ifeq ($(EXTENSION),)
 $(shell rm -f $(BUILD_STAMP))
 endif
 
-.PHONY: help venv build pgo demo test bench bench-sweep docs validation browser clean distclean bench-cache
+.PHONY: help venv build pgo demo test bench bench-sweep docs validation browser clean distclean bench-cache bench-rebuild-plan
 
 help: ## List the targets
 	@echo "raidlab make targets:"
@@ -101,6 +101,11 @@ bench: build ## Criterion benchmarks of the core, then `raidlab bench`, whole `r
 
 bench-sweep: build ## A 64-run sweep on 1 and 2 worker processes: scaling and the machinery's time per run
 	$(BIN)/python -m raidlab.sweep_bench
+
+bench-rebuild-plan: build ## raidlab rebuild-plan's default set (8 candidates) on 1 M requests, timed by /usr/bin/time
+	rm -rf target/bench/rebuild-plan
+	/usr/bin/time -f "raidlab rebuild-plan, 8 candidates, 1 M requests: %e s wall, %U s user, %M KiB peak resident (largest process)" \
+	  $(BIN)/raidlab rebuild-plan experiments/bench/rebuild_plan_1m.toml -o target/bench/rebuild-plan --p99-slo-ms 150
 
 bench-cache: build ## Buffer cache: raidlab's LRU against libCacheSim's on a Zipf(1.0) trace, VDF's cost (installs libcachesim into .venv)
 	$(BIN)/python benches/cache_vs_libcachesim.py
