@@ -53,9 +53,9 @@ def test_notes_end_at_the_next_section():
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["reproduce"], "name a paper (fu, thesis, validation) or give --all"),
+    (["reproduce"], "name a paper (fu, pro, thesis, validation) or give --all"),
     (["reproduce", "fu", "--all"], "not both"),
-    (["reproduce", "nope"], "unknown paper 'nope'; known: fu, thesis, validation"),
+    (["reproduce", "nope"], "unknown paper 'nope'; known: fu, pro, thesis, validation"),
 ])
 def test_reproduce_needs_one_known_name_or_all(argv, words, tmp_path, capsys):
     assert main([*argv, "-o", str(tmp_path / "out")]) == 2
@@ -135,6 +135,7 @@ def test_the_all_report_renders_in_chromium_with_every_figure_and_table(tmp_path
     chromium = _chromium()
     contexts = {
         "fu": {"seeds": 1, "studies": ["table1"], "extra": tuple(TINY)},
+        "pro": {"options": {"requests": 3000, "capacity_gib": 0.0625, "arrays": ["raid5-3", "raid1-2"]}},
         "thesis": {"seeds": 1, "extra": ("workload.requests=20000",)},
         "validation": {"options": {"drives": ["ibm18es", "hp_c2247a"]}},
     }
@@ -143,7 +144,7 @@ def test_the_all_report_renders_in_chromium_with_every_figure_and_table(tmp_path
     reports = done["reports"]
     assert [report.name for report in reports] == reproductions.names()
     ran = [report for report in reports if report.error is None]
-    assert {report.name for report in ran} >= {"fu", "thesis"}
+    assert {report.name for report in ran} >= {"fu", "pro", "thesis"}
     if not DISKSPECS.is_dir():
         assert done["failed"] == ["validation"]  # reported as not run, with why
     report_html = tmp_path / "all" / "report.html"

@@ -56,6 +56,8 @@ class Reproduction:
 REPRODUCTIONS = (
     Reproduction("fu", "Fu et al.: rebuild in RAID-5 with DOR, VSM and PCM",
                  notes="Fu et al. (seed 001): rebuild with VSM and PCM", studies="fu"),
+    Reproduction("pro", "PRO: popularity-based reconstruction against DOR (Tables 3-4, Fig. 3)",
+                 notes="PRO (seed 000): popularity-based reconstruction", module="raidlab.reproductions.pro"),
     Reproduction("thesis", "Thesis §3.2: traditional mirroring in normal mode",
                  notes="Thesis (seed 004): traditional mirroring, normal mode", module="raidlab.reproductions.thesis"),
     Reproduction("validation", "DiskSim's validation traces: the drive models against real drives",
