@@ -113,14 +113,14 @@ const ST3146807LC_OUTER_SPT: u32 = 797;
 const ST3146807LC_INNER_SPT: u32 = 469;
 const ST3146807LC_ZONES: u32 = 15;
 
-/// Seagate Cheetah 10K.6 ST3146807LC (Ultra320 SCSI, 80-pin), 147 GB, 10,000 rpm: the drive of
-/// the PRO paper (seed 000 §4.1, Table 1: "10000 rpm, its average seek time is 4.7ms, and its
-/// capacity is 147GB"). Those three figures are the sourced facts; the product manual of the
-/// family (Seagate, Cheetah 10K.6 FC Product Manual, Volume 1, publication 100195490 Rev. B,
-/// June 2002) gives the 8,192 KB buffer, which is not modelled. The surfaces (8), the
-/// single-track seek (0.35 ms) and the sustained media rates (68 MB/s outer, 40 MB/s inner)
-/// are raidlab's assumptions, and the zone table, seek curve, head switch and skew are
-/// derived from them as `docs/drives.md` explains.
+/// Seagate Cheetah 10K.6 ST3146807LC, 147 GB, 10,000 rpm: the drive of the PRO paper (seed 000
+/// Table 1; §4.1: "10000 rpm, its average seek time is 4.7ms, and its capacity is 147GB").
+/// Those three figures are the sourced facts; the product manual of the family (Seagate,
+/// Cheetah 10K.6 FC Product Manual, Volume 1, publication 100195490 Rev. B, June 2002) gives
+/// the 8,192 KB buffer, which is not modelled. The surfaces (8), the single-track seek
+/// (0.35 ms) and the sustained media rates (68 MB/s outer, 40 MB/s inner) are raidlab's
+/// assumptions, and the zone table, seek curve, head switch and skew are derived from them as
+/// `docs/drives.md` explains.
 fn st3146807lc() -> DriveModelConfig {
     let zones = (0..ST3146807LC_ZONES)
         .map(|i| {
