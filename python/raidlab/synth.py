@@ -186,12 +186,13 @@ def _lines(trace: SyntheticTrace) -> str:
                    for lba, size, t in zip(trace.lba.tolist(), trace.size_bytes.tolist(), trace.time_s.tolist()))
 
 
-def write(trace: SyntheticTrace, path: Union[str, Path]) -> Path:
-    """Write ``trace`` as SPC ASCII; a name ending in ``.gz`` is gzip-compressed (with no
-    time stamp in the header, so the bytes stay a function of the trace)."""
+def write(trace: SyntheticTrace, path: Union[str, Path], *, compress: Optional[bool] = None) -> Path:
+    """Write ``trace`` as SPC ASCII, gzip-compressed when ``compress`` says so (by default when
+    the name ends in ``.gz``), with no time stamp in the gzip header, so the bytes stay a
+    function of the trace."""
     path = Path(path)
     data = _lines(trace).encode("ascii")
-    if path.suffix == ".gz":
+    if path.suffix == ".gz" if compress is None else compress:
         with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=3,
                                                     mtime=0) as out:
             out.write(data)

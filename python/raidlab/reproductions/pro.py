@@ -129,7 +129,7 @@ def _traces(output: Path, chosen: Sequence[Tuple[str, int]], traces: Sequence[st
         path = folder / f"{trace}-{area:g}gib-{count}req-seed{seed}.spc.gz"
         if not path.is_file():
             partial = path.with_name(path.name + ".partial")
-            synth.write(synth.generate(trace, seed=seed, requests=count, area_gib=area), partial)
+            synth.write(synth.generate(trace, seed=seed, requests=count, area_gib=area), partial, compress=True)
             partial.replace(path)
         written[(area, trace)] = path
         context.report_progress("pro traces", number + 1, len(todo))
