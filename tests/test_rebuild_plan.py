@@ -349,3 +349,24 @@ def test_end_to_end_small_plan(tmp_path, capsys):
         {"label": "rate rate_mb_s=2", "rebuild.discipline": "rate", "rebuild.rate_mb_s": 2}]}), jobs=1)
     assert again.ran == 0 and again.skipped == 3
     pd.testing.assert_frame_equal(again.table, table)
+
+
+def _has_production_throttles() -> bool:
+    from raidlab.catalogue import family
+
+    return {"md", "mclock"} <= set(family("rebuild_disciplines").names)
+
+
+@pytest.mark.engine
+@pytest.mark.skipif(not _has_production_throttles(), reason="this build has no md or mclock discipline")
+def test_the_default_set_end_to_end(tmp_path):
+    plan = run_plan(_config(tmp_path), tmp_path / "plan", fail_at_s=5, p99_slo_ms=1000)
+    table = plan.table
+    assert table["candidate"].tolist() == [c.label for c in DEFAULT_CANDIDATES]
+    assert (table["status"] == "done").all() and (table["rebuild_time_s"] > 0).all()
+    assert plan.slo is not None and plan.slo.within
+    # md capped at a quarter of the drive's rate: the member's bytes at that rate at least.
+    capped = table.set_index("candidate").loc["md max=media/4"]
+    cap_bytes_s = DEFAULT_CANDIDATES[2].resolved(plan.media_rate_mb_s)["rebuild.md.speed_limit_max_kib_s"] * 1024
+    assert capped["rebuild_time_s"] >= 0.95 * capped["survivor_read_bytes"] / capped["survivors"] / cap_bytes_s
+    assert "speed_limit_max_kib_s" in capped["settings"]

@@ -851,14 +851,22 @@ def draw_pareto(table: "pd.DataFrame", output_stem: Path, *, title: str = "Rebui
     hours = max((t for t in times if _finite(t)), default=0.0) >= 2 * 3600
     scale, unit = (3600.0, "h") if hours else (60.0, "min")
     front = pareto_front(times, p99s)
+    # Candidates that land on one point (md at a floor above the drive's rate and PCM, say)
+    # share one label; labels of points in x order alternate above and below them.
+    places: Dict[Tuple[float, float], List[int]] = {}
     for index, (t, p) in enumerate(zip(times, p99s)):
-        if not (_finite(t) and _finite(p)):
-            continue
-        on_front = index in front
+        if _finite(t) and _finite(p):
+            places.setdefault((round(float(t), 6), round(float(p), 6)), []).append(index)
+    for number, ((t, p), indices) in enumerate(sorted(places.items())):
+        on_front = any(index in front for index in indices)
         axes.scatter([t / scale], [p], s=46 if on_front else 30, zorder=3,
                      color="tab:red" if on_front else "tab:blue", edgecolor="black", linewidth=0.5)
-        axes.annotate(str(table["candidate"].iloc[index]), (t / scale, p), xytext=(5, 4), textcoords="offset points",
+        label = " = ".join(str(table["candidate"].iloc[index]) for index in indices)
+        axes.annotate(label, (t / scale, p), xytext=(5, 4 if number % 2 == 0 else -11), textcoords="offset points",
                       fontsize=8)
+    finite = [float(p) for p in p99s if _finite(p) and p > 0]
+    if finite and max(finite) / min(finite) > 10:
+        axes.set_yscale("log")  # one setting's p99 far above the rest would flatten them
     if front:
         axes.plot([times[i] / scale for i in front], [p99s[i] for i in front], drawstyle="steps-post",
                   color="tab:red", linewidth=1.2, zorder=2, label="Pareto front")
