@@ -181,9 +181,17 @@ def generate(profile: Union[str, Profile], *, seed: int = 1, requests: Optional[
                           hot_regions=[(int(s), int(b)) for s, b in zip(region_start, region_blocks)])
 
 
-def _lines(trace: SyntheticTrace) -> str:
-    return "".join(f"0,{lba},{size},r,{t:.6f}\n"
-                   for lba, size, t in zip(trace.lba.tolist(), trace.size_bytes.tolist(), trace.time_s.tolist()))
+#: Lines formatted at once when writing: bounds the memory the text takes.
+WRITE_CHUNK = 100_000
+
+
+def _chunks(trace: SyntheticTrace):
+    """The trace's SPC lines, ``WRITE_CHUNK`` at a time, as ASCII bytes."""
+    for first in range(0, trace.requests, WRITE_CHUNK):
+        part = slice(first, first + WRITE_CHUNK)
+        yield "".join(f"0,{lba},{size},r,{t:.6f}\n" for lba, size, t in
+                      zip(trace.lba[part].tolist(), trace.size_bytes[part].tolist(),
+                          trace.time_s[part].tolist())).encode("ascii")
 
 
 def write(trace: SyntheticTrace, path: Union[str, Path], *, compress: Optional[bool] = None) -> Path:
@@ -191,13 +199,14 @@ def write(trace: SyntheticTrace, path: Union[str, Path], *, compress: Optional[b
     the name ends in ``.gz``), with no time stamp in the gzip header, so the bytes stay a
     function of the trace."""
     path = Path(path)
-    data = _lines(trace).encode("ascii")
-    if path.suffix == ".gz" if compress is None else compress:
-        with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=3,
-                                                    mtime=0) as out:
-            out.write(data)
-    else:
-        path.write_bytes(data)
+    with open(path, "wb") as raw:
+        if path.suffix == ".gz" if compress is None else compress:
+            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=3, mtime=0) as out:
+                for chunk in _chunks(trace):
+                    out.write(chunk)
+        else:
+            for chunk in _chunks(trace):
+                raw.write(chunk)
     return path
 
 
