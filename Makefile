@@ -97,7 +97,7 @@ bench: build ## Criterion benchmarks of the core, then `raidlab bench`, whole `r
 	  $(BIN)/raidlab run experiments/bench/startup_1000.toml -o target/bench/startup_1000 --force --quiet > /dev/null
 	/usr/bin/time -f "whole process, raidlab run of the 1 M-request ibm18es trace: %e s wall, %U s user, %M KiB peak" \
 	  $(BIN)/raidlab run experiments/bench/ibm18es_cached_trace.toml -o target/bench/ibm18es_cached_1m --force --quiet > /dev/null
-	$(BIN)/raidlab bench --case rebuild_20tb
+	$(BIN)/raidlab bench --case rebuild_20tb --case rebuild_20tb_pro
 
 bench-sweep: build ## A 64-run sweep on 1 and 2 worker processes: scaling and the machinery's time per run
 	$(BIN)/python -m raidlab.sweep_bench

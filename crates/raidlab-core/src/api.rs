@@ -161,7 +161,7 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
         .map(|r| {
             let unit_bytes = sim.controller.layout().member_sectors() as f64 * crate::disk::SECTOR_BYTES as f64;
             let seconds = r.ended_at.map(|e| ns_to_s(e - r.started_at));
-            json!({
+            let mut record = json!({
                 "member": r.member,
                 "target_slot": r.target,
                 "failed_at_s": ns_to_s(r.failed_at),
@@ -174,7 +174,12 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
                 "units_by_user_writes": r.made_current[1],
                 "units_by_piggyback": r.made_current[2],
                 "target_write_mb_s": seconds.map(|t| finite(unit_bytes / 1e6 / t)),
-            })
+            });
+            // Only an order that counts something (PRO) adds its counts.
+            if !r.order_counters.is_empty() {
+                record["order"] = r.order_counters.iter().map(|&(k, v)| (k.to_string(), json!(v))).collect();
+            }
+            record
         })
         .collect();
     let rebuild_time_s = sim.rebuilds.iter().find(|r| r.outcome == "complete").and_then(|r| r.ended_at.map(|e| ns_to_s(e - r.started_at)));
@@ -364,9 +369,13 @@ pub struct BenchResult {
 /// [`bench_cases`] (it runs for minutes): [`long_bench_cases`].
 pub const REBUILD_CASE: &str = "rebuild_20tb";
 
+/// [`REBUILD_CASE`] with PRO's rebuild order (seed 000) in place of the sequential one: the
+/// cost of the Access Monitor and the scheduler beside DOR's own (`make bench` runs both).
+pub const REBUILD_PRO_CASE: &str = "rebuild_20tb_pro";
+
 /// Benchmark cases left out of the default set because they run for minutes.
 pub fn long_bench_cases() -> &'static [&'static str] {
-    &[REBUILD_CASE]
+    &[REBUILD_CASE, REBUILD_PRO_CASE]
 }
 
 /// Names of the built-in benchmark cases: `single_drive` (one IBM 0661, random 4 KiB reads),
@@ -488,6 +497,8 @@ pub fn bench_case_config(case: &str, requests: u64) -> Result<String> {
             requests,
         ),
         "ibm18es_cached" => bench_config("raid0", 1, "ibm18es", "read_fraction = 0.7\nsize_kib = 4", 0.7, requests),
+        REBUILD_PRO_CASE => bench_case_config(REBUILD_CASE, requests)?
+            .replace("executor = \"dor\"\n", "executor = \"dor\"\norder = \"pro\"\n"),
         REBUILD_CASE => "seed = 1\n[array]\nlayout = \"raid5\"\ndrives = 9\nstripe_unit_kib = 64\nspares = 1\n\
              [drive]\npreset = \"hc550\"\n\
              [workload]\nduration_s = 10000000\nread_fraction = 0.7\nsize_kib = 4\n\

@@ -45,6 +45,10 @@ enum Event {
 const REBUILD_TOKEN: u64 = 1 << 62;
 const ONE_OP_TOKEN: u64 = 1 << 63;
 
+/// User reads a rebuild order may have waiting before they are handed to it without a
+/// decision.
+const PENDING_READS_BATCH: usize = 4096;
+
 /// One rebuild of a run: when it started and ended, and its progress.
 #[derive(Debug, Clone)]
 pub struct RebuildRecord {
@@ -60,6 +64,8 @@ pub struct RebuildRecord {
     /// Rebuild units, and units made current by the executor, user writes and piggybacking.
     pub units: u64,
     pub made_current: [u64; 3],
+    /// What the rebuild order counted, when it ended (PRO's zones and decisions).
+    pub order_counters: Vec<(&'static str, u64)>,
 }
 
 impl DriveState for Vec<DriveSlot> {
@@ -557,6 +563,13 @@ impl Simulation {
         self.next_request_id += 1;
         let req = UserRequest::new(id, Origin::Workload, RequestRecord { arrival: now, ..req });
         self.controller.submit(now, req, &Drives(&self.drives))?;
+        // Reads recorded for a rebuild order that watches them go to it in batches, so the
+        // record stays small while the order makes no decision (every drive busy).
+        if self.controller.pending_reads() >= PENDING_READS_BATCH {
+            if let Some(rebuild) = self.rebuild.as_mut() {
+                rebuild.observe_reads(&mut self.controller);
+            }
+        }
         let backlog = self.controller.in_flight();
         self.last_arrival = (now, backlog);
         if backlog > self.config.metrics.max_backlog_requests {
@@ -755,7 +768,7 @@ impl Simulation {
         self.controller.start_rebuild(member, target, units, rebuild.config.redirect_reads, rebuild.config.piggyback)?;
         self.spare_pool.remove(0);
         self.waiting_members.retain(|&m| m != member);
-        rebuild.begin();
+        rebuild.begin(&mut self.controller);
         self.rebuilds.push(RebuildRecord {
             member,
             target,
@@ -765,6 +778,7 @@ impl Simulation {
             outcome: "running",
             units: count,
             made_current: [0; 3],
+            order_counters: Vec::new(),
         });
         self.recorder.outcomes.push(Outcome {
             time: now,
@@ -824,6 +838,7 @@ impl Simulation {
             record.ended_at = Some(now);
             record.outcome = outcome;
             record.made_current = made_current;
+            record.order_counters = self.rebuild.as_ref().map(Rebuild::order_counters).unwrap_or_default();
         }
         let kind = if outcome == "complete" { "rebuild_complete" } else { "rebuild_abandoned" };
         self.recorder.outcomes.push(Outcome { time: now, kind, drive: member as i64, detail });

@@ -445,6 +445,9 @@ impl Controller {
                 req.lba, req.sectors
             )));
         }
+        if !req.is_write && self.rebuild.is_some() {
+            self.note_user_read(req.lba, req.sectors as u64);
+        }
         let write_id = if req.is_write {
             self.next_write_id += 1;
             self.next_write_id

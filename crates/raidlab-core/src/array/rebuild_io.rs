@@ -17,6 +17,8 @@
 //! makes it current.
 
 use crate::content::rules::Access;
+use crate::layout::StripeMap;
+use crate::rebuild::order::ReadSpan;
 use crate::disk::{OpKind, Priority};
 use crate::error::{Error, Result};
 
@@ -84,6 +86,12 @@ pub struct Rebuilding {
     pub made_current: [u64; 3],
     /// Generation of this rebuild (jobs of an abandoned one are told apart).
     generation: u32,
+    /// Whether user reads of the lost units are recorded for the rebuild order (PRO's
+    /// Access Monitor), the reads recorded and not yet handed over, and a stripe map to
+    /// find them with.
+    watch_reads: bool,
+    reads: Vec<ReadSpan>,
+    map: StripeMap,
 }
 
 /// One rebuild unit being made current.
@@ -185,6 +193,9 @@ impl Controller {
             piggyback,
             made_current: [0; 3],
             generation: self.generation,
+            watch_reads: false,
+            reads: Vec::new(),
+            map: StripeMap::default(),
         }));
         // Until a unit is current, the target takes writes and serves no read.
         self.write_only[target as usize] = true;
@@ -193,6 +204,76 @@ impl Controller {
             c.start_target(target);
         }
         Ok(())
+    }
+
+    /// Record the user reads of the rebuild's lost units from now on (`watch`), for an order
+    /// that watches them; or stop.
+    pub fn watch_reads(&mut self, watch: bool) {
+        if let Some(r) = self.rebuild.as_deref_mut() {
+            r.watch_reads = watch;
+            r.reads.clear();
+        }
+    }
+
+    /// The user reads recorded since the last call (their storage is lent: hand it back with
+    /// [`Controller::give_back_reads`]), and the rebuild; `None` without a rebuild.
+    pub fn take_reads(&mut self) -> Option<(Vec<ReadSpan>, &Rebuilding)> {
+        let r = self.rebuild.as_deref_mut()?;
+        let reads = std::mem::take(&mut r.reads);
+        Some((reads, r))
+    }
+
+    /// Return the storage [`Controller::take_reads`] lent, emptied.
+    pub fn give_back_reads(&mut self, mut reads: Vec<ReadSpan>) {
+        if let Some(r) = self.rebuild.as_deref_mut() {
+            reads.clear();
+            if r.reads.is_empty() {
+                r.reads = reads;
+            }
+        }
+    }
+
+    /// User reads recorded and not yet handed over.
+    pub fn pending_reads(&self) -> usize {
+        self.rebuild.as_deref().map_or(0, |r| r.reads.len())
+    }
+
+    /// A user read of logical sectors `[lba, lba + sectors)` arrived: if the rebuild watches
+    /// reads, record the span of lost rebuild units it touches (nothing if none). For a
+    /// mirror, a read of data whose copy lived on the lost member touches it.
+    #[inline]
+    pub(super) fn note_user_read(&mut self, lba: u64, sectors: u64) {
+        let per_stripe = self.stripe_data_sectors.size;
+        let unit = self.unit_sectors.size;
+        let Some(r) = self.rebuild.as_deref_mut() else { return };
+        if !r.watch_reads {
+            return;
+        }
+        let end = lba + sectors;
+        let mut span: Option<ReadSpan> = None;
+        for stripe in lba / per_stripe..=(end - 1) / per_stripe {
+            let stripe_start = stripe * per_stripe;
+            let first = lba.max(stripe_start) - stripe_start;
+            let last = end.min(stripe_start + per_stripe) - stripe_start;
+            self.layout.map_stripe(stripe, &mut r.map);
+            for i in first / unit..=(last - 1) / unit {
+                let lo = first.max(i * unit) - i * unit;
+                let hi = last.min((i + 1) * unit) - i * unit;
+                for loc in r.map.copies_of(i as usize) {
+                    if loc.drive != r.member_slot || loc.pba + hi > r.units.capacity() {
+                        continue;
+                    }
+                    let (a, b) = (r.units.unit_of(loc.pba + lo), r.units.unit_of(loc.pba + hi - 1));
+                    span = Some(match span {
+                        None => ReadSpan { first: a, last: b },
+                        Some(s) => ReadSpan { first: s.first.min(a), last: s.last.max(b) },
+                    });
+                }
+            }
+        }
+        if let Some(s) = span {
+            r.reads.push(s);
+        }
     }
 
     /// The rebuild stops unfinished: its jobs drain, the target is no longer written.

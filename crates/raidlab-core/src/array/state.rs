@@ -249,6 +249,25 @@ impl UnitStates {
         None
     }
 
+    /// The first unrebuilt unit (neither current nor in flight) in `[from, end)`, without
+    /// wrapping; `None` if there is none. Reads only the words of the range, so a search
+    /// inside a small range of a large drive stays small.
+    pub fn next_unrebuilt_in(&self, from: u64, end: u64) -> Option<u64> {
+        let end = end.min(self.count);
+        let mut unit = from;
+        while unit < end {
+            let w = (unit / 64) as usize;
+            let free = !(self.rebuilt[w] | self.in_flight[w]) >> (unit % 64);
+            if free == 0 {
+                unit = (w as u64 + 1) * 64;
+                continue;
+            }
+            let found = unit + free.trailing_zeros() as u64;
+            return (found < end).then_some(found);
+        }
+        None
+    }
+
     /// The first unit at or after `from` that is unrebuilt (neither current nor in flight),
     /// wrapping around to the start; `None` if there is none. Skips 64 units a word.
     pub fn next_unrebuilt(&self, from: u64) -> Option<u64> {
@@ -301,6 +320,21 @@ mod tests {
         assert!(s.mark_rebuilt(129));
         assert!(s.complete());
         assert_eq!(s.rebuilt(), 130);
+    }
+
+    #[test]
+    fn next_unrebuilt_in_agrees_with_a_plain_scan_of_the_range() {
+        let mut states = UnitStates::new(300);
+        for u in (0..300).filter(|u| u % 7 != 3 && u % 11 != 5) {
+            states.mark_rebuilt(u);
+        }
+        states.claim(3);
+        for from in 0..305 {
+            for end in [from, from + 1, from + 9, from + 70, 400] {
+                let plain = (from..end.min(300)).find(|&u| states.get(u) == UnitState::Unrebuilt);
+                assert_eq!(states.next_unrebuilt_in(from, end), plain, "[{from}, {end})");
+            }
+        }
     }
 
     #[test]

@@ -100,6 +100,9 @@ pub struct RebuildConfig {
     /// `rate` discipline: the most rebuild bandwidth per surviving drive, MB/s (10⁶ bytes).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_mb_s: Option<f64>,
+    /// The `pro` order's settings (`[rebuild.pro]`); its defaults when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pro: Option<order::pro::ProConfig>,
     /// Serve reads of rebuilt units from the target (read redirection).
     #[serde(default = "yes")]
     pub redirect_reads: bool,
@@ -163,6 +166,12 @@ impl RebuildConfig {
                 "rebuild.discipline",
                 format!("unknown discipline {:?}; known disciplines: {}", self.discipline, known(discipline::names())),
             ));
+        }
+        if let Some(pro) = &self.pro {
+            if self.order != "pro" {
+                return Err(Error::config("rebuild.pro", format!("only the `pro` order takes these settings, not {:?}", self.order)));
+            }
+            pro.validate()?;
         }
         let u = &self.unit;
         let given = [u.sectors.is_some(), u.tracks.is_some(), u.cylinders.is_some()].iter().filter(|&&g| g).count();
@@ -234,6 +243,7 @@ impl Ctx<'_> {
     /// The next unit the order picks, claimed for a job: `(job, unit)`; `None` when every
     /// unit is rebuilt or in flight.
     pub fn claim_next(&mut self) -> Option<(u32, u64)> {
+        observe_reads(self.order, self.controller);
         let unit = {
             let r = self.controller.rebuilding()?;
             self.order.next(&r.states, &r.units, &r.sources, self.drives, self.geometry)?
@@ -281,6 +291,13 @@ impl Ctx<'_> {
     }
 }
 
+/// Hand the user reads `controller` recorded since the last call to `order`.
+fn observe_reads(order: &mut dyn Order, controller: &mut Controller) {
+    let Some((reads, r)) = controller.take_reads() else { return };
+    order.observe_reads(&reads, &r.states, !r.xor);
+    controller.give_back_reads(reads);
+}
+
 /// The rebuild policies of a run, and what they measured.
 pub struct Rebuild {
     pub config: RebuildConfig,
@@ -302,15 +319,23 @@ impl Rebuild {
     pub fn new(config: RebuildConfig, slots: u32) -> Result<Rebuild> {
         config.validate()?;
         let executor = (executor::entry(&config.executor).expect("validated").make)(&config);
-        let order = (order::entry(&config.order).expect("validated").make)();
+        let order = (order::entry(&config.order).expect("validated").make)(&config);
         let discipline = (discipline::entry(&config.discipline).expect("validated").make)(&config, slots);
         Ok(Rebuild { config, executor, order, discipline, wake_at: Vec::new() })
     }
 
-    /// A rebuild started: policies forget any earlier one.
-    pub fn begin(&mut self) {
+    /// A rebuild started on `controller`: policies forget any earlier one, and the
+    /// controller records user reads of the lost units if the order watches them.
+    pub fn begin(&mut self, controller: &mut Controller) {
         self.executor.reset();
         self.order.reset();
+        controller.watch_reads(self.order.watches_reads());
+    }
+
+    /// Hand the user reads the controller recorded to the order (before each decision, and
+    /// whenever enough have piled up to keep the record small).
+    pub fn observe_reads(&mut self, controller: &mut Controller) {
+        observe_reads(self.order.as_mut(), controller);
     }
 
     /// Issue what the policies want issued now.
@@ -350,6 +375,11 @@ impl Rebuild {
         }
         let (executor, mut ctx) = self.parts(now, controller, drives, geometry);
         executor.on_event(event, &mut ctx);
+    }
+
+    /// What the order counted during the rebuild (PRO: zones, decisions, reads counted).
+    pub fn order_counters(&self) -> Vec<(&'static str, u64)> {
+        self.order.counters()
     }
 
     /// The priority rebuild ops carry.
@@ -411,7 +441,7 @@ mod tests {
             let mut rebuild = Rebuild::new(config, 5).unwrap();
             assert_eq!(rebuild.pulls_on_idle(), !enters_busy, "{discipline}");
             let mut controller = rebuilding_controller(&geometry);
-            rebuild.begin();
+            rebuild.begin(&mut controller);
             // Source slot 2 is busy with user work; 1 and 3 are idle.
             let busy = Busy(vec![false, false, true, false, false]);
             rebuild.pump(0, &mut controller, &busy, &geometry);

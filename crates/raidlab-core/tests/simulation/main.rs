@@ -7,6 +7,7 @@ mod config_errors;
 mod content_integrity;
 mod determinism;
 mod failures;
+mod pro;
 mod queueing;
 mod rebuild;
 mod thesis_normal_mode;

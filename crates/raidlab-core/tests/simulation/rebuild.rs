@@ -64,7 +64,7 @@ const EXECUTORS: &[&str] = &[
     "executor = \"dor\"\nbuffer_units = 16",
     "executor = \"dor\"\nbuffer = \"shared\"\nbuffer_units = 4\nhead_separation_units = 2",
 ];
-const ORDERS: &[&str] = &["sequential", "nearest"];
+const ORDERS: &[&str] = &["sequential", "nearest", "pro"];
 const DISCIPLINES: &[&str] = &["discipline = \"vsm\"", "discipline = \"pcm\"", "discipline = \"rate\"\nrate_mb_s = 2"];
 /// Units aligned with the 8-sector stripe units, straddling them, and whole tracks.
 const UNITS: &[&str] = &["{ sectors = 8 }", "{ sectors = 24 }", "{ sectors = 5 }", "{ tracks = 1 }"];

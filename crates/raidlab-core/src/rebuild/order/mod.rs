@@ -1,12 +1,23 @@
 //! Rebuild orders: which unrebuilt unit a rebuild takes next. One file per order, one line in
-//! [`ORDERS`]. (PRO's popularity order is one more file here.)
+//! [`ORDERS`]. An order may also watch the user reads of the lost member's units (PRO's
+//! Access Monitor): the controller then records each read's span of units, and the order
+//! sees them before each decision.
 
 mod nearest;
+pub mod pro;
 mod sequential;
 
-use super::DriveState;
+use super::{DriveState, RebuildConfig};
 use crate::array::state::{RebuildUnits, UnitStates};
 use crate::disk::Geometry;
+
+/// One user read of the lost member during a rebuild: the first and last rebuild unit it
+/// touched (inclusive; one request, however many stripes it spans).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadSpan {
+    pub first: u64,
+    pub last: u64,
+}
 
 /// Picks the next unit to rebuild.
 pub trait Order: Send {
@@ -22,12 +33,25 @@ pub trait Order: Send {
     ) -> Option<u64>;
     /// A new rebuild starts.
     fn reset(&mut self);
+    /// Whether the order wants the user reads of the lost member's units (by default no: the
+    /// controller then records nothing).
+    fn watches_reads(&self) -> bool {
+        false
+    }
+    /// User reads of the lost member since the last call, oldest first. `copies` is true when
+    /// the lost member is rebuilt by copying a mirror (every read of its data touches it).
+    fn observe_reads(&mut self, _reads: &[ReadSpan], _states: &UnitStates, _copies: bool) {}
+    /// What the order counted during the rebuild, for the summary (by default nothing).
+    fn counters(&self) -> Vec<(&'static str, u64)> {
+        Vec::new()
+    }
 }
 
 /// One registered order.
 pub struct OrderEntry {
     pub name: &'static str,
-    pub make: fn() -> Box<dyn Order>,
+    /// Build it for a run (an order with settings reads its table of `rebuild`).
+    pub make: fn(&RebuildConfig) -> Box<dyn Order>,
     pub doc: &'static str,
 }
 
@@ -35,6 +59,7 @@ pub struct OrderEntry {
 pub static ORDERS: &[OrderEntry] = &[
     OrderEntry { name: "sequential", make: sequential::Sequential::boxed, doc: sequential::DOC },
     OrderEntry { name: "nearest", make: nearest::Nearest::boxed, doc: nearest::DOC },
+    OrderEntry { name: "pro", make: pro::Pro::boxed, doc: pro::DOC },
 ];
 
 /// Names of the registered orders.

@@ -16,7 +16,7 @@ pub struct Nearest {
 }
 
 impl Nearest {
-    pub fn boxed() -> Box<dyn Order> {
+    pub fn boxed(_: &crate::rebuild::RebuildConfig) -> Box<dyn Order> {
         Box::<Nearest>::default()
     }
 }

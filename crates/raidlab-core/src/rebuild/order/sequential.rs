@@ -14,7 +14,7 @@ pub struct Sequential {
 }
 
 impl Sequential {
-    pub fn boxed() -> Box<dyn Order> {
+    pub fn boxed(_: &crate::rebuild::RebuildConfig) -> Box<dyn Order> {
         Box::<Sequential>::default()
     }
 }
