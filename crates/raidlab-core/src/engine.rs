@@ -38,6 +38,9 @@ enum Event {
     RebuildStart { member: u32 },
     /// A rebuild policy asked to be woken (a rate limit).
     RebuildTimer,
+    /// A drive's class discipline held its queued work back until now (a limit): start
+    /// what it lets through, if the drive is still idle and of this epoch.
+    DriveWake { drive: u32, epoch: u32 },
 }
 
 /// Op tokens of rebuild jobs have this bit set in their top half (and not the one-op bit):
@@ -76,6 +79,18 @@ impl DriveState for Vec<DriveSlot> {
         let d = &self[drive as usize];
         d.in_service.is_none() && d.queue.is_empty()
     }
+    fn user_sectors_done(&self, drive: u32) -> u64 {
+        let d = &self[drive as usize];
+        d.sectors_done - d.rebuild_sectors_done
+    }
+    fn user_ops_done(&self, drive: u32) -> u64 {
+        let d = &self[drive as usize];
+        d.operations - d.rebuild_ops_done
+    }
+    fn user_ops_in_flight(&self, drive: u32) -> u64 {
+        let d = &self[drive as usize];
+        d.depth - d.rebuild_ops_in_flight
+    }
 }
 
 /// One drive of the array with its queue and accounting.
@@ -97,6 +112,14 @@ pub struct DriveSlot {
     pub present: bool,
     /// Operations served to completion.
     pub operations: u64,
+    /// Sectors of the operation in service, and of every operation served to completion.
+    in_service_sectors: u32,
+    sectors_done: u64,
+    /// Of them, rebuild operations: served to completion, their sectors, and those queued or
+    /// in service (what a rebuild discipline that watches user work subtracts).
+    rebuild_ops_done: u64,
+    rebuild_sectors_done: u64,
+    rebuild_ops_in_flight: u64,
     depth: u64,
     depth_area: u128,
     last_change: Nanos,
@@ -194,6 +217,9 @@ pub struct Simulation {
     stop_now: bool,
     /// The rebuild discipline issues reads only to idle drives, which pull them.
     pull_on_idle: bool,
+    /// The rebuild discipline asks to be pumped after every completion, not only when a
+    /// drive goes idle (`pull_on_idle` is then set too).
+    pull_on_completion: bool,
     /// A drive went idle during the event being handled: pump the rebuild after it.
     pull_pending: bool,
     /// When the backlog passed `metrics.max_backlog_requests` and the run ended there.
@@ -253,6 +279,11 @@ impl Simulation {
                     rebuild_sectors: 0,
                     present: i < config.array.drives + config.array.spares,
                     operations: 0,
+                    in_service_sectors: 0,
+                    sectors_done: 0,
+                    rebuild_ops_done: 0,
+                    rebuild_sectors_done: 0,
+                    rebuild_ops_in_flight: 0,
                     depth: 0,
                     depth_area: 0,
                     last_change: 0,
@@ -310,10 +341,40 @@ impl Simulation {
                 if let Some(k) = r.unit.cylinders.filter(|&k| k > model.geometry.cylinders()) {
                     return Err(Error::config("rebuild.unit", format!("{k} cylinders is more than a drive has")));
                 }
+                let sequential = r.zfs.as_ref().is_some_and(|z| z.mode == "sequential");
+                if r.discipline == "zfs" && sequential && matches!(controller.layout().planner(), layout::Planner::Parity) {
+                    return Err(Error::config(
+                        "rebuild.zfs.mode",
+                        "OpenZFS's sequential rebuild is for mirrors only, \"not possible on RAIDZ due to its variable stripe \
+                         width\": use `healing` with a parity layout",
+                    ));
+                }
                 Some(Rebuild::new(r.clone(), slots)?)
             }
             None => None,
         };
+        let mut drives = drives;
+        if let Some(r) = &rebuild {
+            // A rebuild discipline that shares each drive between user and rebuild work at
+            // the queue (mClock, a time share) hands every drive its class discipline.
+            if let Some(entry) = disk::scheduler::entry(&config.drive.scheduler) {
+                if r.class_discipline(entry.make).is_some() {
+                    if config.drive.classes != disk::scheduler::classes::DEFAULT {
+                        return Err(Error::config(
+                            "drive.classes",
+                            format!(
+                                "the `{}` rebuild discipline shares each drive by its own class discipline, not {:?}",
+                                r.config.discipline, config.drive.classes
+                            ),
+                        ));
+                    }
+                    for slot in &mut drives {
+                        let classes = r.class_discipline(entry.make).expect("it names one");
+                        slot.queue = disk::DiskQueue::with_class_discipline(entry.name, classes).expect("a known scheduler");
+                    }
+                }
+            }
+        }
         let recorder = Recorder::new(s_to_ns(config.metrics.window_s), s_to_ns(config.metrics.warmup_s))
             .recording_responses(config.metrics.record_responses);
         let (config_drives, config_spares) = (config.array.drives, config.array.spares);
@@ -339,7 +400,8 @@ impl Simulation {
             rebuilt_fraction: Vec::new(),
             timer_pending: None,
             stop_now: false,
-            pull_on_idle: rebuild.as_ref().is_some_and(Rebuild::pulls_on_idle),
+            pull_on_idle: rebuild.as_ref().is_some_and(|r| r.pulls_on_idle() || r.pulls_on_completion()),
+            pull_on_completion: rebuild.as_ref().is_some_and(Rebuild::pulls_on_completion),
             pull_pending: false,
             overloaded_at: None,
             last_arrival: (0, 0),
@@ -425,6 +487,11 @@ impl Simulation {
                 Event::Failure { drive } => self.on_failure(drive)?,
                 Event::SpareArrives { slot } => self.on_spare_arrives(slot)?,
                 Event::RebuildStart { member } => self.on_rebuild_start(member)?,
+                Event::DriveWake { drive, epoch } => {
+                    if self.drives[drive as usize].epoch == epoch {
+                        self.start_next(drive);
+                    }
+                }
                 Event::RebuildTimer => {
                     if self.timer_pending == Some(t) {
                         self.timer_pending = None;
@@ -634,13 +701,17 @@ impl Simulation {
         slot.busy_ns += now - start;
         if token & (REBUILD_TOKEN | ONE_OP_TOKEN) == REBUILD_TOKEN {
             slot.rebuild_busy_ns += now - start;
+            slot.rebuild_ops_done += 1;
+            slot.rebuild_sectors_done += slot.in_service_sectors as u64;
+            slot.rebuild_ops_in_flight -= 1;
         }
         slot.operations += 1;
+        slot.sectors_done += slot.in_service_sectors as u64;
         let depth = slot.depth - 1;
         slot.set_depth(now, depth);
         self.controller.op_done(now, token, true, &Drives(&self.drives))?;
         self.start_next(drive);
-        if self.pull_on_idle && self.drives[drive as usize].in_service.is_none() {
+        if self.pull_on_idle && (self.pull_on_completion || self.drives[drive as usize].in_service.is_none()) {
             self.pull_pending = true;
         }
         Ok(())
@@ -665,7 +736,11 @@ impl Simulation {
         if let Some(op) = slot.queue.pop_op(&slot.drive, now) {
             let service = slot.drive.service(now, op.lba, op.sectors, op.kind);
             slot.in_service = Some((op.token, now));
+            slot.in_service_sectors = op.sectors;
             self.events.push(now + service.total(), Event::DiskDone { drive, epoch: slot.epoch });
+        } else if let Some(at) = slot.queue.next_ready(now) {
+            // The class discipline holds its work back until `at` (a limit).
+            self.events.push(at.max(now), Event::DriveWake { drive, epoch: slot.epoch });
         }
     }
 
@@ -713,6 +788,7 @@ impl Simulation {
         }
         slot.queue.drain_into(&mut self.aborted);
         slot.set_depth(now, 0);
+        slot.rebuild_ops_in_flight = 0;
         let aborted = std::mem::take(&mut self.aborted);
         for (_, op) in &aborted {
             self.controller.op_done(now, op.token, false, &Drives(&self.drives))?;
@@ -918,12 +994,14 @@ impl Simulation {
                 slot.set_depth(now, depth);
                 if op.token & (REBUILD_TOKEN | ONE_OP_TOKEN) == REBUILD_TOKEN {
                     slot.rebuild_sectors += op.sectors as u64;
+                    slot.rebuild_ops_in_flight += 1;
                 }
                 if slot.in_service.is_none() && slot.queue.is_empty() && slot.queue.serves_at_once(op.priority, now) {
                     // An idle drive with nothing waiting serves the operation at once, if its
                     // class discipline says it would: skip the queue.
                     let service = slot.drive.service(now, op.pba, op.sectors, op.kind);
                     slot.in_service = Some((op.token, now));
+                    slot.in_service_sectors = op.sectors;
                     self.events.push(now + service.total(), Event::DiskDone { drive: op.drive, epoch: slot.epoch });
                     continue;
                 }

@@ -103,6 +103,22 @@ pub struct RebuildConfig {
     /// The `pro` order's settings (`[rebuild.pro]`); its defaults when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pro: Option<order::pro::ProConfig>,
+    /// The `md` discipline's settings (`[rebuild.md]`, Linux md's resync throttle); its
+    /// defaults when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub md: Option<discipline::MdConfig>,
+    /// The `zfs` discipline's settings (`[rebuild.zfs]`, OpenZFS's scan/rebuild queue depths);
+    /// its defaults when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zfs: Option<discipline::ZfsConfig>,
+    /// The `mclock` discipline's settings (`[rebuild.mclock]`, Ceph's mClock profiles); its
+    /// defaults when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mclock: Option<discipline::MclockConfig>,
+    /// The `hw_rate` discipline's settings (`[rebuild.hw_rate]`, a hardware controller's
+    /// rebuild rate); its defaults when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hw_rate: Option<discipline::HwRateConfig>,
     /// Serve reads of rebuilt units from the target (read redirection).
     #[serde(default = "yes")]
     pub redirect_reads: bool,
@@ -173,6 +189,7 @@ impl RebuildConfig {
             }
             pro.validate()?;
         }
+        discipline::validate_tables(self)?;
         let u = &self.unit;
         let given = [u.sectors.is_some(), u.tracks.is_some(), u.cylinders.is_some()].iter().filter(|&&g| g).count();
         if given != 1 {
@@ -237,6 +254,20 @@ pub trait DriveState {
     fn cylinder(&self, drive: u32) -> u32;
     /// Whether drive slot `drive` has nothing in service and nothing queued, user or rebuild.
     fn is_idle(&self, drive: u32) -> bool;
+    /// Sectors of user (not rebuild) operations drive slot `drive` has completed since the
+    /// run began (what Linux md's idle test reads from the disk's statistics). By default 0.
+    fn user_sectors_done(&self, _drive: u32) -> u64 {
+        0
+    }
+    /// User (not rebuild) operations drive slot `drive` has completed since the run began.
+    /// By default 0.
+    fn user_ops_done(&self, _drive: u32) -> u64 {
+        0
+    }
+    /// User (not rebuild) operations queued or in service at drive slot `drive`. By default 0.
+    fn user_ops_in_flight(&self, _drive: u32) -> u64 {
+        0
+    }
 }
 
 impl Ctx<'_> {
@@ -259,10 +290,13 @@ impl Ctx<'_> {
         if self.discipline.waits_for_idle() && !self.drives.is_idle(drive) {
             return false;
         }
-        let ready = self.discipline.ready_at(drive, self.now);
-        if ready > self.now {
-            self.wake_at.push(ready);
-            return false;
+        match self.discipline.admit(drive, self.now, self.drives) {
+            discipline::Admit::Now => {}
+            discipline::Admit::At(ready) => {
+                self.wake_at.push(ready.max(self.now));
+                return false;
+            }
+            discipline::Admit::Later => return false,
         }
         let (start, end) = self.controller.job_range(job);
         self.discipline.issued(drive, self.now, end - start);
@@ -330,6 +364,9 @@ impl Rebuild {
         self.executor.reset();
         self.order.reset();
         controller.watch_reads(self.order.watches_reads());
+        if let Some(r) = controller.rebuilding() {
+            self.discipline.begin(&r.sources, r.target, r.xor);
+        }
     }
 
     /// Hand the user reads the controller recorded to the order (before each decision, and
@@ -373,6 +410,10 @@ impl Rebuild {
             self.executor.reset();
             return;
         }
+        if let RebuildEvent::Read { job, drive, ok: true } = event {
+            let (start, end) = controller.job_range(job);
+            self.discipline.completed(drive, now, end - start, drives);
+        }
         let (executor, mut ctx) = self.parts(now, controller, drives, geometry);
         executor.on_event(event, &mut ctx);
     }
@@ -391,6 +432,18 @@ impl Rebuild {
     /// only to idle drives): the engine then pumps the policies once the event is handled.
     pub fn pulls_on_idle(&self) -> bool {
         self.discipline.waits_for_idle()
+    }
+
+    /// Whether the engine must pump the policies after every op a drive completes
+    /// ([`Discipline::pulls_on_completion`]).
+    pub fn pulls_on_completion(&self) -> bool {
+        self.discipline.pulls_on_completion()
+    }
+
+    /// The class discipline the drives' queues use under this rebuild discipline, if it
+    /// names one ([`Discipline::class_discipline`]).
+    pub fn class_discipline(&self, scheduler: crate::disk::scheduler::MakeScheduler) -> Option<Box<dyn crate::disk::scheduler::ClassDiscipline>> {
+        self.discipline.class_discipline(scheduler)
     }
 }
 

@@ -10,6 +10,7 @@ mod failures;
 mod pro;
 mod queueing;
 mod rebuild;
+mod rebuild_throttles;
 mod thesis_normal_mode;
 mod trace_replay;
 mod validation;

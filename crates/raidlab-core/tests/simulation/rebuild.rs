@@ -65,7 +65,16 @@ const EXECUTORS: &[&str] = &[
     "executor = \"dor\"\nbuffer = \"shared\"\nbuffer_units = 4\nhead_separation_units = 2",
 ];
 const ORDERS: &[&str] = &["sequential", "nearest", "pro"];
-const DISCIPLINES: &[&str] = &["discipline = \"vsm\"", "discipline = \"pcm\"", "discipline = \"rate\"\nrate_mb_s = 2"];
+const DISCIPLINES: &[&str] = &[
+    "discipline = \"vsm\"",
+    "discipline = \"pcm\"",
+    "discipline = \"rate\"\nrate_mb_s = 2",
+    "discipline = \"md\"\nmd = { speed_limit_min_kib_s = 200, speed_limit_max_kib_s = 1000 }",
+    "discipline = \"md\"\nmd = { idle_rule = \"2025\", sync_io_depth = 1 }",
+    "discipline = \"zfs\"",
+    "discipline = \"mclock\"\nmclock = { profile = \"high_recovery_ops\" }",
+    "discipline = \"hw_rate\"",
+];
 /// Units aligned with the 8-sector stripe units, straddling them, and whole tracks.
 const UNITS: &[&str] = &["{ sectors = 8 }", "{ sectors = 24 }", "{ sectors = 5 }", "{ tracks = 1 }"];
 

@@ -170,6 +170,14 @@ impl DiskQueue {
         Self::build(scheduler, class_discipline, true)
     }
 
+    /// Queue with discipline `scheduler` whose classes share the drive by `classes`, a class
+    /// discipline built with parameters (a rebuild discipline's, see
+    /// `rebuild::Discipline::class_discipline`); `None` if the scheduler is unknown.
+    pub fn with_class_discipline(scheduler: &str, classes: Box<dyn ClassDiscipline>) -> Option<Self> {
+        let scheduler = entry(scheduler)?;
+        Some(DiskQueue { classes: Classes::General(classes), orders_by_cylinder: scheduler.orders_by_cylinder, waiting: 0 })
+    }
+
     /// The queue of [`DiskQueue::with_classes`]; `inline`: whether the default pair may be
     /// held inline (tests compare it with the registry-built one).
     fn build(scheduler: &str, class_discipline: &str, inline: bool) -> Option<Self> {
@@ -239,6 +247,16 @@ impl DiskQueue {
         match &self.classes {
             Classes::ForegroundFirstFcfs { .. } => true,
             Classes::General(classes) => classes.serves_at_once(priority, now),
+        }
+    }
+
+    /// When work that [`DiskQueue::pop`] held back (the class discipline's limit) may be
+    /// served: asked only when the drive is idle and a pop found nothing to serve although
+    /// operations wait ([`ClassDiscipline::next_ready`]).
+    pub fn next_ready(&self, now: Nanos) -> Option<Nanos> {
+        match &self.classes {
+            Classes::ForegroundFirstFcfs { .. } => None,
+            Classes::General(classes) => classes.next_ready(now),
         }
     }
 

@@ -6,8 +6,12 @@
 //! file each plus one line in [`CLASS_DISCIPLINES`].
 
 mod foreground_first;
+pub mod mclock;
+pub mod time_share;
 
 pub use foreground_first::ForegroundFirst;
+pub use mclock::MclockClasses;
+pub use time_share::TimeShare;
 
 use super::{MakeScheduler, Priority, QueuedOp};
 use crate::disk::Drive;
@@ -36,6 +40,12 @@ pub trait ClassDiscipline: Send + std::fmt::Debug {
     fn serves_at_once(&self, _priority: Priority, _now: Nanos) -> bool {
         true
     }
+    /// A discipline that is not work-conserving (a limit) may answer `pop` with nothing
+    /// while operations wait: then, the time at which it will serve one, and the engine
+    /// asks again then. By default `None` (work-conserving: never asked).
+    fn next_ready(&self, _now: Nanos) -> Option<Nanos> {
+        None
+    }
 }
 
 /// One registered class discipline.
@@ -52,11 +62,15 @@ pub struct ClassDisciplineEntry {
 pub const DEFAULT: &str = "foreground_first";
 
 /// Every class discipline, in documentation order.
-pub static CLASS_DISCIPLINES: &[ClassDisciplineEntry] = &[ClassDisciplineEntry {
-    name: "foreground_first",
-    make: ForegroundFirst::boxed,
-    doc: "foreground first; background only when no foreground op waits; never preempted",
-}];
+pub static CLASS_DISCIPLINES: &[ClassDisciplineEntry] = &[
+    ClassDisciplineEntry {
+        name: "foreground_first",
+        make: ForegroundFirst::boxed,
+        doc: "foreground first; background only when no foreground op waits; never preempted",
+    },
+    ClassDisciplineEntry { name: "mclock", make: MclockClasses::boxed_default, doc: mclock::DOC },
+    ClassDisciplineEntry { name: "time_share", make: TimeShare::boxed_default, doc: time_share::DOC },
+];
 
 /// Names of the registered class disciplines.
 pub fn names() -> Vec<&'static str> {
