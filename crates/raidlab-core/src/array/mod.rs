@@ -445,7 +445,7 @@ impl Controller {
                 req.lba, req.sectors
             )));
         }
-        if !req.is_write && self.rebuild.is_some() {
+        if self.rebuild.is_some() && !req.is_write {
             self.note_user_read(req.lba, req.sectors as u64);
         }
         let write_id = if req.is_write {

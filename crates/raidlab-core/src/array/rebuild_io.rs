@@ -234,14 +234,17 @@ impl Controller {
     }
 
     /// User reads recorded and not yet handed over.
+    #[inline]
     pub fn pending_reads(&self) -> usize {
         self.rebuild.as_deref().map_or(0, |r| r.reads.len())
     }
 
     /// A user read of logical sectors `[lba, lba + sectors)` arrived: if the rebuild watches
     /// reads, record the span of lost rebuild units it touches (nothing if none). For a
-    /// mirror, a read of data whose copy lived on the lost member touches it.
-    #[inline]
+    /// mirror, a read of data whose copy lived on the lost member touches it. (Out of line
+    /// and cold: normal mode never calls it, and its body would crowd `submit`.)
+    #[cold]
+    #[inline(never)]
     pub(super) fn note_user_read(&mut self, lba: u64, sectors: u64) {
         let per_stripe = self.stripe_data_sectors.size;
         let unit = self.unit_sectors.size;
