@@ -250,13 +250,14 @@ impl UnitStates {
     }
 
     /// The first unrebuilt unit (neither current nor in flight) in `[from, end)`, without
-    /// wrapping; `None` if there is none. Reads only the words of the range, so a search
-    /// inside a small range of a large drive stays small.
+    /// wrapping; `None` if there is none. Reads only the words of the range (64 units a
+    /// word), so a search inside a small range of a large drive stays small.
     pub fn next_unrebuilt_in(&self, from: u64, end: u64) -> Option<u64> {
         let end = end.min(self.count);
         let mut unit = from;
         while unit < end {
             let w = (unit / 64) as usize;
+            // Free units of this word from `unit` on (bits shifted in at the top are 0).
             let free = !(self.rebuilt[w] | self.in_flight[w]) >> (unit % 64);
             if free == 0 {
                 unit = (w as u64 + 1) * 64;
@@ -269,28 +270,13 @@ impl UnitStates {
     }
 
     /// The first unit at or after `from` that is unrebuilt (neither current nor in flight),
-    /// wrapping around to the start; `None` if there is none. Skips 64 units a word.
+    /// wrapping around to the start; `None` if there is none.
     pub fn next_unrebuilt(&self, from: u64) -> Option<u64> {
         if self.count == 0 {
             return None;
         }
         let from = from % self.count;
-        let scan = |lo: u64, hi: u64| -> Option<u64> {
-            let mut unit = lo;
-            while unit < hi {
-                let w = (unit / 64) as usize;
-                // Free units of this word from `unit` on (bits shifted in at the top are 0).
-                let free = !(self.rebuilt[w] | self.in_flight[w]) >> (unit % 64);
-                if free == 0 {
-                    unit = (w as u64 + 1) * 64;
-                    continue;
-                }
-                let found = unit + free.trailing_zeros() as u64;
-                return (found < hi).then_some(found);
-            }
-            None
-        };
-        scan(from, self.count).or_else(|| scan(0, from))
+        self.next_unrebuilt_in(from, self.count).or_else(|| self.next_unrebuilt_in(0, from))
     }
 }
 

@@ -15,6 +15,23 @@ head_switch_ms = 0.2
 command_overhead_ms = 0.1
 "#;
 
+/// The `[drive]` tables of a zero-latency drive of 1,600 tracks (400 cylinders, 4 surfaces,
+/// 96 sectors a track: 75 MiB) at `rpm`: small enough for a test, large enough for a rebuild
+/// under load to last minutes of simulated time (the Fu and PRO small-array tests).
+pub fn rebuild_test_drive(rpm: u32) -> String {
+    format!(
+        r#"[drive]
+zero_latency = true
+[drive.model]
+rpm = {rpm}
+surfaces = 4
+zones = [{{ cylinders = 400, sectors_per_track = 96 }}]
+seek = {{ kind = "formula", a_ms = 1.0, b_ms = 0.002, c_ms = 0.25 }}
+head_switch_ms = 0.3
+command_overhead_ms = 0.2"#
+    )
+}
+
 pub fn long_tests() -> bool {
     std::env::var("RAIDLAB_LONG_TESTS").is_ok_and(|v| v == "1")
 }

@@ -11,6 +11,7 @@ use crate::common::*;
 /// `seeds` seeds.
 fn pro_small(order: &str, address: &str, seeds: u64) -> (f64, f64) {
     let (mut time, mut response) = (0.0, 0.0);
+    let drive = rebuild_test_drive(10_000);
     for seed in 1..=seeds {
         let text = format!(
             r#"
@@ -20,15 +21,7 @@ layout = "raid5"
 drives = 4
 stripe_unit_kib = 4
 spares = 1
-[drive]
-zero_latency = true
-[drive.model]
-rpm = 10000
-surfaces = 4
-zones = [{{ cylinders = 400, sectors_per_track = 96 }}]
-seek = {{ kind = "formula", a_ms = 1.0, b_ms = 0.002, c_ms = 0.25 }}
-head_switch_ms = 0.3
-command_overhead_ms = 0.2
+{drive}
 [workload]
 duration_s = 3000
 read_fraction = 1.0

@@ -334,6 +334,7 @@ fn an_idle_rebuild_takes_the_time_the_drive_model_gives() {
 /// `seeds` seeds.
 fn fu_small(rebuild: &str, seeds: u64) -> (f64, f64) {
     let (mut time, mut response) = (0.0, 0.0);
+    let drive = rebuild_test_drive(7200);
     for seed in 1..=seeds {
         let text = format!(
             r#"
@@ -343,15 +344,7 @@ layout = "raid5"
 drives = 5
 stripe_unit_kib = 4
 spares = 1
-[drive]
-zero_latency = true
-[drive.model]
-rpm = 7200
-surfaces = 4
-zones = [{{ cylinders = 400, sectors_per_track = 96 }}]
-seek = {{ kind = "formula", a_ms = 1.0, b_ms = 0.002, c_ms = 0.25 }}
-head_switch_ms = 0.3
-command_overhead_ms = 0.2
+{drive}
 [workload]
 duration_s = 2000
 read_fraction = 1.0
