@@ -220,3 +220,47 @@ fn zfs_runs_at_max_active_when_idle_and_min_active_under_load() {
         .to_string();
     assert!(e.starts_with("rebuild.zfs.mode"), "{e}");
 }
+
+/// A sequential rebuild of a mirror runs (with the rebuild class's limits) and ends.
+#[test]
+fn zfs_rebuilds_a_mirror_sequentially() {
+    let text = scenario("executor = \"dor\"\nunit = { sectors = 32 }\ndiscipline = \"zfs\"\nzfs = { mode = \"sequential\" }", 4, 1.0, 0.1)
+        .replace("layout = \"raid5\"\ndrives = 4", "layout = \"raid1\"\ndrives = 2");
+    let sim = simulate(&text);
+    assert_eq!(sim.rebuilds[0].outcome, "complete");
+}
+
+/// Mistakes in the throttles' tables are refused before the run, naming the key.
+#[test]
+fn bad_throttle_settings_name_their_key() {
+    let base = scenario("discipline = \"md\"", 0, 0.0, 0.1);
+    for (rebuild, key) in [
+        ("discipline = \"md\"\nmd = { speed_limit_min_kib_s = 5000, speed_limit_max_kib_s = 4000 }", "rebuild.md.speed_limit_min_kib_s"),
+        ("discipline = \"md\"\nmd = { speed_limit_max_kib_s = -1 }", "rebuild.md.speed_limit_max_kib_s"),
+        ("discipline = \"md\"\nmd = { idle_rule = \"2030\" }", "rebuild.md.idle_rule"),
+        ("discipline = \"md\"\nmd = { sync_io_depth = -4 }", "rebuild.md.sync_io_depth"),
+        ("discipline = \"mclock\"\nmclock = { profile = \"high_client\" }", "rebuild.mclock.profile"),
+        ("discipline = \"mclock\"\nmclock = { profile = \"custom\", client_limit = 1.5 }", "rebuild.mclock.client_limit"),
+        ("discipline = \"zfs\"\nzfs = { vdev_rebuild_min_active = 4 }", "rebuild.zfs.vdev_rebuild_min_active"),
+        ("discipline = \"hw_rate\"\nhw_rate = { rebuild_rate_percent = 130 }", "rebuild.hw_rate.rebuild_rate_percent"),
+        ("discipline = \"pcm\"\nmclock = { profile = \"balanced\" }", "rebuild.mclock"),
+        ("discipline = \"md\"\nmd = { speed_limit = 5 }", "rebuild.md"),
+    ] {
+        let text = base.replace("discipline = \"md\"", rebuild);
+        let e = raidlab_core::Config::from_toml(&text, std::path::Path::new(".")).err().map(|e| e.to_string());
+        let e = e.unwrap_or_else(|| Simulation::new(config(&text)).err().expect("refused").to_string());
+        assert!(e.starts_with(key), "{rebuild}: {e}");
+    }
+    // A class discipline named beside a rebuild discipline that brings its own.
+    let text = base
+        .replace("discipline = \"md\"", "discipline = \"mclock\"")
+        .replace(
+            "[workload]",
+            "[drive]\nclasses = \"time_share\"\n[workload]",
+        );
+    let e = Simulation::new(config(&text))
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(e.starts_with("drive.classes"), "{e}");
+}
