@@ -234,6 +234,9 @@ pub struct Md {
     array: Vec<u32>,
     /// The idle verdict, and the instant it was made.
     verdict: Option<(Nanos, bool)>,
+    /// Whether the members' idle-test counters were set at the rebuild's first check (md's
+    /// `is_mddev_idle(mddev, 1)`: "this initializes IO event counters").
+    counters_set: bool,
 }
 
 impl Md {
@@ -248,6 +251,7 @@ impl Md {
             members: vec![Member::default(); slots as usize],
             array: Vec::new(),
             verdict: None,
+            counters_set: false,
         })
     }
 
@@ -257,6 +261,14 @@ impl Md {
         if let Some((at, idle)) = self.verdict {
             if at == now {
                 return idle;
+            }
+        }
+        if !self.counters_set {
+            self.counters_set = true;
+            for &slot in &self.array {
+                let m = &mut self.members[slot as usize];
+                m.last_events = drives.user_sectors_done(slot);
+                m.last_ops = drives.user_ops_done(slot);
             }
         }
         let mut idle = true;
@@ -340,6 +352,7 @@ impl Discipline for Md {
         self.array = sources.iter().copied().chain([target]).collect();
         self.io_sectors = if parity { 8 } else { 128 };
         self.verdict = None;
+        self.counters_set = false;
     }
 }
 
@@ -473,6 +486,30 @@ mod tests {
                     Admit::Now
                 },
                 "{rule}"
+            );
+        }
+    }
+
+    /// User work done before the rebuild does not count: the counters start at its first
+    /// check, as md's `is_mddev_idle(mddev, 1)` sets them.
+    #[test]
+    fn the_idle_counters_start_at_the_first_check() {
+        for rule in ["pre2025", "2025"] {
+            let mut d = md(&format!(
+                "speed_limit_min_kib_s = 1\nidle_rule = \"{rule}\"\nsync_io_depth = 1"
+            ));
+            let before = Users {
+                sectors: vec![5000, 5000, 5000],
+                ops: vec![600; 3],
+                in_flight: vec![0; 3],
+            };
+            d.issued(0, 0, 100);
+            d.completed(0, S, 100, &before);
+            d.issued(0, S, 8);
+            assert_eq!(
+                d.admit(0, S, &before),
+                Admit::Now,
+                "{rule}: idle, though 8 sectors are in flight"
             );
         }
     }
