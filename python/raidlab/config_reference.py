@@ -26,6 +26,8 @@ __all__ = ["render_config_reference", "undocumented_keys", "UNIT_SUFFIXES", "uni
 #: Key-name suffixes that state a unit, checked in order (longest first where they overlap).
 UNIT_SUFFIXES: Sequence[Tuple[str, str]] = (
     ("_mb_s", "MB/s"),
+    ("_kib_s", "KiB/s"),
+    ("_mib_s", "MiB/s"),
     ("_per_s", "1/s"),
     ("_kib", "KiB"),
     ("_mib", "MiB"),
