@@ -25,10 +25,16 @@
 //! (background) class its *background recovery* class (best-effort work, backfill and scrub,
 //! is not modelled). A class that was empty does not bank credit: its tags start no earlier
 //! than now (R, L) and no earlier than the other class's P-tag (mClock's idle-client
-//! adjustment). An op's cost is in I/O units of the capacity: one unit per op, or its bytes
-//! over the bytes one I/O of the capacity moves at the sequential bandwidth if larger (Ceph's
-//! cost per I/O is `osd_mclock_max_sequential_bandwidth` / `osd_mclock_max_capacity_iops`;
-//! **[inference]** from the option descriptions in `rebuild-controls.md` §2.3).
+//! adjustment); and a busy class's R- and L-tags are never earlier than the arrival of its
+//! request served next (mClock's `max(previous + 1/r, arrival)`): a class served below its
+//! reservation for a long time would otherwise owe itself a debt older than any of its
+//! requests and shut the other class out until it is paid. An op's cost is in I/O units of the
+//! capacity: one unit per op, or its bytes over the bytes one I/O of the capacity moves at the
+//! sequential bandwidth if larger (Ceph's cost per I/O is
+//! `osd_mclock_max_sequential_bandwidth` / `osd_mclock_max_capacity_iops`; **[inference]**
+//! from the option descriptions in `rebuild-controls.md` §2.3).
+
+use std::collections::VecDeque;
 
 use super::ClassDiscipline;
 use crate::disk::scheduler::{MakeScheduler, Priority, QueuedOp, Scheduler};
@@ -81,10 +87,14 @@ impl MclockParams {
 }
 
 /// The share of a saturated drive's I/O units mClock gives the rebuild class when both
-/// classes always wait, the drive serving `units_per_s` I/O units a second: the
-/// reservations' ratio when the drive cannot serve them all; else the weights' shares,
-/// raised to a class's reservation (the other class having the rest), and capped by the
-/// limits (work the limits leave goes to the other class, or idles).
+/// classes always wait, the drive serving `units_per_s` I/O units a second: the weights'
+/// shares, raised to a class's reservation (the other class having the rest), and capped by
+/// the limits (work the limits leave goes to the other class, or idles). When the drive
+/// cannot serve the reservations (a capacity set above what it serves), this gives their
+/// ratio, which mClock keeps only while every waiting request's tag is later than its
+/// arrival; otherwise the tags fall back to the arrival times and the drive serves the two
+/// classes roughly in arrival order. Ceph measures the capacity at an OSD's start so that
+/// reservations stay feasible.
 pub fn expected_recovery_share(params: &MclockParams, units_per_s: f64) -> f64 {
     let (c, r) = (&params.client, &params.recovery);
     let reserved = c.reservation_per_s + r.reservation_per_s;
@@ -113,6 +123,9 @@ struct Class {
     r: f64,
     l: f64,
     p: f64,
+    /// Arrival times (ns) of the class's waiting requests, oldest first: the request served
+    /// next takes the oldest (with FCFS inside the class, its own).
+    arrivals: VecDeque<f64>,
 }
 
 impl Class {
@@ -123,29 +136,49 @@ impl Class {
             r: 0.0,
             l: 0.0,
             p: 0.0,
+            arrivals: VecDeque::new(),
         }
+    }
+
+    /// The arrival of the request served next (minus infinity when none waits).
+    fn next_arrival(&self) -> f64 {
+        self.arrivals.front().copied().unwrap_or(f64::NEG_INFINITY)
+    }
+
+    /// The next request's R-tag: mClock's `max(previous + cost / r, arrival)`. A class
+    /// kept busy below its reservation (a recovery queue that never empties) would
+    /// otherwise fall ever further behind the clock, and its stale tags would then win the
+    /// constraint phase against every new client request, for as long as it stays busy.
+    fn r_tag(&self) -> f64 {
+        self.r.max(self.next_arrival())
+    }
+
+    /// The next request's L-tag, no earlier than its arrival either.
+    fn l_tag(&self) -> f64 {
+        self.l.max(self.next_arrival())
     }
 
     /// Advance the tags past a request of `cost` units; `weighted`: served in the weight
     /// phase (the R-tag advances only in the constraint phase).
     fn charge(&mut self, cost: f64, weighted: bool) {
         if self.qos.reservation_per_s > 0.0 && !weighted {
-            self.r += cost / self.qos.reservation_per_s * 1e9;
+            self.r = self.r_tag() + cost / self.qos.reservation_per_s * 1e9;
         }
         if let Some(limit) = self.qos.limit_per_s {
-            self.l += cost / limit * 1e9;
+            self.l = self.l_tag() + cost / limit * 1e9;
         }
         self.p += cost / self.qos.weight.max(f64::MIN_POSITIVE);
+        self.arrivals.pop_front();
     }
 
     /// Whether the class's next request is within its reservation at `now`.
     fn reserved(&self, now: f64) -> bool {
-        self.qos.reservation_per_s > 0.0 && self.r <= now
+        self.qos.reservation_per_s > 0.0 && self.r_tag() <= now
     }
 
     /// Whether the class's next request is within its limit at `now`.
     fn within_limit(&self, now: f64) -> bool {
-        self.qos.limit_per_s.is_none() || self.l <= now
+        self.qos.limit_per_s.is_none() || self.l_tag() <= now
     }
 }
 
@@ -209,6 +242,7 @@ impl ClassDiscipline for MclockClasses {
                 c.p = c.p.max(p);
             }
         }
+        self.classes[i].arrivals.push_back(op.enqueued as f64);
         self.classes[i].queue.push(op);
     }
 
@@ -218,7 +252,7 @@ impl ClassDiscipline for MclockClasses {
         // Constraint phase: the earliest R-tag due.
         let reserved = (0..2)
             .filter(|&i| waiting(&self.classes[i]) && self.classes[i].reserved(t))
-            .min_by(|&a, &b| self.classes[a].r.total_cmp(&self.classes[b].r));
+            .min_by(|&a, &b| self.classes[a].r_tag().total_cmp(&self.classes[b].r_tag()));
         let (i, weighted) = match reserved {
             Some(i) => (i, false),
             None => {
@@ -247,6 +281,7 @@ impl ClassDiscipline for MclockClasses {
         for (i, class) in self.classes.iter_mut().enumerate() {
             let mut ops = Vec::with_capacity(class.queue.len());
             class.queue.drain_into(&mut ops);
+            class.arrivals.clear();
             out.extend(ops.into_iter().map(|op| (priority(i), op)));
         }
     }
@@ -264,11 +299,11 @@ impl ClassDiscipline for MclockClasses {
             .filter(|c| !c.queue.is_empty())
             .map(|c| {
                 let r = if c.qos.reservation_per_s > 0.0 {
-                    c.r
+                    c.r_tag()
                 } else {
                     f64::INFINITY
                 };
-                r.min(c.l)
+                r.min(c.l_tag())
             })
             .min_by(f64::total_cmp)
             .map(|t| (t.ceil() as Nanos).max(now + 1))
@@ -339,6 +374,8 @@ mod tests {
     /// weights, but no less than a reservation. A limit caps a class even on an idle drive.
     #[test]
     fn shares_follow_reservation_then_weight_then_limit() {
+        // (Reservations above what the drive serves cannot all be met; mClock then serves
+        // the earliest tags, no earlier than each request's arrival: see the next test.)
         let bytes_per_io = 1e6;
         // Ceph's high_client_ops at 315 IOPS: reservations 189 + 126, weights 2 : 1.
         let p = MclockParams {
@@ -346,10 +383,11 @@ mod tests {
             recovery: qos(126.0, 1.0, None),
             bytes_per_io,
         };
-        // 100 ops/s: 60/40 by reservation; 1,000 ops/s: 2 : 1 by weight; 350 ops/s: the
-        // weight's third (117) is less than the reservation (126).
+        // 315 ops/s, the capacity the reservations share: 60/40 by reservation; 1,000
+        // ops/s: 2 : 1 by weight; 350 ops/s: the weight's third (117) is less than the
+        // reservation (126).
         for (service_ns, expected) in [
-            (10_000_000, 0.4),
+            (3_174_603, 0.4),
             (1_000_000, 1.0 / 3.0),
             (2_857_143, 126.0 / 350.0),
         ] {
@@ -402,5 +440,45 @@ mod tests {
             classes.pop(&d, 100_000_001).map(|(_, op)| op.token),
             Some(2)
         );
+    }
+
+    /// A class kept busy below its reservation banks no debt older than its requests: after
+    /// 20 s of rebuild ops served at 100 a second against a reservation of 157.5 (Ceph's
+    /// balanced profile at 315 IOPS, on a drive that serves 100), a user request that
+    /// arrives is served within two ops, not after the rebuild class's 7 s of lag.
+    #[test]
+    fn a_busy_class_below_its_reservation_does_not_starve_a_new_request() {
+        let d = drive();
+        let p = MclockParams { client: qos(157.5, 1.0, None), recovery: qos(157.5, 1.0, None), bytes_per_io: 1e6 };
+        let mut classes = MclockClasses::new(fcfs, p);
+        let service_ns: Nanos = 10_000_000;
+        let mut now: Nanos = 0;
+        let mut token = 0;
+        for _ in 0..2 {
+            token += 1;
+            classes.push(Priority::Background, QueuedOp { enqueued: now, ..op_at(&d, 1, token) });
+        }
+        for _ in 0..2_000 {
+            let (priority, _) = classes.pop(&d, now).unwrap();
+            assert_eq!(priority, Priority::Background);
+            now += service_ns;
+            token += 1;
+            classes.push(Priority::Background, QueuedOp { enqueued: now, ..op_at(&d, 1, token) });
+        }
+        token += 1;
+        classes.push(Priority::Foreground, QueuedOp { enqueued: now, ..op_at(&d, 1, token) });
+        let mut served_after = None;
+        for k in 0..1_000 {
+            let (priority, _) = classes.pop(&d, now).unwrap();
+            now += service_ns;
+            if priority == Priority::Foreground {
+                served_after = Some(k);
+                break;
+            }
+            token += 1;
+            classes.push(Priority::Background, QueuedOp { enqueued: now, ..op_at(&d, 1, token) });
+        }
+        let k = served_after.expect("the user request was served");
+        assert!(k <= 2, "the user request waited for {k} rebuild ops");
     }
 }
