@@ -36,7 +36,7 @@
 
 use std::collections::VecDeque;
 
-use super::ClassDiscipline;
+use super::{index, priority, ClassDiscipline};
 use crate::disk::scheduler::{MakeScheduler, Priority, QueuedOp, Scheduler};
 use crate::disk::{Drive, SECTOR_BYTES};
 use crate::sim::Nanos;
@@ -188,21 +188,6 @@ pub struct MclockClasses {
     /// Index 0: user (foreground), 1: rebuild (background).
     classes: [Class; 2],
     bytes_per_io: f64,
-}
-
-fn index(priority: Priority) -> usize {
-    match priority {
-        Priority::Foreground => 0,
-        Priority::Background => 1,
-    }
-}
-
-fn priority(index: usize) -> Priority {
-    if index == 0 {
-        Priority::Foreground
-    } else {
-        Priority::Background
-    }
 }
 
 impl MclockClasses {

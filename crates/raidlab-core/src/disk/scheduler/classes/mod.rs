@@ -17,6 +17,24 @@ use super::{MakeScheduler, Priority, QueuedOp};
 use crate::disk::Drive;
 use crate::sim::Nanos;
 
+/// The index of a class in a two-class discipline's arrays: 0 the user (foreground) class,
+/// 1 the rebuild (background) class.
+fn index(priority: Priority) -> usize {
+    match priority {
+        Priority::Foreground => 0,
+        Priority::Background => 1,
+    }
+}
+
+/// The class at index `index` (see [`index`]).
+fn priority(index: usize) -> Priority {
+    if index == 0 {
+        Priority::Foreground
+    } else {
+        Priority::Background
+    }
+}
+
 /// How the foreground and background classes share one drive.
 pub trait ClassDiscipline: Send + std::fmt::Debug {
     /// Add an operation of class `priority`.

@@ -14,7 +14,7 @@
 //! controller knows it only afterwards, which over many ops comes to the same). A weight of 0
 //! gives the class the drive only when the other class is empty.
 
-use super::ClassDiscipline;
+use super::{index, priority, ClassDiscipline};
 use crate::disk::scheduler::{MakeScheduler, Priority, QueuedOp, Scheduler};
 use crate::disk::Drive;
 use crate::sim::Nanos;
@@ -29,21 +29,6 @@ pub struct TimeShare {
     weights: [f64; 2],
     /// Drive time served over weight, ns per unit of weight.
     virtual_ns: [f64; 2],
-}
-
-fn index(priority: Priority) -> usize {
-    match priority {
-        Priority::Foreground => 0,
-        Priority::Background => 1,
-    }
-}
-
-fn priority(index: usize) -> Priority {
-    if index == 0 {
-        Priority::Foreground
-    } else {
-        Priority::Background
-    }
 }
 
 impl TimeShare {
