@@ -101,6 +101,20 @@ class Context:
         if self.progress is not None:
             self.progress(label, done, total)
 
+    def run_sweep(self, label: str, spec: Any, directory: Path) -> Any:
+        """Run sweep ``spec`` into ``directory`` with this context's jobs, ``--set`` overrides
+        and command line, reporting finished and failed runs as progress under ``label``;
+        returns the sweep's outcome (``raidlab.sweep.run_sweep``)."""
+        from raidlab.sweep import run_sweep
+
+        def progress(event: str, counts: dict) -> None:
+            if event in ("start", "run"):
+                self.report_progress(label, counts.get("done", 0) + counts.get("failed", 0), counts["to_run"])
+
+        return run_sweep(spec, directory, jobs=self.jobs, extra=self.extra,
+                         command_line=self.command_line.split() if self.command_line else ["raidlab"],
+                         progress=progress)
+
 
 def repository_root() -> Path:
     """The repository this package runs from (``python/raidlab/..``/..)."""

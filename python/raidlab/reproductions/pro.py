@@ -162,7 +162,7 @@ def _spec_text(base: Path, cases: List[Tuple[str, int, str, Path]], orders: Dict
 
 def run(context: "Context") -> PaperReport:
     from raidlab.reproduce import default_experiments_dir
-    from raidlab.sweep import load_sweep_spec, run_sweep
+    from raidlab.sweep import load_sweep_spec
 
     options = dict(context.options or {})
     capacity_gib = float(options.get("capacity_gib", DEFAULT_CAPACITY_GIB))
@@ -182,13 +182,7 @@ def run(context: "Context") -> PaperReport:
     spec_text = _spec_text(base, cases, orders, seeds, capacity_sectors)
     spec = load_sweep_spec(output / "pro-sweep.toml", text=spec_text)
 
-    def progress(event: str, counts: dict) -> None:
-        if event in ("start", "run"):
-            context.report_progress("pro", counts.get("done", 0) + counts.get("failed", 0), counts["to_run"])
-
-    outcome = run_sweep(spec, output / "sweep", jobs=context.jobs, extra=context.extra,
-                        command_line=context.command_line.split() if context.command_line else ["raidlab"],
-                        progress=progress)
+    outcome = context.run_sweep("pro", spec, output / "sweep")
     table = outcome.table
     done = table[table["status"] == "done"]
     report = PaperReport(name="pro", title="")

@@ -40,7 +40,7 @@ def _cell(column: str, value: float) -> str:
 def run(context: "Context") -> PaperReport:
     from raidlab.reproduce import default_experiments_dir, toml_literal
     from raidlab.stats import mean_interval
-    from raidlab.sweep import load_sweep_spec, run_sweep
+    from raidlab.sweep import load_sweep_spec
 
     experiments = Path(context.experiments_dir) if context.experiments_dir else default_experiments_dir()
     base = (experiments / CONFIG).resolve()
@@ -49,13 +49,7 @@ def run(context: "Context") -> PaperReport:
     spec_text = f"base = {toml_literal(str(base))}\nname = \"thesis\"\nseeds = {toml_literal(seeds)}\n"
     spec = load_sweep_spec(output / "thesis-sweep.toml", text=spec_text)
 
-    def progress(event: str, counts: dict) -> None:
-        if event in ("start", "run"):
-            context.report_progress("thesis", counts.get("done", 0) + counts.get("failed", 0), counts["to_run"])
-
-    outcome = run_sweep(spec, output / "sweep", jobs=context.jobs, extra=context.extra,
-                        command_line=context.command_line.split() if context.command_line else ["raidlab"],
-                        progress=progress)
+    outcome = context.run_sweep("thesis", spec, output / "sweep")
     table = outcome.table
     done = table[table["status"] == "done"]
     report = PaperReport(name="thesis", title="")
