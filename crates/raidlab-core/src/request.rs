@@ -30,6 +30,13 @@ pub enum Origin {
     /// response the metrics record.
     #[default]
     Workload,
+    /// A buffer cache's read of blocks a user read missed (`cache::front`); the user
+    /// requests waiting on it are answered when it completes.
+    CacheFill,
+    /// A user write, or its part blocks, that a buffer cache sends on to the array.
+    CacheWrite,
+    /// A buffer cache writing an evicted dirty block back.
+    CacheDestage,
 }
 
 impl Origin {

@@ -437,7 +437,16 @@ impl Controller {
     }
 
     /// Accept a user request.
+    #[inline]
     pub fn submit(&mut self, now: Nanos, req: UserRequest, view: &dyn DriveView) -> Result<()> {
+        self.submit_with_values(now, req, 0, view)
+    }
+
+    /// [`Controller::submit`], a write writing the values of write `values` (the content
+    /// model's [`crate::content::written_value`]s of it) instead of values of its own: a
+    /// buffer cache's destage and the parts of a write it sends on carry the user write's
+    /// values. `values` = 0 gives the write values of its own, as `submit` does.
+    pub fn submit_with_values(&mut self, now: Nanos, req: UserRequest, values: u64, view: &dyn DriveView) -> Result<()> {
         let capacity = self.capacity_sectors;
         if req.sectors == 0 || req.lba + req.sectors as u64 > capacity {
             return Err(Error::Invariant(format!(
@@ -448,7 +457,9 @@ impl Controller {
         if self.rebuild.is_some() && !req.is_write {
             self.note_user_read(req.lba, req.sectors as u64);
         }
-        let write_id = if req.is_write {
+        let write_id = if req.is_write && values != 0 {
+            values
+        } else if req.is_write {
             self.next_write_id += 1;
             self.next_write_id
         } else {
