@@ -43,6 +43,7 @@
 
 pub mod arc;
 pub mod clock;
+pub mod front;
 pub mod lfu;
 mod lists;
 pub mod lru;
@@ -194,6 +195,9 @@ pub trait BufferCache: Send {
     }
     /// One access; true for a hit.
     fn access(&mut self, block: u64, penalties: &dyn PenaltyView) -> bool;
+    /// One access: whether it hit, and the block it evicted to make room, if any (the
+    /// cache in front of the array writes an evicted dirty block back).
+    fn access_evicting(&mut self, block: u64, penalties: &dyn PenaltyView) -> (bool, Option<u64>);
     /// One access per block of `blocks`, in order; `missed[i]` becomes 1 for a miss, 0 for
     /// a hit (`missed` is as long as `blocks`). One call per batch, so that the loop is
     /// compiled for the policy.
@@ -234,18 +238,29 @@ impl<P: Policy> Cache<P> {
     /// One access: true for a hit.
     #[inline]
     pub fn access(&mut self, block: u64, penalties: &dyn PenaltyView) -> bool {
+        self.access_reporting::<false>(block, penalties).0
+    }
+
+    /// One access: whether it hit and, with `REPORT`, the block evicted (the stand-alone
+    /// simulator does not ask, and keeps its loop as it was).
+    #[inline(always)]
+    fn access_reporting<const REPORT: bool>(&mut self, block: u64, penalties: &dyn PenaltyView) -> (bool, Option<u64>) {
         let now = self.now;
         self.now += 1;
         if self.policy.lookup(block, now) {
             self.counters.hits += 1;
-            return true;
+            return (true, None);
         }
         self.counters.misses += 1;
         self.policy.on_miss(block);
+        let mut evicted = None;
         if self.policy.len() >= self.capacity {
             if let Some(victim) = self.policy.choose_victim(now, penalties) {
                 self.policy.evict(&victim);
                 self.counters.evictions += 1;
+                if REPORT {
+                    evicted = Some(victim.block);
+                }
             }
         }
         let drive = match &self.placement {
@@ -253,7 +268,7 @@ impl<P: Policy> Cache<P> {
             None => 0,
         };
         self.policy.insert(block, drive, now);
-        false
+        (false, evicted)
     }
 }
 
@@ -269,6 +284,9 @@ impl<P: Policy> BufferCache for Cache<P> {
     }
     fn access(&mut self, block: u64, penalties: &dyn PenaltyView) -> bool {
         Cache::access(self, block, penalties)
+    }
+    fn access_evicting(&mut self, block: u64, penalties: &dyn PenaltyView) -> (bool, Option<u64>) {
+        self.access_reporting::<true>(block, penalties)
     }
     fn access_all(&mut self, blocks: &[u64], penalties: &dyn PenaltyView, missed: &mut [u8]) {
         for (index, (&block, missed)) in blocks.iter().zip(missed.iter_mut()).enumerate() {
