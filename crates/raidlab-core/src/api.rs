@@ -147,6 +147,37 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
             "first_wrong_rebuilt": c.first_wrong_rebuilt.map(|(slot, pba, e, a)| json!({"slot": slot, "sector": pba, "expected": format!("{e:016x}"), "actual": format!("{a:016x}")})),
         })
     });
+    let cache = sim.front.as_ref().map(|front| {
+        let s = &front.stats;
+        let (hit_ratio, rgr, rgr_faulty) = front.ratios();
+        let (cached, dirty) = front.occupancy();
+        json!({
+            "policy": front.policy(),
+            "size_blocks": front.capacity(),
+            "read_blocks": s.read_blocks,
+            "read_hits": s.read_hits,
+            "read_hit_ratio": finite(hit_ratio),
+            "write_blocks": s.write_blocks,
+            "write_hits": s.write_hits,
+            "evictions": s.evictions,
+            "fill_reads": s.fill_reads,
+            "writes_sent_on": s.writes_sent_on,
+            "destage_writes": s.destage_writes,
+            "lost_destages": s.lost_destages,
+            "superseded_fill_blocks": s.superseded_fill_blocks,
+            "rgr": if front.has_placement() { finite(rgr) } else { serde_json::Value::Null },
+            "rgr_faulty": if front.has_placement() { finite(rgr_faulty) } else { serde_json::Value::Null },
+            "faulty_read_blocks": s.faulty_read_blocks,
+            "blocks_cached_at_end": cached,
+            "dirty_blocks_at_end": dirty,
+            "content": sim.controller.content().map(|_| json!({
+                "sectors_checked": front.content.sectors_checked,
+                "stale_sectors": front.content.stale_sectors,
+                "stale_reads": front.content.stale_reads,
+                "first_stale": front.first_stale.map(|(lba, e, a)| json!({"lba": lba, "expected": format!("{e:016x}"), "actual": format!("{a:016x}")})),
+            })),
+        })
+    });
     let mut by_period = serde_json::Map::new();
     let period_histograms = rec.period_histograms();
     for (i, name) in crate::metrics::PERIOD_NAMES.iter().enumerate() {
@@ -220,6 +251,7 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
         "response_ms_by_period": by_period,
         "rebuilds": rebuilds,
         "rebuild_time_s": rebuild_time_s,
+        "cache": cache,
         "events": sim.events_processed,
         "warnings": sim.warnings,
     })

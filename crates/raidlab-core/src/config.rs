@@ -39,6 +39,9 @@ pub struct Config {
     /// Rebuilding failed drives onto spares; absent, a failed drive stays failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rebuild: Option<crate::rebuild::RebuildConfig>,
+    /// A buffer cache in front of the array; absent, requests go straight to the array.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<crate::cache::front::CacheConfig>,
 }
 
 fn default_seed() -> u64 {
@@ -362,6 +365,18 @@ impl Config {
                 "array.spares",
                 format!("{} spares are never used: no drive fails (add a `[[failures]]` entry)", self.array.spares),
             ));
+        }
+        if let Some(cache) = &self.cache {
+            cache.validate()?;
+            if let ArrivalConfig::Closed { think_ms, think_from_trace: false, .. } = &self.workload.arrival {
+                if *think_ms == 0.0 && cache.hit_ms == 0.0 && self.workload.requests.is_none() {
+                    return Err(Error::config(
+                        "cache.hit_ms",
+                        "a closed loop with no think time and hits answered at once would stop simulated time if every \
+                         request hit: give a hit time, a think time, or `workload.requests`",
+                    ));
+                }
+            }
         }
         if let Some(r) = &self.rebuild {
             r.validate()?;

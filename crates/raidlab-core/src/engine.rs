@@ -14,6 +14,7 @@
 use std::sync::Arc;
 
 use crate::array::plan::DriveView;
+use crate::cache::front::{Answered, Arrived, FrontCache};
 use crate::array::Controller;
 use crate::array::rebuild_io::RebuildEvent;
 use crate::array::state::RebuildUnits;
@@ -41,6 +42,8 @@ enum Event {
     /// A drive's class discipline held its queued work back until now (a limit): start
     /// what it lets through, if the drive is still idle and of this epoch.
     DriveWake { drive: u32, epoch: u32 },
+    /// The buffer cache in front of the array answers the requests due now (its hits).
+    CacheAnswer,
 }
 
 /// Op tokens of rebuild jobs have this bit set in their top half (and not the one-op bit):
@@ -226,6 +229,12 @@ pub struct Simulation {
     pub overloaded_at: Option<Nanos>,
     /// The last arrival so far, and the user requests in flight just after it.
     last_arrival: (Nanos, u64),
+    /// The buffer cache in front of the array (`[cache]`).
+    pub front: Option<Box<FrontCache>>,
+    /// Requests the cache issued that completed, and user requests it answered, to handle
+    /// after the controller's completions.
+    cache_done: Vec<crate::request::CompletedRequest>,
+    cache_answered: Vec<Answered>,
 }
 
 /// Mean service time (ns) of random accesses of `sectors` sectors on `model`, measured on the
@@ -375,6 +384,16 @@ impl Simulation {
                 }
             }
         }
+        let front = match &config.cache {
+            Some(cache) => Some(Box::new(FrontCache::new(
+                cache,
+                &controller,
+                &config.array.layout,
+                config.array.parity_rotation,
+                config.content.check,
+            )?)),
+            None => None,
+        };
         let recorder = Recorder::new(s_to_ns(config.metrics.window_s), s_to_ns(config.metrics.warmup_s))
             .recording_responses(config.metrics.record_responses);
         let (config_drives, config_spares) = (config.array.drives, config.array.spares);
@@ -405,6 +424,9 @@ impl Simulation {
             pull_pending: false,
             overloaded_at: None,
             last_arrival: (0, 0),
+            front,
+            cache_done: Vec::new(),
+            cache_answered: Vec::new(),
             model,
             rebuild,
         };
@@ -492,6 +514,7 @@ impl Simulation {
                         self.start_next(drive);
                     }
                 }
+                Event::CacheAnswer => self.on_cache_answer()?,
                 Event::RebuildTimer => {
                     if self.timer_pending == Some(t) {
                         self.timer_pending = None;
@@ -540,6 +563,9 @@ impl Simulation {
                     "{} requests never completed",
                     self.controller.in_flight()
                 )));
+            }
+            if let Some(waiting) = self.front.as_ref().map(|front| front.waiting()).filter(|&n| n != 0) {
+                return Err(Error::Invariant(format!("{waiting} requests the cache took were never answered")));
             }
             if let Some(hook) = progress.as_mut() {
                 hook(1.0, self.recorder.completed);
@@ -628,8 +654,12 @@ impl Simulation {
         self.recorder.arrival(now)?;
         let id = self.next_request_id;
         self.next_request_id += 1;
-        let req = UserRequest::new(id, Origin::Workload, RequestRecord { arrival: now, ..req });
-        self.controller.submit(now, req, &Drives(&self.drives))?;
+        let record = RequestRecord { arrival: now, ..req };
+        if self.front.is_some() {
+            self.arrive_at_cache(id, record)?;
+        } else {
+            self.controller.submit(now, UserRequest::new(id, Origin::Workload, record), &Drives(&self.drives))?;
+        }
         // Reads recorded for a rebuild order that watches them go to it in batches, so the
         // record stays small while the order makes no decision (every drive busy).
         if self.controller.pending_reads() >= PENDING_READS_BATCH {
@@ -1026,6 +1056,7 @@ impl Simulation {
                 let now = self.now;
                 for c in self.controller.completed.drain(..) {
                     if !c.origin.is_user() {
+                        self.cache_done.push(c);
                         continue;
                     }
                     self.recorder.completion(now, c.arrival, c.is_write, c.degraded, c.lost)?;
@@ -1033,7 +1064,64 @@ impl Simulation {
                         self.events.push(now + think, Event::Arrival);
                     }
                 }
+                if !self.cache_done.is_empty() {
+                    self.cache_children_done()?;
+                }
             }
         }
+    }
+
+    /// Pass user request `id` (`record`) through the buffer cache.
+    #[cold]
+    fn arrive_at_cache(&mut self, id: u64, record: RequestRecord) -> Result<()> {
+        let now = self.now;
+        let front = self.front.as_mut().expect("a cache");
+        let arrived = front.arrive(now, id, record, &mut self.controller, &Drives(&self.drives), &mut self.next_request_id)?;
+        match arrived {
+            Arrived::Waiting => {}
+            Arrived::Answered(answered) => self.answer(answered)?,
+            Arrived::Due(at) => self.events.push(at, Event::CacheAnswer),
+        }
+        Ok(())
+    }
+
+    /// The cache's hits due now are answered.
+    fn on_cache_answer(&mut self) -> Result<()> {
+        let now = self.now;
+        while let Some(answered) = self.front.as_mut().and_then(|front| front.take_due(now)) {
+            self.answer(answered)?;
+        }
+        Ok(())
+    }
+
+    /// Requests the cache issued completed: answer the user requests they finish.
+    fn cache_children_done(&mut self) -> Result<()> {
+        let mut done = std::mem::take(&mut self.cache_done);
+        let mut answered = std::mem::take(&mut self.cache_answered);
+        if let Some(front) = self.front.as_mut() {
+            for child in &done {
+                front.child_done(child, &self.controller, &mut answered)?;
+            }
+        } else {
+            return Err(Error::Invariant(format!("request {} of a cache completed with no cache", done[0].id)));
+        }
+        for &a in &answered {
+            self.answer(a)?;
+        }
+        done.clear();
+        answered.clear();
+        self.cache_done = done;
+        self.cache_answered = answered;
+        Ok(())
+    }
+
+    /// A user response the cache gave: record it, and in a closed loop issue the next.
+    fn answer(&mut self, answered: Answered) -> Result<()> {
+        let now = self.now;
+        self.recorder.completion(now, answered.arrival, answered.is_write, answered.degraded, answered.lost)?;
+        if let Some(think) = self.workload.think_time() {
+            self.events.push(now + think, Event::Arrival);
+        }
+        Ok(())
     }
 }

@@ -4,6 +4,7 @@
 
 mod common;
 mod config_errors;
+mod cache_front;
 mod content_integrity;
 mod determinism;
 mod failures;
