@@ -367,6 +367,27 @@ def test_run_with_a_spare_rebuilds_and_prints_it(small_config_path, tmp_path, ca
 
 
 @pytest.mark.engine
+def test_run_with_a_cache_in_front_prints_its_line_and_counts_each_request_once(small_config_path, tmp_path, capsys):
+    from raidlab.results import Result
+
+    run_dir = tmp_path / "out"
+    assert run_cli("run", small_config_path, "-o", run_dir, "--set", "cache.policy=vdf-lfu",
+                   "--set", "cache.size_blocks=512", "--set", "content.check=true") == 0
+    out = capsys.readouterr().out
+    assert "buffer cache" in out and "vdf-lfu of 512 blocks" in out
+    assert "cache content check │ passed" in out.replace("  ", "")
+    summary = Result.load(run_dir).summary
+    cache = summary["cache"]
+    # 4 KiB requests at sector-aligned addresses touch one or two blocks each.
+    assert summary["requests_completed"] == 2000
+    reads = summary["response_ms"]["read"]["count"]
+    assert reads <= cache["read_blocks"] <= 2 * reads
+    assert cache["content"]["stale_sectors"] == 0 and summary["content"]["stale_sectors"] == 0
+    # Drive 2 fails at 5 s of a 20 s run: most reads met a faulty array.
+    assert 0 < cache["faulty_read_blocks"] < cache["read_blocks"]
+
+
+@pytest.mark.engine
 def test_the_demo_returns_to_normal_mode_while_requests_still_arrive():
     result = raidlab.run(REPO_ROOT / "experiments" / "demo.toml")
     (rebuild,) = result.rebuilds

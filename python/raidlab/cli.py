@@ -225,6 +225,11 @@ def print_summary(console: Console, result: Result, run_dir: Optional[Path] = No
     content = summary.get("content")
     if isinstance(content, Mapping):
         facts.add_row("content check", _content_text(content))
+    cache = summary.get("cache")
+    if isinstance(cache, Mapping):
+        facts.add_row("buffer cache", _cache_text(cache))
+        if isinstance(cache.get("content"), Mapping):
+            facts.add_row("cache content check", _content_text(cache["content"]))
     if result.cancelled:
         facts.add_row("cancelled", "yes — the run stopped early")
     warnings = summary.get("warnings") or []
@@ -331,6 +336,22 @@ def _content_text(content: Mapping[str, Any]) -> str:
         return text + (f"; {rebuilt:,} rebuilt sectors, none wrong" if rebuilt else "")
     return (f"FAILED — {stale:,} stale of {checked:,} sectors read ({int(content.get('stale_reads') or 0):,} reads); "
             f"{wrong:,} wrong of {rebuilt:,} rebuilt sectors")
+
+
+def _cache_text(cache: Mapping[str, Any]) -> str:
+    """The buffer cache in front of the array (``summary["cache"]``): its policy and size,
+    the read hit ratio, RGR (surviving-drive reads per block read, the VDF paper's Eq. 1)
+    over the run and while the array was faulty, and the write-backs."""
+    def ratio(key: str, form: str) -> str:
+        value = cache.get(key)
+        return "—" if value is None or not math.isfinite(float(value)) else format(float(value), form)
+
+    size = int(cache.get("size_blocks") or 0)
+    text = (f"{cache.get('policy')} of {size:,} blocks ({size * 4096 / 2**20:,.1f} MiB): read hits "
+            f"{ratio('read_hit_ratio', '.1%')}")
+    if cache.get("rgr") is not None:
+        text += f", RGR {ratio('rgr', '.3f')} (faulty {ratio('rgr_faulty', '.3f')})"
+    return text + f", {int(cache.get('destage_writes') or 0):,} destage writes"
 
 
 def _data_loss_text(result: Result) -> str:
