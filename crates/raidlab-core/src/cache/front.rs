@@ -337,16 +337,15 @@ impl FrontCache {
         view: &dyn DriveView,
         next_id: &mut u64,
     ) -> Result<Arrived> {
-        let first = record.lba / BLOCK_SECTORS;
-        let end = (record.lba + record.sectors as u64).div_ceil(BLOCK_SECTORS);
-        let mut parent = Parent { arrival: now, is_write: record.is_write, waiting: 0, degraded: false, lost: false };
+        let parent = Parent { arrival: now, is_write: record.is_write, waiting: 0, degraded: false, lost: false };
+        let mut arrival = Arrival { now, id, record, parent, controller, view, next_id };
         if record.is_write {
-            self.write(now, id, record, first, end, &mut parent, controller, view, next_id)?;
+            self.write(&mut arrival)?;
         } else {
-            self.read(now, id, record, first, end, &mut parent, controller, view, next_id)?;
+            self.read(&mut arrival)?;
         }
-        if parent.waiting > 0 {
-            self.parents.insert(id, parent);
+        if arrival.parent.waiting > 0 {
+            self.parents.insert(id, arrival.parent);
             return Ok(Arrived::Waiting);
         }
         let answered = Answered { arrival: now, is_write: record.is_write, degraded: false, lost: false };
@@ -358,46 +357,35 @@ impl FrontCache {
         Ok(Arrived::Due(due))
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn read(
-        &mut self,
-        now: Nanos,
-        id: u64,
-        record: RequestRecord,
-        first: u64,
-        end: u64,
-        parent: &mut Parent,
-        controller: &mut Controller,
-        view: &dyn DriveView,
-        next_id: &mut u64,
-    ) -> Result<()> {
+    fn read(&mut self, a: &mut Arrival<'_>) -> Result<()> {
+        let (first, end) = a.blocks();
         // The run of missed blocks not yet submitted, and its fill's id.
         let mut run: Option<(u64, u64)> = None;
         for block in first..end {
-            let penalties = LivePenalty { controller, placement: self.placement.as_ref() };
+            let penalties = LivePenalty { controller: a.controller, placement: self.placement.as_ref() };
             let faulty = penalties.faulty();
             let penalty = self.penalty_of(&penalties, block);
             let (hit, evicted) = self.cache.access_evicting(block, &penalties);
             self.stats.read_blocks += 1;
             self.stats.faulty_read_blocks += u64::from(faulty);
             if let Some(evicted) = evicted {
-                self.evict(now, evicted, controller, view, next_id)?;
+                self.evict(a, evicted)?;
             }
             if hit {
                 self.stats.read_hits += 1;
                 if let Some((start, fill)) = run.take() {
-                    self.submit_fill(now, id, start, block, fill, parent, controller, view)?;
+                    self.submit_fill(a, start, block, fill)?;
                 }
                 if let Some(&fill) = self.filling.get(&block) {
                     // The block is on its way: answer with the fill.
                     if let Some(Child::Fill { waiters, .. }) = self.children.get_mut(&fill) {
-                        if waiters.last() != Some(&id) {
-                            waiters.push(id);
-                            parent.waiting += 1;
+                        if waiters.last() != Some(&a.id) {
+                            waiters.push(a.id);
+                            a.parent.waiting += 1;
                         }
                     }
                 } else {
-                    self.check_hit(block, record);
+                    self.check_hit(block, a.record);
                 }
                 continue;
             }
@@ -408,8 +396,7 @@ impl FrontCache {
             let fill = match run {
                 Some((_, fill)) => fill,
                 None => {
-                    let fill = *next_id;
-                    *next_id += 1;
+                    let fill = a.next_request_id();
                     run = Some((block, fill));
                     fill
                 }
@@ -417,7 +404,7 @@ impl FrontCache {
             self.filling.insert(block, fill);
         }
         if let Some((start, fill)) = run {
-            self.submit_fill(now, id, start, end, fill, parent, controller, view)?;
+            self.submit_fill(a, start, end, fill)?;
         }
         Ok(())
     }
@@ -431,24 +418,13 @@ impl FrontCache {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn submit_fill(
-        &mut self,
-        now: Nanos,
-        id: u64,
-        first: u64,
-        end: u64,
-        fill: u64,
-        parent: &mut Parent,
-        controller: &mut Controller,
-        view: &dyn DriveView,
-    ) -> Result<()> {
-        parent.waiting += 1;
+    /// Submit fill `fill`, a read of blocks `[first, end)` that the arriving request waits on.
+    fn submit_fill(&mut self, a: &mut Arrival<'_>, first: u64, end: u64, fill: u64) -> Result<()> {
+        a.parent.waiting += 1;
         self.stats.fill_reads += 1;
-        self.children.insert(fill, Child::Fill { first, end, seq: id, waiters: vec![id] });
+        self.children.insert(fill, Child::Fill { first, end, seq: a.id, waiters: vec![a.id] });
         let (lba, sectors) = self.extent(first, end);
-        let request = UserRequest::new(fill, Origin::CacheFill, RequestRecord { arrival: now, lba, sectors, is_write: false });
-        controller.submit(now, request, view)
+        a.submit(fill, Origin::CacheFill, lba, sectors, false, 0)
     }
 
     /// Sectors of blocks `[first, end)` within the array.
@@ -458,19 +434,9 @@ impl FrontCache {
         (lba, (end - lba) as u32)
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn write(
-        &mut self,
-        now: Nanos,
-        id: u64,
-        record: RequestRecord,
-        first: u64,
-        end: u64,
-        parent: &mut Parent,
-        controller: &mut Controller,
-        view: &dyn DriveView,
-        next_id: &mut u64,
-    ) -> Result<()> {
+    fn write(&mut self, a: &mut Arrival<'_>) -> Result<()> {
+        let (first, end) = a.blocks();
+        let (id, record) = (a.id, a.record);
         let values = CACHE_CONTENT_IDS + id;
         let write_end = record.lba + record.sectors as u64;
         if self.held.is_some() {
@@ -492,7 +458,7 @@ impl FrontCache {
                     }
                 }
             }
-            return self.send_on(now, id, record.lba, write_end, values, parent, controller, view, next_id);
+            return self.send_on(a, record.lba, write_end);
         }
         // Write-back: whole blocks are cached dirty; a part block at either end is sent on,
         // its cached copy dropped (written back first if dirty, so that the array holds the
@@ -501,12 +467,12 @@ impl FrontCache {
         for block in first..end {
             let start = block * BLOCK_SECTORS;
             if record.lba <= start && start + BLOCK_SECTORS <= write_end {
-                let penalties = LivePenalty { controller, placement: self.placement.as_ref() };
+                let penalties = LivePenalty { controller: a.controller, placement: self.placement.as_ref() };
                 let (hit, evicted) = self.cache.access_evicting(block, &penalties);
                 self.stats.write_blocks += 1;
                 self.stats.write_hits += u64::from(hit);
                 if let Some(evicted) = evicted {
-                    self.evict(now, evicted, controller, view, next_id)?;
+                    self.evict(a, evicted)?;
                 }
                 if self.filling.remove(&block).is_some() {
                     self.stats.superseded_fill_blocks += 1;
@@ -518,7 +484,7 @@ impl FrontCache {
                 continue;
             }
             if let Some(dirty_values) = self.dirty.remove(&block) {
-                self.destage(now, block, dirty_values, controller, view, next_id)?;
+                self.destage(a, block, dirty_values)?;
             }
             if self.filling.remove(&block).is_some() {
                 self.stats.superseded_fill_blocks += 1;
@@ -530,46 +496,29 @@ impl FrontCache {
             parts[usize::from(block != first)] = Some(block);
         }
         match parts {
-            [Some(head), Some(tail)] if tail == head + 1 => {
-                self.send_on(now, id, record.lba, write_end, values, parent, controller, view, next_id)
-            }
+            [Some(head), Some(tail)] if tail == head + 1 => self.send_on(a, record.lba, write_end),
             _ => {
                 for block in parts.into_iter().flatten() {
                     let start = block * BLOCK_SECTORS;
-                    let (from, to) = (record.lba.max(start), write_end.min(start + BLOCK_SECTORS));
-                    self.send_on(now, id, from, to, values, parent, controller, view, next_id)?;
+                    self.send_on(a, record.lba.max(start), write_end.min(start + BLOCK_SECTORS))?;
                 }
                 Ok(())
             }
         }
     }
 
-    /// Send sectors `[from, to)` of user write `id` on to the array, with its values.
-    #[allow(clippy::too_many_arguments)]
-    fn send_on(
-        &mut self,
-        now: Nanos,
-        id: u64,
-        from: u64,
-        to: u64,
-        values: u64,
-        parent: &mut Parent,
-        controller: &mut Controller,
-        view: &dyn DriveView,
-        next_id: &mut u64,
-    ) -> Result<()> {
-        let child = *next_id;
-        *next_id += 1;
-        parent.waiting += 1;
+    /// Send sectors `[from, to)` of the arriving write on to the array, with its values.
+    fn send_on(&mut self, a: &mut Arrival<'_>, from: u64, to: u64) -> Result<()> {
+        let child = a.next_request_id();
+        a.parent.waiting += 1;
         self.stats.writes_sent_on += 1;
-        self.children.insert(child, Child::Write { parent: id });
-        let request = UserRequest::new(child, Origin::CacheWrite, RequestRecord { arrival: now, lba: from, sectors: (to - from) as u32, is_write: true });
-        controller.submit_with_values(now, request, values, view)
+        self.children.insert(child, Child::Write { parent: a.id });
+        a.submit(child, Origin::CacheWrite, from, (to - from) as u32, true, CACHE_CONTENT_IDS + a.id)
     }
 
     /// The policy evicted `block`: write it back if dirty; a fill still bringing it no longer
     /// fills the cache.
-    fn evict(&mut self, now: Nanos, block: u64, controller: &mut Controller, view: &dyn DriveView, next_id: &mut u64) -> Result<()> {
+    fn evict(&mut self, a: &mut Arrival<'_>, block: u64) -> Result<()> {
         self.stats.evictions += 1;
         if self.filling.remove(&block).is_some() {
             self.stats.superseded_fill_blocks += 1;
@@ -578,19 +527,18 @@ impl FrontCache {
             held.remove(&block);
         }
         if let Some(values) = self.dirty.remove(&block) {
-            self.destage(now, block, values, controller, view, next_id)?;
+            self.destage(a, block, values)?;
         }
         Ok(())
     }
 
-    fn destage(&mut self, now: Nanos, block: u64, values: u64, controller: &mut Controller, view: &dyn DriveView, next_id: &mut u64) -> Result<()> {
-        let child = *next_id;
-        *next_id += 1;
+    /// Write dirty `block`, holding the values of write `values`, back to the array.
+    fn destage(&mut self, a: &mut Arrival<'_>, block: u64, values: u64) -> Result<()> {
+        let child = a.next_request_id();
         self.stats.destage_writes += 1;
         self.children.insert(child, Child::Destage);
         let (lba, sectors) = self.extent(block, block + 1);
-        let request = UserRequest::new(child, Origin::CacheDestage, RequestRecord { arrival: now, lba, sectors, is_write: true });
-        controller.submit_with_values(now, request, values, view)
+        a.submit(child, Origin::CacheDestage, lba, sectors, true, values)
     }
 
     /// A hit on cached `block` by `record`: check the values it returns.
@@ -703,6 +651,40 @@ impl FrontCache {
     /// miss counts one read.
     pub fn has_placement(&self) -> bool {
         self.placement.is_some()
+    }
+}
+
+/// A user request passing the cache, and what its passage submits to the array with.
+struct Arrival<'a> {
+    now: Nanos,
+    id: u64,
+    record: RequestRecord,
+    /// The array requests it waits on, and what the answer will say.
+    parent: Parent,
+    controller: &'a mut Controller,
+    view: &'a dyn DriveView,
+    /// The engine's next request id.
+    next_id: &'a mut u64,
+}
+
+impl Arrival<'_> {
+    /// The 4 KiB blocks `[first, end)` the request touches.
+    fn blocks(&self) -> (u64, u64) {
+        let end = self.record.lba + self.record.sectors as u64;
+        (self.record.lba / BLOCK_SECTORS, end.div_ceil(BLOCK_SECTORS))
+    }
+
+    /// An id for an array request of the cache's.
+    fn next_request_id(&mut self) -> u64 {
+        let id = *self.next_id;
+        *self.next_id += 1;
+        id
+    }
+
+    /// Submit array request `id` of `origin` (a write with the values of write `values`).
+    fn submit(&mut self, id: u64, origin: Origin, lba: u64, sectors: u32, is_write: bool, values: u64) -> Result<()> {
+        let request = UserRequest::new(id, origin, RequestRecord { arrival: self.now, lba, sectors, is_write });
+        self.controller.submit_with_values(self.now, request, values, self.view)
     }
 }
 
