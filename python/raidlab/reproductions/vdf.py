@@ -154,9 +154,9 @@ def _pct(value: Optional[float], digits: int = 1) -> str:
 
 
 def drive_of_block(block: int, drives: int) -> int:
-    """The drive holding 4 KiB ``block`` in a left-symmetric RAID-5 of ``drives`` drives with
-    64 KiB chunks (Linux md's layout, §6.2), as the cache simulator and raidlab's ``raid5``
-    layout place it: chunk c = block // 16 is data unit c mod (n − 1) of stripe c // (n − 1),
+    """The drive holding 4 KiB ``block`` (an int, or a numpy array of them) in a left-symmetric
+    RAID-5 of ``drives`` drives with 64 KiB chunks (Linux md's layout, §6.2), as the cache
+    simulator and raidlab's ``raid5`` layout place it: chunk c = block // 16 is data unit c mod (n − 1) of stripe c // (n − 1),
     whose parity is on drive n − 1 − (stripe mod n) and whose data follow it."""
     chunk = block // (CHUNK_KIB // 4)
     stripe, unit = divmod(chunk, drives - 1)
@@ -271,9 +271,22 @@ def _rgr_grid(trace: Path, drives: Sequence[int], sizes: Sequence[int], jobs: in
             for cell in report.cells:
                 cells[(cell["policy"], int(cell["size_blocks"]), int(cell["drives"]))] = {
                     "after": cell["after_warmup"]["rgr"], "total": cell["total"]["rgr"],
-                    "hit": cell["total"]["hit_ratio"]}
+                    "hit": cell["total"]["hit_ratio"], "warmup_requests": cell["warmup_requests"],
+                    "requests": cell["total"]["requests"]}
             context.report_progress("vdf RGR grid", done, len(calls))
     return cells
+
+
+def _write_grid(grid: Mapping[Tuple[str, int, int], Mapping[str, Any]], path: Path) -> Path:
+    """The grid's cells as CSV (one row per policy, size and drive count), for the figures'
+    numbers and for checking the report's claims."""
+    import pandas as pd
+
+    rows = [{"policy": p, "size_blocks": s, "drives": n, "rgr_after_warmup": cell["after"], "rgr_total": cell["total"],
+             "hit_ratio": cell["hit"], "warmup_requests": cell["warmup_requests"], "requests": cell["requests"]}
+            for (p, s, n), cell in sorted(grid.items(), key=lambda item: (item[0][2], item[0][1], item[0][0]))]
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
 
 
 # ---------------------------------------------------------------------------------------------
@@ -423,6 +436,7 @@ def run(context: "Context") -> PaperReport:
 
     trace, trace_label = _trace(output, options, context)
     grid = _rgr_grid(trace, drives, sizes, jobs, context)
+    _write_grid(grid, output / "rgr.csv")
 
     closed = _closed_cases(drives, replay)
     streams = sorted({(p, s, n) for n in drives for s in replay for p in POLICIES}
@@ -644,6 +658,9 @@ def _draw_rgr(grid: Mapping[Tuple[str, int, int], Mapping[str, Optional[float]]]
         return None
     figure = Figure(figsize=(3.6 * len(drives), 3.8), layout="constrained")
     axes = figure.subplots(1, len(drives), squeeze=False, sharey=True)[0]
+    # One scale for every panel, from 0 to the largest RGR drawn (shared axes would otherwise
+    # take the first panel's range and clip the larger arrays' curves).
+    top = max((v for cell in grid.values() for v in (cell["after"], cell["total"]) if v is not None), default=1.0)
     for ax, n in zip(axes, drives):
         for number, policy in enumerate(POLICIES):
             style = "-" if policy.startswith("vdf") else "--"
@@ -660,7 +677,7 @@ def _draw_rgr(grid: Mapping[Tuple[str, int, int], Mapping[str, Optional[float]]]
         ax.set_xlabel("cache size (4 KiB blocks)")
         ax.set_title(f"{n} disks, one failed")
         ax.grid(True, alpha=0.3)
-        ax.set_ylim(bottom=0)
+        ax.set_ylim(0, top * 1.05)
     axes[0].set_ylabel("RGR (surviving-drive I/Os per request)")
     axes[0].legend(fontsize="small")
     return save_png_and_svg(figure, output / "vdf_rgr")[0]
@@ -675,11 +692,11 @@ def _draw_service(pd_: Mapping[Tuple[str, int, int, int], Optional[float]], driv
 
     panels = []
     if FIG78_DRIVES in drives:
-        panels.append(("Fig. 7: 8 disks, 524,288 blocks", "threads",
+        panels.append((f"Fig. 7: 8 disks, {replay[-1]:,} blocks", "threads",
                        [(FIG78_DRIVES, replay[-1], t) for t in FIG7_THREADS], 2))
         panels.append(("Fig. 8: 8 disks, 60 threads", "cache size (blocks)",
                        [(FIG78_DRIVES, s, FIG89_THREADS) for s in replay], 1))
-    panels.append(("Fig. 9: 524,288 blocks, 60 threads", "disks", [(n, replay[-1], FIG89_THREADS) for n in drives], 0))
+    panels.append((f"Fig. 9: {replay[-1]:,} blocks, 60 threads", "disks", [(n, replay[-1], FIG89_THREADS) for n in drives], 0))
     figure = Figure(figsize=(4.2 * len(panels), 3.6), layout="constrained")
     axes = figure.subplots(1, len(panels), squeeze=False)[0]
     drawn = False
@@ -697,6 +714,11 @@ def _draw_service(pd_: Mapping[Tuple[str, int, int, int], Optional[float]], driv
                 ax.plot([p[0] for p in points], [p[1] for p in points], "-o", color=f"C{2 * number + 1}",
                         label=f"{LABELS[policy]} vs {LABELS[base]}")
         ax.axhline(0, color="0.5", linewidth=0.8)
+        values = sorted({case[axis] for case in cases})
+        if axis == 1:
+            ax.set_xscale("log", base=2)
+        ax.set_xticks(values)
+        ax.set_xticklabels([f"{v // 1024:,}K" if axis == 1 else str(v) for v in values])
         ax.set_title(title)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("service-rate improvement (%)")
