@@ -9,7 +9,6 @@ import functools
 import math
 import os
 import random
-from pathlib import Path
 
 import pandas as pd
 import pytest
