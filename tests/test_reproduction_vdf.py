@@ -267,6 +267,7 @@ def test_a_second_run_reuses_the_streams_and_runs(small):
     out, report = small
     again = run_reproduction(entry("vdf"), Context(output=out, jobs=2, options=SMALL))
     assert "(52 already done)" in again.facts[0]
+    assert "drive 0 failed (reused)" in again.facts[0] and "drive 0 failed (computed now)" in report.facts[0]
     assert [t.rows for t in again.tables] == [t.rows for t in report.tables]
 
 

@@ -277,6 +277,38 @@ def _rgr_grid(trace: Path, drives: Sequence[int], sizes: Sequence[int], jobs: in
     return cells
 
 
+def _grid_key(trace: Path, drives: Sequence[int], sizes: Sequence[int]) -> Dict[str, Any]:
+    """What the grid depends on: the trace (as :func:`_trace_tag` names it), the drive counts,
+    the sizes, the chunk and the core's version (a rebuilt core may count differently)."""
+    from raidlab.sweep import code_version
+
+    return {"trace": _trace_tag(trace), "drives": list(drives), "sizes": list(sizes), "chunk_kib": CHUNK_KIB,
+            "code": code_version()}
+
+
+def _stored_grid(path: Path, trace: Path, drives: Sequence[int],
+                 sizes: Sequence[int]) -> Optional[Dict[Tuple[str, int, int], Dict[str, Any]]]:
+    """The grid a previous run stored in ``path`` for the same inputs, or ``None``."""
+    import json
+
+    if not path.is_file():
+        return None
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    if stored.get("key") != _grid_key(trace, drives, sizes):
+        return None
+    return {(c["policy"], int(c["size_blocks"]), int(c["drives"])): c["cell"] for c in stored["cells"]}
+
+
+def _store_grid(grid: Mapping[Tuple[str, int, int], Mapping[str, Any]], path: Path, trace: Path,
+                drives: Sequence[int], sizes: Sequence[int]) -> None:
+    import json
+
+    cells = [{"policy": p, "size_blocks": s, "drives": n, "cell": dict(cell)} for (p, s, n), cell in sorted(grid.items())]
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps({"key": _grid_key(trace, drives, sizes), "cells": cells}), encoding="utf-8")
+    partial.replace(path)
+
+
 def _write_grid(grid: Mapping[Tuple[str, int, int], Mapping[str, Any]], path: Path) -> Path:
     """The grid's cells as CSV (one row per policy, size and drive count), for the figures'
     numbers and for checking the report's claims."""
@@ -303,14 +335,20 @@ def _miss_streams(trace: Path, tag: str, folder: Path, streams: Sequence[Tuple[s
 
     from raidlab.cache import simulate
 
+    from raidlab.sweep import code_version
+
     folder.mkdir(parents=True, exist_ok=True)
+    # A stream written by another build of the core is written again (its cache may differ).
+    code = code_version()
 
     def one(stream: Tuple[str, int, int]) -> Dict[str, Any]:
         policy, size, drives = stream
         path = folder / f"{tag}-{replay_records}rec-{policy}-{size}-{drives}d.spc.gz"
         facts = path.with_name(path.name + ".json")
         if path.is_file() and facts.is_file():
-            return dict(json.loads(facts.read_text(encoding="utf-8")), path=str(path))
+            stored = json.loads(facts.read_text(encoding="utf-8"))
+            if stored.pop("code", None) == code:
+                return dict(stored, path=str(path))
         plain = path.with_name(path.name[:-3])
         report = simulate(trace, policies=[policy], sizes=[size], drives=[drives], failed_drive=0, writes="skip",
                           chunk_kib=CHUNK_KIB, miss_trace=plain, trace_keys={"max_records": replay_records})
@@ -330,7 +368,7 @@ def _miss_streams(trace: Path, tag: str, folder: Path, streams: Sequence[Tuple[s
         plain.unlink()
         result = {"lines": int(report.miss_trace["lines"]), "rgr": cell["after_warmup"]["rgr"],
                   "warmup_requests": int(cell["warmup_requests"])}
-        facts.write_text(json.dumps(result), encoding="utf-8")
+        facts.write_text(json.dumps(dict(result, code=code)), encoding="utf-8")
         return dict(result, path=str(path))
 
     result: Dict[Tuple[str, int, int], Dict[str, Any]] = {}
@@ -435,7 +473,11 @@ def run(context: "Context") -> PaperReport:
     base = (experiments / CONFIG).resolve()
 
     trace, trace_label = _trace(output, options, context)
-    grid = _rgr_grid(trace, drives, sizes, jobs, context)
+    grid = _stored_grid(output / "rgr.json", trace, drives, sizes)
+    grid_reused = grid is not None
+    if grid is None:
+        grid = _rgr_grid(trace, drives, sizes, jobs, context)
+        _store_grid(grid, output / "rgr.json", trace, drives, sizes)
     _write_grid(grid, output / "rgr.csv")
 
     closed = _closed_cases(drives, replay)
@@ -460,7 +502,7 @@ def run(context: "Context") -> PaperReport:
     open_table, closed_table = open_outcome.table, closed_outcome.table
     report.facts.append(
         f"trace: {trace_label}, reads only, 4 KiB blocks; RGR grid {len(drives)} drive count(s) × {len(sizes)} "
-        f"size(s) × 4 policies, drive 0 failed; miss streams after warm-up from the first {replay_records:,} "
+        f"size(s) × 4 policies, drive 0 failed ({'reused' if grid_reused else 'computed now'}); miss streams after warm-up from the first {replay_records:,} "
         f"records; drives {capacity:,} sectors ({capacity * 512 / 2**30:.2f} GiB) each; {len(open_table)} "
         f"open-loop and {len(closed_table)} closed-loop run(s) × {len(seeds)} seed(s) "
         f"({open_outcome.skipped + closed_outcome.skipped} already done); sweeps in {open_outcome.directory} and "
