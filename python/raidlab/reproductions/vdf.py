@@ -11,7 +11,8 @@ trace given with ``raidlab reproduce vdf --trace FILE``), reads only in 4 KiB bl
    (``--miss-trace``: the cache-fill misses dropped, §6.3) replayed open loop by its
    timestamps on the array in spare-rebuilding mode: drive 0 fails at the stream's first
    request and is rebuilt at once onto a hot spare by md's resync at the prototype's minimum
-   reconstruction bandwidth (100 MB/s, §6.2); the run ends with the rebuild.
+   reconstruction bandwidth (100 MB/s, §6.2), reads not redirected to the spare; the run
+   ends with the rebuild.
 3. **Service rate** (§6.4, Figs. 7-9): the same miss streams replayed closed loop, T
    requests outstanding and no think time, in degraded mode (drive 0 failed, no rebuild);
    the play duration PD of the whole stream measures the service rate.
@@ -397,8 +398,11 @@ def _spec(base: Path, name: str, seeds: List[int], set_keys: Mapping[str, Any],
 
 #: Spare-rebuilding mode (§6.3): a hot spare, md's resync at the prototype's minimum
 #: reconstruction bandwidth, 64 KiB units (one chunk), 16 in flight (md's stripe cache: 256
-#: stripes of 4 KiB per device, as experiments/md_resync_tradeoff.toml), reads of rebuilt
-#: units redirected to the spare (§6.5), the run ending with the rebuild.
+#: stripes of 4 KiB per device, as experiments/md_resync_tradeoff.toml), the run ending with
+#: the rebuild. Reads are **not** redirected to the spare: Eq. 3 charges one RGR for the whole
+#: rebuild, which holds only if a rebuilt block's miss still costs what it did, and the paper
+#: presents redirection as another technique (§2) that VDF could be combined with (§6.5).
+#: ``--set rebuild.redirect_reads=true`` gives the other reading (docs/reproduction.md).
 OPEN_LOOP_KEYS: Dict[str, Any] = {
     "array.spares": 1,
     "workload.arrival.process": "trace",
@@ -407,7 +411,7 @@ OPEN_LOOP_KEYS: Dict[str, Any] = {
     "rebuild.unit": {"sectors": SECTORS_PER_CHUNK},
     "rebuild.discipline": "md",
     "rebuild.md.speed_limit_min_kib_s": MD_SPEED_LIMIT_MIN_KIB_S,
-    "rebuild.redirect_reads": True,
+    "rebuild.redirect_reads": False,
     "rebuild.end_run": True,
 }
 #: Degraded mode (§6.4): the failed drive stays failed (no [rebuild], no spare); T threads
@@ -640,7 +644,7 @@ def _table3(policy: str, rd: Mapping[Tuple[str, int, int], Optional[float]],
                          _pct(ceiling)])
     name, base_name = LABELS[policy], LABELS[base]
     note = (f"Open loop, spare-rebuilding mode: the miss stream after warm-up replayed by its timestamps while drive 0 "
-            f"is rebuilt onto a hot spare; raidlab's times are rebuild times of drives scaled down (docs/reproduction.md), "
+            f"is rebuilt onto a hot spare (reads of rebuilt blocks not redirected); raidlab's times are rebuild times of drives scaled down (docs/reproduction.md), "
             f"so compare improvements, not seconds. Improvement = (RD_{base_name} − RD_{name}) / RD_{base_name} "
             f"(Table 3's, §6.3); \"as speed-up\" divides by RD_{name} instead, as §6.4's service-rate formula does. "
             f"\"RGR reduction\" is that of the replayed stream's cells (after warm-up, the replayed prefix), the "
