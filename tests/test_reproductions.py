@@ -53,9 +53,9 @@ def test_notes_end_at_the_next_section():
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["reproduce"], "name a paper (fu, pro, thesis, validation) or give --all"),
+    (["reproduce"], "name a paper (fu, pro, vdf, thesis, validation) or give --all"),
     (["reproduce", "fu", "--all"], "not both"),
-    (["reproduce", "nope"], "unknown paper 'nope'; known: fu, pro, thesis, validation"),
+    (["reproduce", "nope"], "unknown paper 'nope'; known: fu, pro, vdf, thesis, validation"),
 ])
 def test_reproduce_needs_one_known_name_or_all(argv, words, tmp_path, capsys):
     assert main([*argv, "-o", str(tmp_path / "out")]) == 2
@@ -136,6 +136,8 @@ def test_the_all_report_renders_in_chromium_with_every_figure_and_table(tmp_path
     contexts = {
         "fu": {"seeds": 1, "studies": ["table1"], "extra": tuple(TINY)},
         "pro": {"options": {"requests": 3000, "capacity_gib": 0.0625, "arrays": ["raid5-3", "raid1-2"]}},
+        "vdf": {"options": {"records": 100_000, "replay_records": 100_000, "area_gib": 4, "drives": [5, 8],
+                            "sizes": [4096, 16384], "replay_sizes": [4096, 8192, 16384], "capacity_gib": 0.25}},
         "thesis": {"seeds": 1, "extra": ("workload.requests=20000",)},
         "validation": {"options": {"drives": ["ibm18es", "hp_c2247a"]}},
     }
@@ -144,7 +146,7 @@ def test_the_all_report_renders_in_chromium_with_every_figure_and_table(tmp_path
     reports = done["reports"]
     assert [report.name for report in reports] == reproductions.names()
     ran = [report for report in reports if report.error is None]
-    assert {report.name for report in ran} >= {"fu", "pro", "thesis"}
+    assert {report.name for report in ran} >= {"fu", "pro", "vdf", "thesis"}
     if not DISKSPECS.is_dir():
         assert done["failed"] == ["validation"]  # reported as not run, with why
     report_html = tmp_path / "all" / "report.html"

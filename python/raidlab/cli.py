@@ -914,11 +914,14 @@ def build_parser() -> argparse.ArgumentParser:
                     "each into its own subdirectory and one report.md and self-contained report.html of "
                     "every paper: its tables, figures and the notes of docs/reproduction.md.")
     reproduce.add_argument("paper", metavar="PAPER", nargs="?",
-                           help="the reproduction (raidlab.reproductions.REPRODUCTIONS: fu, pro, thesis, validation)")
+                           help="the reproduction (raidlab.reproductions.REPRODUCTIONS: fu, pro, vdf, thesis, validation)")
     reproduce.add_argument("--all", action="store_true",
                            help="run every reproduction and write report.md and a self-contained report.html")
     reproduce.add_argument("--diskspecs", metavar="DIR",
                            help="DiskSim specs and traces for the validation (default: ../shared/diskspecs)")
+    reproduce.add_argument("--trace", metavar="FILE",
+                           help="vdf: run on this block trace (any format raidlab reads) instead of the "
+                                "synthetic look-alike of the paper's SPC-1-web")
     reproduce.add_argument("-o", "--output", metavar="DIR",
                            help="output directory (default: runs/reproduce-PAPER)")
     reproduce.add_argument("--seeds", type=_positive("seeds"), metavar="N",

@@ -280,6 +280,14 @@ def command_reproduce(args: argparse.Namespace, out: "Console", err: "Console") 
         raise ConfigError("name one paper or give --all, not both", key="paper")
     if not args.all and not args.paper:
         raise ConfigError(f"name a paper ({', '.join(reproductions.names())}) or give --all", key="paper")
+    # Options that only some reproductions take: refused for the others rather than ignored.
+    options: Dict[str, Dict[str, Any]] = {}
+    if getattr(args, "trace", None):
+        if args.paper and args.paper != "vdf":
+            raise ConfigError(f"only vdf takes a trace, not {args.paper}", key="--trace")
+        if not Path(args.trace).is_file():
+            raise ConfigError(f"no such trace file: {args.trace}", key="--trace")
+        options["vdf"] = {"trace": str(Path(args.trace).resolve())}
     if args.paper:
         reproduction = reproductions.entry(args.paper)
         if reproduction.studies is not None:
@@ -298,15 +306,18 @@ def command_reproduce(args: argparse.Namespace, out: "Console", err: "Console") 
                   command_line=command_line_text(args.argv), progress=progress)
     try:
         if args.all:
-            done = reproductions.reproduce_all(output, contexts={name: {"studies": studies} for name in
-                                                                 reproductions.names()} if studies else None,
-                                               **common)
+            contexts: Dict[str, Dict[str, Any]] = {name: {"studies": studies} for name in reproductions.names()} \
+                if studies else {}
+            for name, extra in options.items():
+                contexts.setdefault(name, {})["options"] = extra
+            done = reproductions.reproduce_all(output, contexts=contexts or None, **common)
             files, failed = done["files"], done["failed"]
         else:
             from raidlab.report import write_report
 
             report = reproductions.run_reproduction(
-                reproduction, reproductions.Context(output=output, studies=studies, **common))
+                reproduction, reproductions.Context(output=output, studies=studies,
+                                                    options=options.get(reproduction.name, {}), **common))
             files, failed = write_report([report], output, title=f"raidlab reproduction: {reproduction.title}"), []
     finally:
         progress.close()

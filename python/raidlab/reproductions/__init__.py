@@ -58,6 +58,8 @@ REPRODUCTIONS = (
                  notes="Fu et al. (seed 001): rebuild with VSM and PCM", studies="fu"),
     Reproduction("pro", "PRO: popularity-based reconstruction against DOR (Tables 3-4, Fig. 3)",
                  notes="PRO (seed 000): popularity-based reconstruction", module="raidlab.reproductions.pro"),
+    Reproduction("vdf", "VDF: victim-disk-first caching, RGR (Figs. 3-5), reconstruction (Table 3), service rate (Figs. 7-9)",
+                 notes="VDF (seed 003): victim disk first", module="raidlab.reproductions.vdf"),
     Reproduction("thesis", "Thesis §3.2: traditional mirroring in normal mode",
                  notes="Thesis (seed 004): traditional mirroring, normal mode", module="raidlab.reproductions.thesis"),
     Reproduction("validation", "DiskSim's validation traces: the drive models against real drives",
