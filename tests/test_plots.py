@@ -195,6 +195,32 @@ def test_plot_run_with_a_rebuild_adds_c_of_t_under_r_of_t(tmp_path, drawn_figure
         assert ax.get_legend() is not None
 
 
+def test_plot_run_with_a_cache_adds_its_rgr_under_c_of_t(tmp_path, drawn_figures):
+    result = synthetic_rebuild_result()
+    windows = len(result.timeseries)
+    # RGR 1 before the failure at 5 s, 1.6 after it (a RAID-5 of 5 with no hits).
+    start = result.timeseries["window_start_s"].to_numpy(dtype=float)
+    result.timeseries["cache_rgr"] = np.where(start >= 5.0, 1.6, 1.0)
+    result.timeseries["cache_read_hit_ratio"] = np.zeros(windows)
+    plot_run(result, tmp_path / "cache.png")
+    (figure,) = drawn_figures
+    # R(t) and its twin, c(t), the cache panel and its twin, the CDF.
+    assert len(figure.axes) == 6
+    progress = next(ax for ax in figure.axes if ax.get_title().startswith("c(t)"))
+    cache = next(ax for ax in figure.axes if ax.get_title().startswith("Buffer cache"))
+    cdf = next(ax for ax in figure.axes if ax.get_title().startswith("Response-time CDF"))
+    assert progress.get_position().y0 > cache.get_position().y0 > cdf.get_position().y0
+    assert cache.get_shared_x_axes().joined(cache, progress)
+    rgr = next(line for line in cache.get_lines() if line.get_label().startswith("RGR"))
+    assert list(rgr.get_ydata()) == list(result.timeseries["cache_rgr"])
+    assert marker_xs(cache, "drive failure") == [5.0]
+    assert cache.get_xlabel() == "simulated time (s)" and progress.get_xlabel() == ""
+    # A run whose cache saw no reads draws no panel for it.
+    result.timeseries["cache_rgr"] = math.nan
+    plot_run(result, tmp_path / "no-reads.png")
+    assert len(drawn_figures[1].axes) == 4
+
+
 def test_plot_run_without_a_rebuild_keeps_its_layout(tmp_path, drawn_figures):
     result = synthetic_result()
     result.timeseries["rebuilt_fraction"] = math.nan  # a newer run that rebuilt nothing

@@ -245,6 +245,43 @@ def draw_rebuild_progress(
     return ax
 
 
+def has_cache_series(timeseries: pd.DataFrame) -> bool:
+    """Whether ``timeseries`` has a buffer cache's RGR (``cache_rgr``) with any value: a run
+    with ``[cache]`` in front of its array."""
+    return "cache_rgr" in timeseries and bool(np.isfinite(timeseries["cache_rgr"].to_numpy(dtype=float)).any())
+
+
+def draw_cache_over_time(
+    ax: Axes,
+    timeseries: pd.DataFrame,
+    failures: Iterable[float] = (),
+    losses: Iterable[float] = (),
+    rebuilds: Optional[Dict[str, List[float]]] = None,
+) -> Axes:
+    """The buffer cache in front of the array, per window: RGR (surviving-drive reads per
+    read block, the VDF paper's Eq. 1) on the left axis and the read hit ratio on the right,
+    with the same event markers as R(t): RGR rises at a failure and falls as the rebuild
+    makes the lost drive's blocks current."""
+    end = timeseries["window_end_s"].to_numpy(dtype=float)
+    rgr = timeseries["cache_rgr"].to_numpy(dtype=float)
+    ax.plot(end, rgr, color="C3", linewidth=1.3, label="RGR (surviving-drive reads per read block)")
+    rebuilds = rebuilds or {}
+    draw_event_markers(ax, failures, losses, rebuilds.get("started", ()), rebuilds.get("complete", ()),
+                       rebuilds.get("abandoned", ()))
+    ax.set_ylabel("RGR")
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    hits = ax.twinx()
+    if "cache_read_hit_ratio" in timeseries:
+        hits.plot(end, timeseries["cache_read_hit_ratio"].to_numpy(dtype=float), color="C2", linewidth=1.0,
+                  alpha=0.8, label="read hit ratio")
+    hits.set_ylabel("read hit ratio")
+    hits.set_ylim(0, 1.05)
+    ax.set_title("Buffer cache in front of the array", pad=34)  # room for two rows of legend
+    _legend_outside(ax, hits)
+    return ax
+
+
 def draw_response_cdf(
     ax: Axes,
     histogram: pd.DataFrame,
@@ -279,26 +316,34 @@ def draw_response_cdf(
 
 
 def plot_run(result: Result, output: Union[str, "os.PathLike[str]"]) -> Path:
-    """Draw R(t) and the response-time CDFs of ``result`` into one PNG at ``output``; for a
-    run with rebuild progress (:func:`has_rebuild_progress`), c(t) in a panel under R(t),
-    sharing its time axis, with the rebuild's start and end marked on both."""
+    """Draw R(t) and the response-time CDFs of ``result`` into one PNG at ``output``; under
+    R(t), sharing its time axis: c(t) for a run with rebuild progress
+    (:func:`has_rebuild_progress`), with the rebuild's start and end marked, and the buffer
+    cache's RGR and hit ratio for a run with a cache in front of the array
+    (:func:`has_cache_series`)."""
     failures, losses, rebuilds = failure_times(result), data_loss_times(result), rebuild_times(result)
     seconds = result.summary.get("simulated_seconds")
     timeseries = complete_windows(result.timeseries, float(seconds) if isinstance(seconds, (int, float)) else None)
-    if has_rebuild_progress(timeseries):
-        figure = Figure(figsize=(10, 10.5), layout="constrained")
-        grid = figure.add_gridspec(3, 1, height_ratios=(3, 1.5, 2))
+    panels = [draw_rebuild_progress] if has_rebuild_progress(timeseries) else []
+    if has_cache_series(timeseries):
+        panels.append(draw_cache_over_time)
+    if panels:
+        figure = Figure(figsize=(10, 8 + 2.5 * len(panels)), layout="constrained")
+        grid = figure.add_gridspec(2 + len(panels), 1, height_ratios=(3, *(1.5 for _ in panels), 2))
         over_time = figure.add_subplot(grid[0])
-        progress = figure.add_subplot(grid[1], sharex=over_time)
-        cdf = figure.add_subplot(grid[2])
         draw_response_over_time(over_time, timeseries, failures, losses, rebuilds)
-        draw_rebuild_progress(progress, timeseries, failures, losses, rebuilds)
-        # The time axis is labelled once, under c(t).
-        over_time.set_xlabel("")
-        over_time.tick_params(labelbottom=False)
+        below = [figure.add_subplot(grid[1 + i], sharex=over_time) for i in range(len(panels))]
+        for ax, draw in zip(below, panels):
+            draw(ax, timeseries, failures, losses, rebuilds)
+        # The time axis is labelled once, under the last panel.
+        for ax in (over_time, *below[:-1]):
+            ax.set_xlabel("")
+            ax.tick_params(labelbottom=False)
+        below[-1].set_xlabel("simulated time (s)")
+        cdf = figure.add_subplot(grid[-1])
     else:
-        # Runs without rebuild keep the two-panel layout they always had (and, having no
-        # rebuild times, the same markers).
+        # Runs without rebuild or cache keep the two-panel layout they always had (and,
+        # having no rebuild times, the same markers).
         figure = Figure(figsize=(10, 8), layout="constrained")
         over_time, cdf = figure.subplots(2, 1, height_ratios=(3, 2))
         draw_response_over_time(over_time, timeseries, failures, losses, rebuilds)

@@ -73,9 +73,11 @@ TABLE_COLUMNS: Dict[str, List[str]] = {
 #: ``rebuilt_fraction`` is c(t), the fraction of the lost drive's rebuild units current on the
 #: spare at each window's end (NaN before a rebuild starts and in runs without rebuild).
 #: ``lost`` counts the requests of each window answered with data loss, which no response
-#: statistic includes.
+#: statistic includes. ``cache_read_hit_ratio`` and ``cache_rgr`` are a run's buffer cache in
+#: front of the array (``[cache]``): the read hit ratio and RGR (surviving-drive reads per read
+#: block) of each window, NaN in windows without reads and absent without a cache.
 OPTIONAL_COLUMNS: Dict[str, List[str]] = {
-    "timeseries": ["rebuilt_fraction", "lost"],
+    "timeseries": ["rebuilt_fraction", "lost", "cache_read_hit_ratio", "cache_rgr"],
     "drives": ["user_busy_s", "rebuild_busy_s", "rebuild_mb"],
 }
 

@@ -271,7 +271,7 @@ pub fn tables(sim: &Simulation) -> Vec<Table> {
     let w = rec.window_ns() as f64 / 1e9;
     let n = rec.windows.len();
     let mean = |sum: u128, count: u64| if count == 0 { f64::NAN } else { sum as f64 / count as f64 / 1e6 };
-    let timeseries = Table {
+    let mut timeseries = Table {
         name: "timeseries".into(),
         columns: vec![
             f64s("window_start_s", (0..n).map(|i| i as f64 * w).collect()),
@@ -285,6 +285,20 @@ pub fn tables(sim: &Simulation) -> Vec<Table> {
             f64s("rebuilt_fraction", rebuilt_fraction(sim, n)),
         ],
     };
+    if let Some(front) = sim.front.as_ref() {
+        // The buffer cache's read hit ratio and RGR in each window (NaN without reads).
+        let windows = front.windows();
+        let per_window = |f: fn(&crate::cache::front::WindowCounts) -> u64| -> Vec<f64> {
+            (0..n)
+                .map(|i| match windows.get(i) {
+                    Some(counts) if counts.read_blocks > 0 => f(counts) as f64 / counts.read_blocks as f64,
+                    _ => f64::NAN,
+                })
+                .collect()
+        };
+        timeseries.columns.push(f64s("cache_read_hit_ratio", per_window(|c| c.read_hits)));
+        timeseries.columns.push(f64s("cache_rgr", per_window(|c| c.miss_penalty)));
+    }
     let (mut class, mut upper, mut count) = (Vec::new(), Vec::new(), Vec::new());
     let histograms = rec.histograms();
     for (i, name) in CLASS_NAMES.iter().enumerate() {

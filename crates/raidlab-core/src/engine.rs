@@ -391,6 +391,7 @@ impl Simulation {
                 &config.array.layout,
                 config.array.parity_rotation,
                 config.content.check,
+                s_to_ns(config.metrics.window_s),
             )?)),
             None => None,
         };

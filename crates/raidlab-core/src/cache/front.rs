@@ -130,6 +130,15 @@ pub struct FrontStats {
     pub lost_destages: u64,
 }
 
+/// One time-series window's read block accesses, hits and miss penalties (surviving-drive
+/// reads): its hit ratio is `read_hits / read_blocks`, its RGR `miss_penalty / read_blocks`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WindowCounts {
+    pub read_blocks: u64,
+    pub read_hits: u64,
+    pub miss_penalty: u64,
+}
+
 /// A user request the cache answers once the array requests it waits on are done.
 #[derive(Debug, Clone, Copy)]
 struct Parent {
@@ -239,6 +248,10 @@ pub struct FrontCache {
     /// each sector written with the id of the write, and the check's counters.
     held: Option<FxHashMap<u64, [u64; BLOCK_SECTORS as usize]>>,
     truth: FxHashMap<u64, (u64, u64)>,
+    /// Time-series windows (`metrics.window_s`, ns), and per window the read block
+    /// accesses, their hits and their miss penalties (the RGR of each window).
+    window_ns: Nanos,
+    windows: Vec<WindowCounts>,
     /// Content checks of cached values and fills (the array counts its own).
     pub content: ContentStats,
     /// The first stale sector the cache saw: (lba, expected, actual).
@@ -250,7 +263,14 @@ pub struct FrontCache {
 impl FrontCache {
     /// The cache `config` describes, in front of `controller`'s array; `check_content` keeps
     /// values for the content check. Errors name `cache.…`.
-    pub fn new(config: &CacheConfig, controller: &Controller, layout_name: &str, rotation: crate::layout::ParityRotation, check_content: bool) -> Result<Self> {
+    pub fn new(
+        config: &CacheConfig,
+        controller: &Controller,
+        layout_name: &str,
+        rotation: crate::layout::ParityRotation,
+        check_content: bool,
+        window_ns: Nanos,
+    ) -> Result<Self> {
         config.validate()?;
         let entry = super::entry_for(&config.policy, "cache.policy")?;
         let layout = controller.layout();
@@ -285,6 +305,8 @@ impl FrontCache {
             hits_due: VecDeque::new(),
             held: check_content.then(FxHashMap::default),
             truth: FxHashMap::default(),
+            window_ns: window_ns.max(1),
+            windows: Vec::new(),
             content: ContentStats::default(),
             first_stale: None,
             stats: FrontStats::default(),
@@ -368,6 +390,7 @@ impl FrontCache {
             let (hit, evicted) = self.cache.access_evicting(block, &penalties);
             self.stats.read_blocks += 1;
             self.stats.faulty_read_blocks += u64::from(faulty);
+            self.count_window(a.now, hit, if hit { 0 } else { penalty });
             if let Some(evicted) = evicted {
                 self.evict(a, evicted)?;
             }
@@ -407,6 +430,29 @@ impl FrontCache {
             self.submit_fill(a, start, end, fill)?;
         }
         Ok(())
+    }
+
+    /// Count a read block access at `now` into its window.
+    #[inline]
+    fn count_window(&mut self, now: Nanos, hit: bool, penalty: u32) {
+        let window = now / self.window_ns;
+        if window >= crate::metrics::MAX_WINDOWS {
+            return;
+        }
+        let window = window as usize;
+        if self.windows.len() <= window {
+            self.windows.resize(window + 1, WindowCounts::default());
+        }
+        let counts = &mut self.windows[window];
+        counts.read_blocks += 1;
+        counts.read_hits += u64::from(hit);
+        counts.miss_penalty += u64::from(penalty);
+    }
+
+    /// The read block accesses, hits and miss penalties of each time-series window from the
+    /// first (windows after the last read are not kept).
+    pub fn windows(&self) -> &[WindowCounts] {
+        &self.windows
     }
 
     /// What a read miss of `block` costs now, surviving-drive reads.

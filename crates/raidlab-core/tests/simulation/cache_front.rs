@@ -171,6 +171,52 @@ fn a_miss_costs_n_minus_1_reads_on_the_failed_drive_and_1_elsewhere() {
 }
 
 #[test]
+fn the_time_series_counts_every_read_block_once_and_follows_the_failure() {
+    // A RAID-5 of 5 with drive 1 failing at 2 s, uniform 4 KiB reads through a one-block
+    // cache (nearly every read misses): the windows add up to the run's counts, and their RGR
+    // is about 1 before the failure and about 2(n − 1)/n = 1.6 after it.
+    let text = scenario("lru", 1, "write-back", 9, 8_000, "[[failures]]\ndrive = 1\nat_s = 2.0\n[metrics]\nwindow_s = 0.5\n")
+        .replace("read_fraction = 0.6", "read_fraction = 1.0")
+        .replace("align_kib = 0.5", "align_kib = 4")
+        .replace(r#"size = { distribution = "uniform", min_kib = 0.5, max_kib = 24, step_kib = 0.5 }"#, "size_kib = 4")
+        .replace(r#"address = { distribution = "hot_cold", hot_request_fraction = 0.7, hot_space_fraction = 0.05 }"#, r#"address = { distribution = "uniform" }"#);
+    let out = run(&text);
+    let s = &out.summary;
+    let timeseries = out.tables.iter().find(|t| t.name == "timeseries").expect("a timeseries");
+    let column = |name: &str| -> Vec<f64> {
+        match &timeseries.columns.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no {name}")).data {
+            raidlab_core::api::ColumnData::F64(values) => values.clone(),
+            _ => panic!("{name} is not a float column"),
+        }
+    };
+    let (start, rgr) = (column("window_start_s"), column("cache_rgr"));
+    let arrivals: Vec<f64> = match &timeseries.columns.iter().find(|c| c.name == "arrivals").unwrap().data {
+        raidlab_core::api::ColumnData::I64(values) => values.iter().map(|&v| v as f64).collect(),
+        _ => panic!("arrivals"),
+    };
+    // Each read is one block, accessed as it arrives: a window's accesses are its arrivals.
+    let weighted = |keep: &dyn Fn(f64) -> bool| {
+        let (mut sum, mut weight) = (0.0, 0.0);
+        for i in 0..rgr.len() {
+            if keep(start[i]) && rgr[i].is_finite() {
+                sum += rgr[i] * arrivals[i];
+                weight += arrivals[i];
+            }
+        }
+        (sum, weight)
+    };
+    let (penalty, accesses) = weighted(&|_| true);
+    assert_eq!(accesses, f(s, "cache.read_blocks"), "{s}");
+    assert!((penalty - f(s, "cache.rgr") * accesses).abs() < 1e-6 * accesses, "{s}");
+    let ratio = |(sum, weight): (f64, f64)| sum / weight;
+    let before = ratio(weighted(&|t| t + 0.5 <= 2.0));
+    let after = ratio(weighted(&|t| t >= 2.0));
+    assert!((before - 1.0).abs() < 0.02, "before the failure: {before}: {s}");
+    assert!((after - 1.6).abs() < 0.08, "after the failure: {after}: {s}");
+    assert!(f(s, "cache.rgr") > before && f(s, "cache.rgr") < after, "{s}");
+}
+
+#[test]
 fn vdf_lowers_the_surviving_drive_reads_of_a_degraded_array() {
     // The paper's claim (§3–5) on a hot/cold independent-reference workload: in faulty mode
     // VDF keeps the failed drive's blocks, whose misses cost n − 1, longer.
