@@ -86,6 +86,11 @@ pub struct CacheConfig {
     /// would not advance if every request hit.
     #[serde(default)]
     pub hit_ms: f64,
+    /// Reads a read miss of a block already rebuilt onto the spare costs while the rebuild
+    /// runs with `rebuild.redirect_reads`: 0 (default), the paper's count of surviving-drive
+    /// reads only (§6.5), or 1 to count the spare's read as a survivor's.
+    #[serde(default)]
+    pub rebuilt_miss_reads: u32,
 }
 
 impl CacheConfig {
@@ -96,6 +101,12 @@ impl CacheConfig {
             .map_err(|_| Error::config("cache.size_blocks", format!("a cache holds 1 to {} blocks, not {}", u32::MAX - 1, self.size_blocks)))?;
         if !(self.hit_ms.is_finite() && self.hit_ms >= 0.0 && self.hit_ms <= 1e6) {
             return Err(Error::config("cache.hit_ms", format!("must be 0 to 10⁶ ms, not {}", self.hit_ms)));
+        }
+        if self.rebuilt_miss_reads > 1 {
+            return Err(Error::config(
+                "cache.rebuilt_miss_reads",
+                format!("a rebuilt block is read from the spare alone: 0 or 1 reads, not {}", self.rebuilt_miss_reads),
+            ));
         }
         Ok(())
     }
@@ -175,6 +186,8 @@ pub struct Answered {
 pub struct LivePenalty<'a> {
     controller: &'a Controller,
     placement: Option<&'a Placement>,
+    /// What a miss of a block rebuilt and redirected costs (`cache.rebuilt_miss_reads`).
+    rebuilt_miss_reads: u32,
 }
 
 impl LivePenalty<'_> {
@@ -210,7 +223,7 @@ impl PenaltyView for LivePenalty<'_> {
         match (self.placement, self.failed()) {
             (Some(placement), Some(failed)) if failed == drive => {
                 if self.rebuilt(block, drive) {
-                    0
+                    self.rebuilt_miss_reads
                 } else {
                     placement.drives() - 1
                 }
@@ -235,6 +248,7 @@ pub struct FrontCache {
     placement: Option<Placement>,
     write_back: bool,
     hit_ns: Nanos,
+    rebuilt_miss_reads: u32,
     capacity_sectors: u64,
     parents: FxHashMap<u64, Parent>,
     children: FxHashMap<u64, Child>,
@@ -297,6 +311,7 @@ impl FrontCache {
             placement,
             write_back: config.write_policy == WritePolicy::WriteBack,
             hit_ns: s_to_ns(config.hit_ms / 1e3),
+            rebuilt_miss_reads: config.rebuilt_miss_reads,
             capacity_sectors: controller.capacity_sectors(),
             parents: FxHashMap::default(),
             children: FxHashMap::default(),
@@ -384,7 +399,7 @@ impl FrontCache {
         // The run of missed blocks not yet submitted, and its fill's id.
         let mut run: Option<(u64, u64)> = None;
         for block in first..end {
-            let penalties = LivePenalty { controller: a.controller, placement: self.placement.as_ref() };
+            let penalties = LivePenalty { controller: a.controller, placement: self.placement.as_ref(), rebuilt_miss_reads: self.rebuilt_miss_reads };
             let faulty = penalties.faulty();
             let penalty = self.penalty_of(&penalties, block);
             let (hit, evicted) = self.cache.access_evicting(block, &penalties);
@@ -513,7 +528,7 @@ impl FrontCache {
         for block in first..end {
             let start = block * BLOCK_SECTORS;
             if record.lba <= start && start + BLOCK_SECTORS <= write_end {
-                let penalties = LivePenalty { controller: a.controller, placement: self.placement.as_ref() };
+                let penalties = LivePenalty { controller: a.controller, placement: self.placement.as_ref(), rebuilt_miss_reads: self.rebuilt_miss_reads };
                 let (hit, evicted) = self.cache.access_evicting(block, &penalties);
                 self.stats.write_blocks += 1;
                 self.stats.write_hits += u64::from(hit);

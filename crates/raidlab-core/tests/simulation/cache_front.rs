@@ -229,6 +229,25 @@ fn vdf_lowers_the_surviving_drive_reads_of_a_degraded_array() {
 }
 
 #[test]
+fn a_rebuilt_block_costs_what_rebuilt_miss_reads_says() {
+    // LRU decides without penalties, so the two runs hit and miss alike; only the count of a
+    // miss on a block already rebuilt (and redirected to the spare) differs: 0 or 1.
+    let runs: Vec<serde_json::Value> = [0, 1]
+        .iter()
+        .map(|reads| {
+            let text = scenario("lru", 16, "write-through", 4, 4_000, &format!("rebuilt_miss_reads = {reads}\n{REBUILD}"))
+                .replace("drives = 5", "drives = 5\nspares = 1")
+                .replace("read_fraction = 0.6", "read_fraction = 1.0");
+            run(&text).summary
+        })
+        .collect();
+    let [paper, spare] = [&runs[0], &runs[1]];
+    assert_eq!(paper["rebuilds"][0]["outcome"].as_str(), Some("complete"), "{paper}");
+    assert_eq!(f(paper, "cache.read_hits"), f(spare, "cache.read_hits"));
+    assert!(f(spare, "cache.rgr_faulty") > f(paper, "cache.rgr_faulty"), "{paper}\n{spare}");
+}
+
+#[test]
 fn the_cache_is_deterministic() {
     let text = scenario("vdf-lru", 16, "write-back", 5, 2_000, REBUILD).replace("drives = 5", "drives = 5\nspares = 1");
     assert_eq!(run(&text).summary, run(&text).summary);
@@ -250,4 +269,6 @@ fn bad_cache_settings_name_their_key() {
     assert!(e.starts_with("cache.hit_ms: a closed loop with no think time"), "{e}");
     let e = error(&base.replace("[cache]", "[cache]\nhit_ms = -1"));
     assert!(e.starts_with("cache.hit_ms:"), "{e}");
+    let e = error(&base.replace("[cache]", "[cache]\nrebuilt_miss_reads = 2"));
+    assert!(e.starts_with("cache.rebuilt_miss_reads:"), "{e}");
 }
