@@ -290,7 +290,12 @@ impl FrontCache {
         let layout = controller.layout();
         let unit = layout.stripe_unit_sectors();
         let placement = if layout_name == "raid5" && unit.is_multiple_of(BLOCK_SECTORS) {
-            Some(Placement::raid5(layout.drives(), unit / BLOCK_SECTORS, rotation, "array")?)
+            match Placement::raid5(layout.drives(), unit / BLOCK_SECTORS, rotation, "array") {
+                Ok(placement) => Some(placement),
+                // A plain policy needs no placement (RGR is then not reported); VDF does.
+                Err(error) if entry.failure_aware => return Err(error),
+                Err(_) => None,
+            }
         } else {
             None
         };

@@ -271,4 +271,12 @@ fn bad_cache_settings_name_their_key() {
     assert!(e.starts_with("cache.hit_ms:"), "{e}");
     let e = error(&base.replace("[cache]", "[cache]\nrebuilt_miss_reads = 2"));
     assert!(e.starts_with("cache.rebuilt_miss_reads:"), "{e}");
+    // VDF's local stacks hold at most 254 drives; a plain policy in front of a larger array
+    // runs, without RGR.
+    let wide = base.replace("drives = 5", "drives = 300");
+    let e = error(&wide.replace(r#"policy = "lru""#, r#"policy = "vdf-lru""#));
+    assert!(e.starts_with("array.drives: RAID-5 needs 3 to 254 drives"), "{e}");
+    let s = run(&wide).summary;
+    assert_eq!(s["requests_completed"].as_u64(), Some(100), "{s}");
+    assert!(s["cache"]["rgr"].is_null(), "{s}");
 }
