@@ -45,6 +45,23 @@ at_s = 0.2
 [rebuild]
 "#;
 
+/// `scenario`'s text with whole 4 KiB requests at 4 KiB boundaries (one block each), reads
+/// only when `reads_only`, and the address distribution `address` (a TOML line) if given.
+fn whole_blocks(text: String, reads_only: bool, address: Option<&str>) -> String {
+    assert!(text.contains("align_kib = 0.5") && text.contains("read_fraction = 0.6") && text.contains(HOT_SPOT));
+    let text = text
+        .replace("align_kib = 0.5", "align_kib = 4")
+        .replace(r#"size = { distribution = "uniform", min_kib = 0.5, max_kib = 24, step_kib = 0.5 }"#, "size_kib = 4");
+    let text = if reads_only { text.replace("read_fraction = 0.6", "read_fraction = 1.0") } else { text };
+    match address {
+        Some(address) => text.replace(HOT_SPOT, address),
+        None => text,
+    }
+}
+
+/// `scenario`'s address distribution.
+const HOT_SPOT: &str = r#"address = { distribution = "hot_cold", hot_request_fraction = 0.7, hot_space_fraction = 0.05 }"#;
+
 /// The invariants of a run with the cache in front, content checked.
 fn check_clean(s: &serde_json::Value, requests: u64, what: &str) {
     assert_eq!(s["requests_completed"].as_u64(), Some(requests), "{what}: {s}");
@@ -108,10 +125,7 @@ fn destage_writes_and_fills_are_not_user_responses() {
     // Writes only, whole blocks, a cache of 8 blocks: nearly every write evicts a dirty block,
     // so the array serves about as many destages as there are user writes; yet the user
     // responses are exactly the requests, each answered at once (write-back).
-    let text = scenario("lru", 8, "write-back", 3, 2_000, "")
-        .replace("read_fraction = 0.6", "read_fraction = 0.0")
-        .replace("align_kib = 0.5", "align_kib = 4")
-        .replace(r#"size = { distribution = "uniform", min_kib = 0.5, max_kib = 24, step_kib = 0.5 }"#, "size_kib = 4");
+    let text = whole_blocks(scenario("lru", 8, "write-back", 3, 2_000, ""), false, None).replace("read_fraction = 0.6", "read_fraction = 0.0");
     let out = run(&text);
     let s = &out.summary;
     assert_eq!(s["requests_completed"].as_u64(), Some(2_000), "{s}");
@@ -125,14 +139,8 @@ fn destage_writes_and_fills_are_not_user_responses() {
 #[test]
 fn hits_are_answered_after_the_hit_time() {
     // Reads of 32 blocks through a cache of 64: only the first read of each block misses.
-    let text = scenario("lru", 64, "write-back", 1, 3_000, "hit_ms = 0.25")
-        .replace("read_fraction = 0.6", "read_fraction = 1.0")
-        .replace("align_kib = 0.5", "align_kib = 4")
-        .replace(r#"size = { distribution = "uniform", min_kib = 0.5, max_kib = 24, step_kib = 0.5 }"#, "size_kib = 4")
-        .replace(
-            r#"address = { distribution = "hot_cold", hot_request_fraction = 0.7, hot_space_fraction = 0.05 }"#,
-            r#"address = { distribution = "hot_cold", hot_request_fraction = 1.0, hot_space_fraction = 0.011 }"#,
-        );
+    let address = r#"address = { distribution = "hot_cold", hot_request_fraction = 1.0, hot_space_fraction = 0.011 }"#;
+    let text = whole_blocks(scenario("lru", 64, "write-back", 1, 3_000, "hit_ms = 0.25"), true, Some(address));
     let out = run(&text);
     let s = &out.summary;
     let misses = f(s, "cache.read_blocks") - f(s, "cache.read_hits");
@@ -145,11 +153,8 @@ fn hits_are_answered_after_the_hit_time() {
 /// over the whole array through an LRU cache of `size` blocks.
 fn degraded_reads(policy: &str, drives: u32, size: u64, hot: &str) -> serde_json::Value {
     let text = scenario(policy, size, "write-back", 7, 6_000, "[[failures]]\ndrive = 1\nat_s = 0.0\n")
-        .replace("drives = 5", &format!("drives = {drives}"))
-        .replace("read_fraction = 0.6", "read_fraction = 1.0")
-        .replace("align_kib = 0.5", "align_kib = 4")
-        .replace(r#"size = { distribution = "uniform", min_kib = 0.5, max_kib = 24, step_kib = 0.5 }"#, "size_kib = 4")
-        .replace(r#"address = { distribution = "hot_cold", hot_request_fraction = 0.7, hot_space_fraction = 0.05 }"#, hot);
+        .replace("drives = 5", &format!("drives = {drives}"));
+    let text = whole_blocks(text, true, Some(hot));
     run(&text).summary
 }
 
@@ -175,11 +180,8 @@ fn the_time_series_counts_every_read_block_once_and_follows_the_failure() {
     // A RAID-5 of 5 with drive 1 failing at 2 s, uniform 4 KiB reads through a one-block
     // cache (nearly every read misses): the windows add up to the run's counts, and their RGR
     // is about 1 before the failure and about 2(n − 1)/n = 1.6 after it.
-    let text = scenario("lru", 1, "write-back", 9, 8_000, "[[failures]]\ndrive = 1\nat_s = 2.0\n[metrics]\nwindow_s = 0.5\n")
-        .replace("read_fraction = 0.6", "read_fraction = 1.0")
-        .replace("align_kib = 0.5", "align_kib = 4")
-        .replace(r#"size = { distribution = "uniform", min_kib = 0.5, max_kib = 24, step_kib = 0.5 }"#, "size_kib = 4")
-        .replace(r#"address = { distribution = "hot_cold", hot_request_fraction = 0.7, hot_space_fraction = 0.05 }"#, r#"address = { distribution = "uniform" }"#);
+    let failure = "[[failures]]\ndrive = 1\nat_s = 2.0\n[metrics]\nwindow_s = 0.5\n";
+    let text = whole_blocks(scenario("lru", 1, "write-back", 9, 8_000, failure), true, Some(r#"address = { distribution = "uniform" }"#));
     let out = run(&text);
     let s = &out.summary;
     let timeseries = out.tables.iter().find(|t| t.name == "timeseries").expect("a timeseries");
