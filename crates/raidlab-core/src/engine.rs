@@ -8,8 +8,13 @@
 //!     └──────── CompletedRequest ──▶ metrics (histograms, windows)
 //! ```
 //!
-//! Events are `Arrival`, `DiskDone` and `Failure`; time is integer ns and ties break by
-//! insertion order, so a run is a pure function of its configuration and seed.
+//! With `[cache]`, a user request passes the buffer cache first (`cache::front`): it answers
+//! hits itself and sends fills, writes and destages to the controller under origins of their
+//! own, whose completions come back to it; only user requests reach the metrics.
+//!
+//! Events are `Arrival`, `DiskDone` and `Failure` (and the rebuild's, the drives' wake-ups
+//! and the cache's answers); time is integer ns and ties break by insertion order, so a run
+//! is a pure function of its configuration and seed.
 
 use std::sync::Arc;
 
