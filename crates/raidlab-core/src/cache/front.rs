@@ -406,11 +406,12 @@ impl FrontCache {
         for block in first..end {
             let penalties = LivePenalty { controller: a.controller, placement: self.placement.as_ref(), rebuilt_miss_reads: self.rebuilt_miss_reads };
             let faulty = penalties.faulty();
-            let penalty = self.penalty_of(&penalties, block);
             let (hit, evicted) = self.cache.access_evicting(block, &penalties);
+            // A hit costs nothing; only a miss needs its block's penalty looked up.
+            let penalty = if hit { 0 } else { self.penalty_of(&penalties, block) };
             self.stats.read_blocks += 1;
             self.stats.faulty_read_blocks += u64::from(faulty);
-            self.count_window(a.now, hit, if hit { 0 } else { penalty });
+            self.count_window(a.now, hit, penalty);
             if let Some(evicted) = evicted {
                 self.evict(a, evicted)?;
             }
