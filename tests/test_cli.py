@@ -13,7 +13,7 @@ import pytest
 import raidlab
 from raidlab import _core, cli
 
-from conftest import (DATA, REPO_ROOT, TRACES, interrupt_the_second_table, sigint_at_default,
+from conftest import (DATA, REPO_ROOT, SMALL_CONFIG, TRACES, interrupt_the_second_table, sigint_at_default,
                       synthetic_rebuild_result, synthetic_result)
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -658,12 +658,33 @@ def test_importing_the_command_loads_no_slow_library():
     assert completed.stdout.strip() == ""
 
 
+def test_a_quiet_run_loads_no_slow_library(tmp_path):
+    """`raidlab run -q` hands its tables over, writes its run directory and prints one line
+    without NumPy, pandas, pyarrow, Matplotlib or rich (their imports took most of a short
+    run); a run that prints its summary tables loads rich and nothing else of them."""
+    config = tmp_path / "small.toml"
+    config.write_text(SMALL_CONFIG)
+    for extra, expected in ((["--quiet"], ""), ([], "rich")):
+        code = ("import sys\nfrom raidlab.cli import main\n"
+                f"status = main(['run', {str(config)!r}, '-o', {str(tmp_path / 'run')!r}, '--force', *{extra!r}])\n"
+                f"print('loaded:', *[m for m in {SLOW_IMPORTS!r} if m in sys.modules])\n"
+                "sys.exit(status)")
+        completed = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        assert completed.returncode == 0, completed.stderr
+        assert completed.stdout.splitlines()[-1].removeprefix("loaded:").strip() == expected
+        assert (tmp_path / "run" / "timeseries.parquet").exists()
+    import pandas as pd
+
+    assert pd.read_parquet(tmp_path / "run" / "drives.parquet")["drive"].tolist() == [0, 1, 2, 3, 4]
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="the console script is an .exe there")
 @pytest.mark.parametrize("entry", ["console script", "python -m raidlab"])
 @pytest.mark.parametrize("library", ["tomli_w", "rich", "pandas"])
 def test_ctrl_c_while_the_command_loads_its_libraries_exits_130(synthetic_run_dir, tmp_path, entry, library):
     """A Ctrl-C during the first second, while `raidlab plot` loads raidlab.cli (which imports
-    tomli_w), then rich and pandas: a stand-in module, found before the real one, is
+    tomli_w) and pandas, or while `raidlab summary` loads rich for its table (`plot` prints
+    one plain line and needs no rich): a stand-in module, found before the real one, is
     interrupted as it is imported."""
     stand_in = tmp_path / "stand-ins" / library
     stand_in.mkdir(parents=True)
@@ -671,9 +692,10 @@ def test_ctrl_c_while_the_command_loads_its_libraries_exits_130(synthetic_run_di
     command = ([str(Path(sys.executable).with_name("raidlab"))] if entry == "console script"
                else [sys.executable, "-m", "raidlab"])
     path = os.pathsep.join(filter(None, [str(stand_in.parent), os.environ.get("PYTHONPATH")]))
-    completed = subprocess.run([*command, "plot", str(synthetic_run_dir)], capture_output=True, text=True,
+    subcommand = "summary" if library == "rich" else "plot"
+    completed = subprocess.run([*command, subcommand, str(synthetic_run_dir)], capture_output=True, text=True,
                                timeout=120, env={**os.environ, "PYTHONPATH": path})
-    assert (completed.returncode, completed.stderr) == (130, "interrupted\n")
+    assert (completed.returncode, completed.stderr, completed.stdout) == (130, "interrupted\n", "")
     assert not (synthetic_run_dir / "plot.png").exists()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import array
 import json
 import math
 import threading
@@ -36,6 +37,11 @@ def assert_same_result(loaded: Result, original: Result) -> None:
 # -- without the engine: hand-built results -------------------------------------------------
 
 
+def core_column(values, format: str) -> memoryview:
+    """A numeric column as the binding hands it over: a memoryview of "q" or "d" over bytes."""
+    return memoryview(array.array(format, values).tobytes()).cast(format)
+
+
 def test_from_core_builds_dataframes_from_the_binding_output():
     output = {
         "summary": json.dumps({"seed": 7, "data_loss": True}),
@@ -43,17 +49,18 @@ def test_from_core_builds_dataframes_from_the_binding_output():
         "config_hash": "feedface" * 4,
         "tables": {
             "drives": {
-                "drive": np.arange(3, dtype=np.int64),
-                "utilization": np.array([0.1, 0.2, 0.3]),
-                "failed_at_s": np.array([math.nan, 1.5, math.nan]),
+                "drive": core_column(range(3), "q"),
+                "utilization": core_column([0.1, 0.2, 0.3], "d"),
+                "failed_at_s": core_column([math.nan, 1.5, math.nan], "d"),
             },
-            "outcomes": {"time_s": np.array([1.5]), "kind": ["drive_failure"]},
+            "outcomes": {"time_s": core_column([1.5], "d"), "kind": ["drive_failure"]},
         },
     }
     result = Result.from_core(output)
     assert result.seed == 7 and result.data_loss and not result.cancelled
     assert list(result.drives.columns) == ["drive", "utilization", "failed_at_s"]
-    assert result.drives["drive"].dtype == np.int64
+    assert result.drives["drive"].dtype == np.int64 and result.drives["utilization"].dtype == np.float64
+    assert result.drives["failed_at_s"].tolist()[1] == 1.5
     assert result.outcomes["kind"].tolist() == ["drive_failure"]
     # A documented table the run did not produce reads as empty, with its columns.
     assert result.timeseries.empty
@@ -294,25 +301,31 @@ def test_a_directory_that_is_not_a_run_is_refused_unless_forced(tmp_path: Path):
 
 
 def test_the_core_s_tables_are_written_without_pandas_and_read_back_alike(tmp_path: Path):
-    """A run's own tables go through raidlab._parquet; a DataFrame through pyarrow. Both read
-    back with the same values and types."""
+    """A run's own tables go through raidlab._parquet, from the binding's memoryviews or from
+    NumPy arrays; a DataFrame through pyarrow. All read back with the same values and types."""
     import numpy as np
 
-    from_core = Result(
-        summary={"config_hash": "ab" * 8},
-        tables={"timeseries": {name: np.arange(4, dtype=np.int64) if name in ("arrivals", "completions")
-                               else np.array([0.5, 1.5, float("nan"), 3.0]) for name in TABLE_COLUMNS["timeseries"]},
-                "outcomes": {"time_s": np.array([1.0]), "kind": ["drive_failed"], "drive": np.array([2]),
-                             "detail": ["é"]}},
-        resolved_config="", config_hash="ab" * 8,
-    )
-    loaded = Result.load(from_core.save(tmp_path / "core"))
-    frames = Result(summary=from_core.summary, tables=loaded.tables, resolved_config="", config_hash="ab" * 8)
-    again = Result.load(frames.save(tmp_path / "frames"))
+    def columns(column):
+        return {"timeseries": {name: column([0, 1, -2, 3], "q") if name in ("arrivals", "completions")
+                               else column([0.5, 1.5, float("nan"), 3.0], "d") for name in TABLE_COLUMNS["timeseries"]},
+                "outcomes": {"time_s": column([1.0], "d"), "kind": ["drive_failed"], "drive": column([2], "q"),
+                             "detail": ["é"]}}
+
+    loaded = {}
+    for how, column in (("memoryview", core_column),
+                        ("numpy", lambda values, format: np.array(values, dtype="<i8" if format == "q" else "<f8"))):
+        result = Result(summary={"config_hash": "ab" * 8}, tables=columns(column), resolved_config="",
+                        config_hash="ab" * 8)
+        loaded[how] = Result.load(result.save(tmp_path / how))
+    frames = Result(summary={"config_hash": "ab" * 8}, tables=loaded["numpy"].tables, resolved_config="",
+                    config_hash="ab" * 8)
+    loaded["pyarrow"] = Result.load(frames.save(tmp_path / "frames"))
     for name in ("timeseries", "outcomes"):
-        pd.testing.assert_frame_equal(loaded.table(name), again.table(name))
-    assert loaded.outcomes["detail"].tolist() == ["é"]
-    assert loaded.timeseries["arrivals"].dtype == np.int64
+        pd.testing.assert_frame_equal(loaded["memoryview"].table(name), loaded["pyarrow"].table(name))
+        pd.testing.assert_frame_equal(loaded["numpy"].table(name), loaded["pyarrow"].table(name))
+    assert loaded["memoryview"].outcomes["detail"].tolist() == ["é"]
+    assert loaded["memoryview"].timeseries["arrivals"].tolist() == [0, 1, -2, 3]
+    assert loaded["memoryview"].timeseries["arrivals"].dtype == np.int64
 
 
 # -- rebuild onto spares: the columns and summary keys that came with it ---------------------
@@ -439,6 +452,31 @@ def test_a_real_run_has_the_documented_summary_and_tables(engine_result: Result)
     assert len(drives) == 5
     assert drives.loc[drives["drive"] == 2, "failed_at_s"].item() == 5.0
     assert set(engine_result.histogram["class"]) == {"all", "read", "write", "degraded_read"}
+
+
+@pytest.mark.engine
+def test_the_binding_hands_numeric_columns_over_as_typed_memoryviews():
+    """Integers as "q", floats as "d", text as lists; the same values the DataFrame shows."""
+    from raidlab import _core
+
+    output = _core.run(SMALL_CONFIG, ".")
+    kinds = set()
+    for name, columns in output["tables"].items():
+        frame = pd.DataFrame(columns)
+        for column, values in columns.items():
+            if isinstance(values, list):
+                assert all(isinstance(value, str) for value in values), (name, column)
+                kinds.add("text")
+                continue
+            assert isinstance(values, memoryview) and values.readonly, (name, column)
+            assert values.format in ("q", "d") and values.itemsize == 8, (name, column, values.format)
+            assert frame[column].dtype == (np.int64 if values.format == "q" else np.float64)
+            np.testing.assert_array_equal(frame[column].to_numpy(), np.asarray(values))
+            kinds.add(values.format)
+    assert kinds == {"q", "d", "text"}
+    drives = output["tables"]["drives"]
+    assert drives["drive"].tolist() == [0, 1, 2, 3, 4]
+    assert drives["failed_at_s"].tolist()[2] == 5.0
 
 
 @pytest.mark.engine

@@ -5,10 +5,9 @@
 
 from typing import Callable, Dict, List, Optional, Tuple, TypedDict, Union
 
-import numpy as np
-import numpy.typing as npt
-
-_Column = Union[npt.NDArray[np.float64], npt.NDArray[np.int64], List[str]]
+# A numeric column is a read-only memoryview of format "d" (float64) or "q" (int64), native
+# byte order; text is a list of str.
+_Column = Union[memoryview, List[str]]
 
 class _RunOutput(TypedDict):
     summary: str

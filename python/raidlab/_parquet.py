@@ -19,8 +19,10 @@ file written here back with pyarrow and compare it value by value.
 
 from __future__ import annotations
 
+import array
 import os
 import struct
+import sys
 from typing import Any, List, Mapping, Sequence, Tuple, Union
 
 __all__ = ["write_table", "VALUES_PER_PAGE"]
@@ -117,8 +119,16 @@ def _binary_item(value: str) -> bytes:
 
 
 def _column_values(values: Any) -> Tuple[int, Any, int]:
-    """(Parquet type, the values, count) of a column: a NumPy array of integers or floats,
+    """(Parquet type, the values, count) of a column: a NumPy array of integers or floats, a
+    ``memoryview`` of format ``"q"`` or ``"d"`` (as ``raidlab._core.run`` hands numbers over),
     or a sequence of text."""
+    if isinstance(values, memoryview) and values.format in ("q", "d"):
+        kind = _TYPE_INT64 if values.format == "q" else _TYPE_DOUBLE
+        if sys.byteorder != "little":  # Parquet stores numbers little-endian
+            swapped = array.array(values.format, values)
+            swapped.byteswap()
+            values = memoryview(swapped)
+        return kind, values, len(values)
     dtype = getattr(values, "dtype", None)
     if dtype is not None and dtype.kind in "iub":
         return _TYPE_INT64, values.astype("<i8", copy=False), len(values)
@@ -148,8 +158,8 @@ def _page_data(kind: int, values: Any, start: int, stop: int) -> bytes:
 
 
 def write_table(path: Union[str, "os.PathLike[str]"], columns: Mapping[str, Any]) -> None:
-    """Write ``columns`` (name → NumPy array or sequence of text, all of one length) as a
-    Parquet file at ``path``."""
+    """Write ``columns`` (name → NumPy array, ``memoryview`` of format ``"q"`` or ``"d"``, or
+    sequence of text, all of one length) as a Parquet file at ``path``."""
     described: List[Tuple[str, int, Any, int]] = [(name, *_column_values(values)) for name, values in columns.items()]
     rows = {count for _, _, _, count in described}
     if len(rows) > 1:

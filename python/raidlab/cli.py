@@ -72,6 +72,59 @@ RESPONSE_CLASSES = (
 
 
 # ---------------------------------------------------------------------------------------------
+# Terminal output
+# ---------------------------------------------------------------------------------------------
+
+
+class LazyConsole:
+    """Standard output or error for the commands: a plain line is written as it is, and a
+    ``rich`` console is made only when something needs one (a table, JSON, a progress bar).
+
+    Why: importing ``rich`` takes about a sixth of a short ``raidlab run``, whose quiet
+    output is one line. Everything but :meth:`print` of one plain line goes to the rich
+    console (:attr:`rich`), which wraps at 160 columns when not writing to a terminal (rich's
+    80 make the tables hard to read)."""
+
+    def __init__(self, *, stderr: bool) -> None:
+        self._stderr = stderr
+        self._console: Optional[Console] = None
+
+    @property
+    def rich(self) -> Console:
+        """The rich console, made on first use."""
+        if self._console is None:
+            from rich.console import Console
+
+            stream = sys.stderr if self._stderr else sys.stdout
+            self._console = Console(stderr=self._stderr, width=None if stream.isatty() else 160)
+        return self._console
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        """``rich.console.Console.print``; one string with ``markup``, ``highlight`` False and
+        ``soft_wrap`` True (a plain line, not wrapped) is written without rich, unless rich
+        already draws (a progress bar may be live)."""
+        plain = (
+            self._console is None and len(objects) == 1 and isinstance(objects[0], str)
+            and options == {"markup": False, "highlight": False, "soft_wrap": True}
+        )
+        if not plain:
+            self.rich.print(*objects, **options)
+            return
+        stream = sys.stderr if self._stderr else sys.stdout
+        stream.write(objects[0] + "\n")
+        stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.rich, name)
+
+
+def rich_console(console: Any) -> Console:
+    """The rich console behind ``console`` (a :class:`LazyConsole` or a rich ``Console``), for
+    rich's own widgets (progress bars), which need the real one."""
+    return console.rich if isinstance(console, LazyConsole) else console
+
+
+# ---------------------------------------------------------------------------------------------
 # raidlab run
 # ---------------------------------------------------------------------------------------------
 
@@ -110,7 +163,7 @@ class ProgressReporter:
                 TextColumn("{task.fields[requests]:>12,} requests"),
                 TimeElapsedColumn(),
                 TimeRemainingColumn(),
-                console=self.console,
+                console=rich_console(self.console),
                 transient=True,
             )
             self.progress.start()
@@ -733,7 +786,7 @@ def _command_reproduce(args: argparse.Namespace, out: Console, err: Console) -> 
         TextColumn("simulations"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
-        console=err,
+        console=rich_console(err),
         transient=True,
     )
     task: Any = None
@@ -954,11 +1007,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         # is an interrupt like any other, not a traceback.
         args = build_parser().parse_args(arguments)
         args.argv = arguments
-        from rich.console import Console
-
-        # Rich wraps at 80 columns when not writing to a terminal; tables read better wider.
-        out = Console(width=None if sys.stdout.isatty() else 160)
-        err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+        out: Any = LazyConsole(stderr=False)
+        err: Any = LazyConsole(stderr=True)
         return args.handler(args, out, err)
     except RaidlabError as error:
         print(f"error: {error}", file=sys.stderr)

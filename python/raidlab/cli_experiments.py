@@ -41,6 +41,14 @@ def _print(console: "Console", text: str) -> None:
     console.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
+def rich_console(console: Any) -> "Console":
+    """:func:`raidlab.cli.rich_console` (imported when a progress bar is drawn: this module is
+    loaded by :mod:`raidlab.cli`)."""
+    from raidlab.cli import rich_console as real
+
+    return real(console)
+
+
 # ---------------------------------------------------------------------------------------------
 # raidlab sweep
 # ---------------------------------------------------------------------------------------------
@@ -75,7 +83,7 @@ class SweepProgressBar:
                 TimeElapsedColumn(),
                 TextColumn("ETA"),
                 TimeRemainingColumn(),
-                console=self.console,
+                console=rich_console(self.console),
                 transient=True,
             )
             self.progress.start()
@@ -341,7 +349,7 @@ class _StageProgress:
                 TimeRemainingColumn
 
             self.progress = Progress(TextColumn("reproducing {task.description}"), BarColumn(), MofNCompleteColumn(),
-                                     TimeElapsedColumn(), TimeRemainingColumn(), console=self.console, transient=True)
+                                     TimeElapsedColumn(), TimeRemainingColumn(), console=rich_console(self.console), transient=True)
             self.progress.start()
         if label not in self.tasks:
             self.tasks[label] = self.progress.add_task(label, total=max(total, 1))

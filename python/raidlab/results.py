@@ -108,8 +108,9 @@ class Result:
         manifest: Optional[Mapping[str, Any]] = None,
     ) -> None:
         self.summary: Dict[str, Any] = dict(summary)
-        # Each table a DataFrame, or (from the core) a dict of column name → NumPy array or
-        # list of text, made a DataFrame when first read as one.
+        # Each table a DataFrame, or (from the core) a dict of column name → memoryview of
+        # int64 ("q") or float64 ("d") values, or list of text; made a DataFrame when first
+        # read as one (pandas takes a memoryview as it is).
         self._tables: Dict[str, Any] = dict(tables)
         self.resolved_config = resolved_config
         self.config_hash = config_hash
