@@ -328,6 +328,33 @@ def test_the_core_s_tables_are_written_without_pandas_and_read_back_alike(tmp_pa
     assert loaded["memoryview"].timeseries["arrivals"].dtype == np.int64
 
 
+def test_nullable_columns_read_back_value_for_value_across_pages(tmp_path: Path, monkeypatch):
+    """raidlab._parquet with nullable=True (a sweep's summary table): nulls anywhere, runs of
+    them across page boundaries, truth values bit-packed, every kind read back by pyarrow."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from raidlab import _parquet
+
+    monkeypatch.setattr(_parquet, "VALUES_PER_PAGE", 3)
+    columns = {
+        "text": ["a", None, "é", None, None, None, "long " * 20, "", None, "z"],
+        "flag": [True, False, None, True, True, True, True, True, True, None],
+        "count": [None, None, None, None, 5, -(2 ** 62), 0, None, 7, 8],
+        "mean": [1.5, None, 2, float("inf"), None, -0.0, None, 3.25, None, 1e300],
+        "none": [None] * 10,
+    }
+    path = tmp_path / "nullable.parquet"
+    _parquet.write_table(path, columns, nullable=True)
+    table = pq.read_table(path)
+    assert table.schema.types == [pa.string(), pa.bool_(), pa.int64(), pa.float64(), pa.string()]
+    expected = dict(columns, mean=[None if value is None else float(value) for value in columns["mean"]])
+    assert table.to_pydict() == expected
+    assert [field.nullable for field in table.schema] == [True] * 5
+    with pytest.raises(TypeError, match="'mixed'"):
+        _parquet.write_table(path, {"mixed": [1, "one"]}, nullable=True)
+
+
 # -- rebuild onto spares: the columns and summary keys that came with it ---------------------
 
 

@@ -247,6 +247,46 @@ def test_the_summary_is_plain_parquet_that_other_readers_open(tmp_path):
     assert polars.read_parquet(path).shape == (4, len(schema.names))
 
 
+def test_the_summary_written_without_pandas_reads_back_as_the_pandas_table(tmp_path):
+    """summary_columns written by raidlab._parquet (what a sweep writes) against
+    summary_frame (its DataFrame): the same columns and values; a missing value (None or NaN)
+    is null, a column of only missing values is text, integers with a missing value stay
+    integers in the file, and pandas is not imported to write it."""
+    import math
+
+    import pyarrow as pa
+
+    rows = [
+        {"run_id": "a", "status": "done", "case": 0, "array.drives": 5, "seed": 1, "x.mean": 1.5, "n": 3,
+         "flag": True, "note": None, "gone": math.nan},
+        {"run_id": "b", "status": "failed", "case": 1, "array.drives": 6, "seed": 1, "error_type": "ConfigError",
+         "error": "bad"},
+        {"run_id": "c", "status": "done", "case": 2, "array.drives": 7, "seed": 2, "x.mean": math.nan, "n": 4,
+         "flag": False, "note": None, "gone": None},
+    ]
+    table = store.summary_columns(rows, ["array.drives"])
+    frame = store.summary_frame(rows, ["array.drives"])
+    assert list(table) == list(frame.columns)
+    assert list(table)[:5] == ["run_id", "status", "case", "array.drives", "seed"]
+    path = store.write_summary(tmp_path / store.SUMMARY_FILE, table)
+    schema = pq.read_schema(path)
+    assert pq.read_table(path).num_rows == 3
+    assert schema.field("n").type == pa.int64() and schema.field("x.mean").type == pa.float64()
+    assert schema.field("flag").type == pa.bool_()
+    assert schema.field("note").type == pa.string() and schema.field("gone").type == pa.string()
+    back = pq.read_table(path).to_pylist()
+    assert back[1]["n"] is None and back[2]["x.mean"] is None and back[0]["gone"] is None
+    assert [row["n"] for row in back] == [3, None, 4] and back[1]["error"] == "bad"
+    pd.testing.assert_frame_equal(pd.read_parquet(path), frame, check_dtype=False)
+    code = ("import sys\nfrom raidlab import store\n"
+            f"store.write_summary({str(tmp_path / 'again.parquet')!r}, store.summary_columns({rows!r}, ['array.drives']))\n"
+            "print('pandas' in sys.modules, 'pyarrow' in sys.modules)")
+    completed = subprocess.run([sys.executable, "-c", code.replace("nan", "float('nan')")], capture_output=True,
+                               text=True, timeout=60)
+    assert completed.stdout.split() == ["False", "False"], completed.stderr
+    assert (tmp_path / "again.parquet").read_bytes() == path.read_bytes()
+
+
 @pytest.mark.engine
 def test_a_second_run_skips_every_finished_run(tmp_path):
     spec = write(tmp_path, 'base = "base.toml"\nseeds = 2\n[grid]\narray.drives = [5, 6]\n')

@@ -6,10 +6,13 @@ tables are simple, so ``raidlab run`` writes them itself and only the readers
 (``raidlab.load_result``, plots) load pyarrow. The files follow the Parquet format
 specification (``parquet.thrift`` of Apache Parquet), in its plainest form:
 
-* one row group; every column ``REQUIRED`` (no nulls: a missing float is NaN);
+* one row group; every column ``REQUIRED`` (no nulls: a missing float is NaN), or, with
+  ``nullable=True`` (a sweep's summary table), every column ``OPTIONAL``, ``None`` written
+  as null through definition levels in RLE runs;
 * ``PLAIN`` encoding, no compression, data pages (version 1) of at most
   :data:`VALUES_PER_PAGE` values, so no page reaches the format's 2 GiB limit;
-* ``INT64`` for integers, ``DOUBLE`` for floats, ``BYTE_ARRAY`` annotated ``UTF8`` for text;
+* ``INT64`` for integers, ``DOUBLE`` for floats, ``BYTE_ARRAY`` annotated ``UTF8`` for text,
+  ``BOOLEAN`` (nullable tables only) for truth values;
 * the file metadata in Thrift's compact protocol.
 
 Uncompressed files are larger than pyarrow's (whose default is Snappy); a run's tables are
@@ -33,8 +36,8 @@ VALUES_PER_PAGE = 1 << 20
 _MAGIC = b"PAR1"
 
 # Parquet's enums (parquet.thrift).
-_TYPE_INT64, _TYPE_DOUBLE, _TYPE_BYTE_ARRAY = 2, 5, 6
-_REQUIRED = 0
+_TYPE_BOOLEAN, _TYPE_INT64, _TYPE_DOUBLE, _TYPE_BYTE_ARRAY = 0, 2, 5, 6
+_REQUIRED, _OPTIONAL = 0, 1
 _CONVERTED_UTF8 = 0
 _ENCODING_PLAIN, _ENCODING_RLE = 0, 3
 _CODEC_UNCOMPRESSED = 0
@@ -144,8 +147,50 @@ def _column_values(values: Any) -> Tuple[int, Any, int]:
     raise TypeError("a column holds integers, floats or text, one kind throughout")
 
 
-def _page_data(kind: int, values: Any, start: int, stop: int) -> bytes:
+def _nullable_column_values(name: str, values: Any) -> Tuple[int, Any, int]:
+    """(Parquet type, the values with ``None`` for nulls, count) of a nullable column: its
+    type from the values that are not ``None`` (text, truth values, integers, or numbers
+    with a float among them); a column of nulls only is text."""
+    items = list(values)
+    present = [item for item in items if item is not None]
+    if all(isinstance(item, str) for item in present):
+        return _TYPE_BYTE_ARRAY, items, len(items)
+    if all(isinstance(item, bool) for item in present):
+        return _TYPE_BOOLEAN, items, len(items)
+    if all(isinstance(item, int) and not isinstance(item, bool) for item in present):
+        return _TYPE_INT64, items, len(items)
+    if all(isinstance(item, (int, float)) and not isinstance(item, bool) for item in present):
+        return _TYPE_DOUBLE, [None if item is None else float(item) for item in items], len(items)
+    raise TypeError(f"column {name!r} mixes kinds of values: text, truth values and numbers apart")
+
+
+def _definition_levels(chunk: Sequence[Any]) -> bytes:
+    """The definition levels of a nullable page (1 for a value, 0 for a null), as Parquet's
+    RLE/bit-packed hybrid in RLE runs only (bit width 1: one byte per run's value), with the
+    4-byte length a version-1 data page puts before them."""
+    out = bytearray()
+    index = 0
+    while index < len(chunk):
+        level = chunk[index] is not None
+        end = index
+        while end < len(chunk) and (chunk[end] is not None) == level:
+            end += 1
+        out += _varint((end - index) << 1) + bytes([int(level)])
+        index = end
+    return struct.pack("<I", len(out)) + bytes(out)
+
+
+def _page_data(kind: int, values: Any, start: int, stop: int, nullable: bool = False) -> bytes:
     chunk = values[start:stop]
+    if nullable:
+        present = [item for item in chunk if item is not None]
+        if kind == _TYPE_BOOLEAN:  # PLAIN booleans: bit-packed, the first value in the lowest bit
+            packed = bytearray((len(present) + 7) // 8)
+            for index, flag in enumerate(present):
+                if flag:
+                    packed[index // 8] |= 1 << (index % 8)
+            return _definition_levels(chunk) + bytes(packed)
+        return _definition_levels(chunk) + _page_data(kind, present, 0, len(present))
     if kind == _TYPE_BYTE_ARRAY:
         out = bytearray()
         for text in chunk:
@@ -157,10 +202,14 @@ def _page_data(kind: int, values: Any, start: int, stop: int) -> bytes:
     return struct.pack(f"<{len(chunk)}{'q' if kind == _TYPE_INT64 else 'd'}", *chunk)
 
 
-def write_table(path: Union[str, "os.PathLike[str]"], columns: Mapping[str, Any]) -> None:
+def write_table(path: Union[str, "os.PathLike[str]"], columns: Mapping[str, Any], *, nullable: bool = False) -> None:
     """Write ``columns`` (name → NumPy array, ``memoryview`` of format ``"q"`` or ``"d"``, or
-    sequence of text, all of one length) as a Parquet file at ``path``."""
-    described: List[Tuple[str, int, Any, int]] = [(name, *_column_values(values)) for name, values in columns.items()]
+    sequence of text, all of one length) as a Parquet file at ``path``. With ``nullable``,
+    each column is a sequence of text, truth values or numbers, ``None`` for a null, and
+    every column is ``OPTIONAL``."""
+    described: List[Tuple[str, int, Any, int]] = [
+        (name, *(_nullable_column_values(name, values) if nullable else _column_values(values)))
+        for name, values in columns.items()]
     rows = {count for _, _, _, count in described}
     if len(rows) > 1:
         raise ValueError(f"columns of different lengths: {sorted(rows)}")
@@ -172,7 +221,7 @@ def write_table(path: Union[str, "os.PathLike[str]"], columns: Mapping[str, Any]
         first_page = len(body)
         for start in range(0, max(count, 1), VALUES_PER_PAGE):
             stop = min(start + VALUES_PER_PAGE, count)
-            data = _page_data(kind, values, start, stop)
+            data = _page_data(kind, values, start, stop, nullable)
             page = (
                 _Struct()
                 .i32(1, _PAGE_DATA)
@@ -199,7 +248,7 @@ def write_table(path: Union[str, "os.PathLike[str]"], columns: Mapping[str, Any]
         chunks.append(_Struct().i64(2, first_page).struct(3, meta).end())
     schema = [_Struct().binary(4, "schema").i32(5, len(described)).end()]
     for name, kind, _, _ in described:
-        element = _Struct().i32(1, kind).i32(3, _REQUIRED).binary(4, name)
+        element = _Struct().i32(1, kind).i32(3, _OPTIONAL if nullable else _REQUIRED).binary(4, name)
         if kind == _TYPE_BYTE_ARRAY:
             element.i32(6, _CONVERTED_UTF8)
         schema.append(element.end())

@@ -39,6 +39,7 @@ from raidlab.exceptions import RaidlabIOError
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 __all__ = [
     "SWEEP_FILE",
@@ -52,6 +53,7 @@ __all__ = [
     "is_sweep_dir",
     "is_complete_run",
     "summary_metrics",
+    "summary_columns",
     "summary_frame",
     "write_summary",
     "read_summary",
@@ -159,6 +161,19 @@ def summary_metrics(summary: Mapping[str, Any]) -> Dict[str, Any]:
     return metrics
 
 
+def _summary_columns(rows: Sequence[Mapping[str, Any]], axis_columns: Sequence[str]) -> List[str]:
+    """The summary table's columns: the fixed ones, the axes in specification order,
+    ``seed``, the metrics sorted by name, the error columns."""
+    leading = [*FIXED_COLUMNS, *axis_columns, "seed"]
+    known = set(leading) | set(ERROR_COLUMNS)
+    metric_names = sorted({key for row in rows for key in row if key not in known})
+    return [*leading, *metric_names, *ERROR_COLUMNS]
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def summary_frame(
     rows: Sequence[Mapping[str, Any]],
     axis_columns: Sequence[str],
@@ -169,10 +184,7 @@ def summary_frame(
     columns; so the table depends only on the rows, not on the order runs finished in."""
     import pandas as pd
 
-    leading = [*FIXED_COLUMNS, *axis_columns, "seed"]
-    known = set(leading) | set(ERROR_COLUMNS)
-    metric_names = sorted({key for row in rows for key in row if key not in known})
-    columns = [*leading, *metric_names, *ERROR_COLUMNS]
+    columns = _summary_columns(rows, axis_columns)
     data = {column: [row.get(column) for row in rows] for column in columns}
     frame = pd.DataFrame(data, columns=columns)
     # Columns of only missing values have no type to infer: store them as text, not as
@@ -183,17 +195,31 @@ def summary_frame(
     return frame
 
 
-def write_summary(path: PathLike, frame: "pd.DataFrame") -> Path:
-    """Write ``frame`` as ``summary.parquet`` at ``path`` atomically (temporary file, then a
-    rename), without the pandas index."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+def summary_columns(rows: Sequence[Mapping[str, Any]], axis_columns: Sequence[str]) -> Dict[str, List[Any]]:
+    """The summary table of ``rows`` as columns (name → values, ``None`` where missing, a
+    float NaN included), the columns of :func:`summary_frame` in its order: what a sweep
+    writes, without pandas (whose import takes longer than writing a sweep's table)."""
+    return {column: [None if _missing(value) else value for value in (row.get(column) for row in rows)]
+            for column in _summary_columns(rows, axis_columns)}
 
+
+def write_summary(path: PathLike, table: Union["pd.DataFrame", Mapping[str, Sequence[Any]]]) -> Path:
+    """Write ``table`` as ``summary.parquet`` at ``path`` atomically (temporary file, then a
+    rename): columns from :func:`summary_columns` by :mod:`raidlab._parquet`, every column
+    nullable (a column of only missing values is text; integers with missing values stay
+    integers); or a DataFrame by pyarrow, without its index."""
     target = Path(path)
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        table = pa.Table.from_pandas(frame, preserve_index=False)
-        pq.write_table(table, temporary)
+        if isinstance(table, Mapping):
+            from raidlab._parquet import write_table
+
+            write_table(temporary, table, nullable=True)
+        else:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            pq.write_table(pa.Table.from_pandas(table, preserve_index=False), temporary)
         os.replace(temporary, target)
     except OSError as error:
         temporary.unlink(missing_ok=True)

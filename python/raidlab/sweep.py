@@ -841,8 +841,8 @@ class SweepOutcome:
     """What :func:`run_sweep` did."""
 
     plan: SweepPlan
-    #: The summary table, as written to ``summary.parquet``.
-    table: "pd.DataFrame"
+    #: The summary table's rows, one dict per (case, seed) in plan order.
+    rows: List[Dict[str, Any]]
     #: Runs made now, runs found finished, runs that failed now.
     ran: int
     skipped: int
@@ -858,6 +858,12 @@ class SweepOutcome:
     @property
     def directory(self) -> Path:
         return self.plan.output
+
+    @functools.cached_property
+    def table(self) -> "pd.DataFrame":
+        """The summary table, as written to ``summary.parquet``, as a DataFrame (made on
+        first use: a sweep writes its table without pandas)."""
+        return store.summary_frame(self.rows, self.plan.axis_keys)
 
 
 #: ``progress(event, counts)``: ``event`` is ``start`` (counts has ``total``, ``to_run``,
@@ -952,7 +958,8 @@ def run_sweep(
             if progress is not None:
                 progress("run", dict(counts))
             if time.monotonic() - last_write >= SUMMARY_EVERY_S:
-                store.write_summary(directory / store.SUMMARY_FILE, _table(plan, answers))
+                store.write_summary(directory / store.SUMMARY_FILE, store.summary_columns(_rows(plan, answers),
+                                                                                        plan.axis_keys))
                 last_write = time.monotonic()
 
         try:
@@ -970,9 +977,9 @@ def run_sweep(
                         answers[task.run_id] = {"status": "done", "summary": store.read_run_summary(task.run_dir)}
                     except RaidlabError:
                         pass
-            table = _table(plan, answers)
-            store.write_summary(directory / store.SUMMARY_FILE, table)
-            manifest.update(_counts(table), finished_utc=None, interrupted_utc=_utc_now())
+            rows = _rows(plan, answers)
+            store.write_summary(directory / store.SUMMARY_FILE, store.summary_columns(rows, plan.axis_keys))
+            manifest.update(_counts(rows), finished_utc=None, interrupted_utc=_utc_now())
             _write_manifest(directory, manifest)
             raise
         finally:
@@ -981,20 +988,21 @@ def run_sweep(
             if progress is not None:
                 progress("end", dict(counts))
 
-        table = _table(plan, answers)
-        summary_path = store.write_summary(directory / store.SUMMARY_FILE, table)
-        plots = draw_spec_plots(spec, table, directory / "plots") if spec.plots else []
+        rows = _rows(plan, answers)
+        summary_path = store.write_summary(directory / store.SUMMARY_FILE, store.summary_columns(rows, plan.axis_keys))
+        plots = (draw_spec_plots(spec, store.summary_frame(rows, plan.axis_keys), directory / "plots")
+                 if spec.plots else [])
         wall = time.monotonic() - started
-        manifest.update(_counts(table), finished_utc=_utc_now(), wall_s=round(wall, 3),
+        manifest.update(_counts(rows), finished_utc=_utc_now(), wall_s=round(wall, 3),
                         plots=[str(path.relative_to(directory)) for path in plots])
         _write_manifest(directory, manifest)
-    return SweepOutcome(plan=plan, table=table, ran=counts["done"], skipped=skipped, failed=counts["failed"],
+    return SweepOutcome(plan=plan, rows=rows, ran=counts["done"], skipped=skipped, failed=counts["failed"],
                         wall_s=wall, simulate_s=simulate_s, summary_path=summary_path, plots=plots,
                         executor=executor)
 
 
-def _table(plan: SweepPlan, answers: Mapping[str, Mapping[str, Any]]) -> "pd.DataFrame":
-    """The summary table: one row per (case, seed) of the plan, in plan order."""
+def _rows(plan: SweepPlan, answers: Mapping[str, Mapping[str, Any]]) -> List[Dict[str, Any]]:
+    """The summary table's rows: one per (case, seed) of the plan, in plan order."""
     from raidlab.reproduce import toml_literal
 
     metrics_of: Dict[str, Dict[str, Any]] = {}
@@ -1018,13 +1026,12 @@ def _table(plan: SweepPlan, answers: Mapping[str, Mapping[str, Any]]) -> "pd.Dat
             row["error_type"] = answer.get("error_type")
             row["error"] = answer.get("error")
         rows.append(row)
-    return store.summary_frame(rows, plan.axis_keys)
+    return rows
 
 
-def _counts(table: "pd.DataFrame") -> Dict[str, int]:
-    statuses = table["status"].value_counts()
-    return {"rows": int(len(table)), "done": int(statuses.get("done", 0)), "failed": int(statuses.get("failed", 0)),
-            "pending": int(statuses.get("pending", 0))}
+def _counts(rows: Sequence[Mapping[str, Any]]) -> Dict[str, int]:
+    statuses = Counter(row["status"] for row in rows)
+    return {"rows": len(rows), "done": statuses["done"], "failed": statuses["failed"], "pending": statuses["pending"]}
 
 
 def _manifest(plan: SweepPlan, executor: str, argv: Sequence[str], extra: Sequence[str]) -> Dict[str, Any]:
