@@ -115,6 +115,8 @@ class LazyConsole:
         stream.flush()
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # this object's own (or Python's) attributes, never rich's
+            raise AttributeError(name)
         return getattr(self.rich, name)
 
 

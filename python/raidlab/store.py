@@ -39,7 +39,6 @@ from raidlab.exceptions import RaidlabIOError
 
 if TYPE_CHECKING:
     import pandas as pd
-    import pyarrow as pa
 
 __all__ = [
     "SWEEP_FILE",
