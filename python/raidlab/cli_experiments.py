@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
+from raidlab.console import rich_console
+
 if TYPE_CHECKING:
     import pandas as pd
     from rich.console import Console
@@ -39,14 +41,6 @@ SUMMARY_COLUMNS = (
 
 def _print(console: "Console", text: str) -> None:
     console.print(text, markup=False, highlight=False, soft_wrap=True)
-
-
-def rich_console(console: Any) -> "Console":
-    """:func:`raidlab.cli.rich_console` (imported when a progress bar is drawn: this module is
-    loaded by :mod:`raidlab.cli`)."""
-    from raidlab.cli import rich_console as real
-
-    return real(console)
 
 
 # ---------------------------------------------------------------------------------------------

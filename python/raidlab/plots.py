@@ -118,6 +118,15 @@ def rebuild_times(result: Result) -> Dict[str, List[float]]:
     return {name: sorted(values) for name, values in times.items()}
 
 
+def _draw_run_events(ax: Axes, failures: Iterable[float], losses: Iterable[float],
+                     rebuilds: Optional[Dict[str, List[float]]]) -> None:
+    """:func:`draw_event_markers` for a run's panels, the rebuilds given as
+    :func:`rebuild_times` gives them (or None)."""
+    rebuilds = rebuilds or {}
+    draw_event_markers(ax, failures, losses, rebuilds.get("started", ()), rebuilds.get("complete", ()),
+                       rebuilds.get("abandoned", ()))
+
+
 def has_rebuild_progress(timeseries: pd.DataFrame) -> bool:
     """Whether ``timeseries`` has a ``rebuilt_fraction`` (c(t)) with any value: runs without
     rebuild have it all NaN, runs of raidlab versions before rebuild lack it."""
@@ -188,9 +197,7 @@ def draw_response_over_time(
     if "read_mean_response_ms" in timeseries:
         ax.plot(midpoints, timeseries["read_mean_response_ms"].to_numpy(dtype=float),
                 color="C1", linewidth=1 if marker else 0.6, alpha=0.8, label="mean read response time")
-    rebuilds = rebuilds or {}
-    draw_event_markers(ax, failures, losses, rebuilds.get("started", ()), rebuilds.get("complete", ()),
-                       rebuilds.get("abandoned", ()))
+    _draw_run_events(ax, failures, losses, rebuilds)
     ax.set_xlabel("simulated time (s)")
     # A request is counted in the window it completes in: a burst of slow requests shows
     # where they finish, not where they arrived.
@@ -235,7 +242,7 @@ def draw_rebuild_progress(
         end = np.concatenate(([starts[0]], end))
         fraction = np.concatenate(([0.0], fraction))
     ax.plot(end, fraction, color="C0", linewidth=1.5, label="c(t): fraction rebuilt")
-    draw_event_markers(ax, failures, losses, starts, rebuilds.get("complete", ()), rebuilds.get("abandoned", ()))
+    _draw_run_events(ax, failures, losses, rebuilds)
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("rebuilt fraction")
     ax.set_ylim(0, 1.05)
@@ -265,9 +272,7 @@ def draw_cache_over_time(
     end = timeseries["window_end_s"].to_numpy(dtype=float)
     rgr = timeseries["cache_rgr"].to_numpy(dtype=float)
     ax.plot(end, rgr, color="C3", linewidth=1.3, label="RGR (surviving-drive reads per read block)")
-    rebuilds = rebuilds or {}
-    draw_event_markers(ax, failures, losses, rebuilds.get("started", ()), rebuilds.get("complete", ()),
-                       rebuilds.get("abandoned", ()))
+    _draw_run_events(ax, failures, losses, rebuilds)
     ax.set_ylabel("RGR")
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)

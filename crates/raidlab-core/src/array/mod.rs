@@ -436,8 +436,8 @@ impl Controller {
         self.content.as_ref()
     }
 
-    /// Accept a user request. (Inlined into the engine's arrival, as it was before the
-    /// cache's path made the engine's loop too large for the compiler to choose it.)
+    /// Accept a user request. (Always inlined into the engine's arrival: the engine's loop is
+    /// too large for the compiler to choose it, and the one-op path is the hot one.)
     #[inline(always)]
     pub fn submit(&mut self, now: Nanos, req: UserRequest, view: &dyn DriveView) -> Result<()> {
         self.accept(now, req, 0, view)

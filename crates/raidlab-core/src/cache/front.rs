@@ -513,9 +513,8 @@ impl FrontCache {
         }
         if !self.write_back {
             for block in first..end {
-                if self.filling.remove(&block).is_some() {
+                if self.supersede_fill(block) {
                     // Its fill would bring the old values: the block goes, to be read again.
-                    self.stats.superseded_fill_blocks += 1;
                     self.cache.remove(block);
                 } else if let Some(held) = self.held.as_mut().and_then(|held| held.get_mut(&block)) {
                     // A cached copy takes the new values of the sectors written.
@@ -541,9 +540,7 @@ impl FrontCache {
                 if let Some(evicted) = evicted {
                     self.evict(a, evicted)?;
                 }
-                if self.filling.remove(&block).is_some() {
-                    self.stats.superseded_fill_blocks += 1;
-                }
+                self.supersede_fill(block);
                 self.dirty.insert(block, values);
                 if let Some(held) = self.held.as_mut() {
                     held.insert(block, std::array::from_fn(|row| written_value(values, start + row as u64)));
@@ -553,9 +550,7 @@ impl FrontCache {
             if let Some(dirty_values) = self.dirty.remove(&block) {
                 self.destage(a, block, dirty_values)?;
             }
-            if self.filling.remove(&block).is_some() {
-                self.stats.superseded_fill_blocks += 1;
-            }
+            self.supersede_fill(block);
             self.cache.remove(block);
             if let Some(held) = self.held.as_mut() {
                 held.remove(&block);
@@ -587,9 +582,7 @@ impl FrontCache {
     /// fills the cache.
     fn evict(&mut self, a: &mut Arrival<'_>, block: u64) -> Result<()> {
         self.stats.evictions += 1;
-        if self.filling.remove(&block).is_some() {
-            self.stats.superseded_fill_blocks += 1;
-        }
+        self.supersede_fill(block);
         if let Some(held) = self.held.as_mut() {
             held.remove(&block);
         }
@@ -597,6 +590,14 @@ impl FrontCache {
             self.destage(a, block, values)?;
         }
         Ok(())
+    }
+
+    /// A write or an eviction overtook the fill still bringing `block`, if any: that fill
+    /// answers its readers but no longer enters the cache. True if there was one.
+    fn supersede_fill(&mut self, block: u64) -> bool {
+        let superseded = self.filling.remove(&block).is_some();
+        self.stats.superseded_fill_blocks += u64::from(superseded);
+        superseded
     }
 
     /// Write dirty `block`, holding the values of write `values`, back to the array.
