@@ -44,6 +44,39 @@ def test_unknown_command_is_a_usage_error():
     assert caught.value.code == 2
 
 
+def _command_helps(parser) -> dict:
+    """Each command's whole help (its nested commands' too), as the parser ``parser`` prints it."""
+    import argparse
+
+    helps = {}
+
+    def walk(prefix, node):
+        for action in node._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, child in action.choices.items():
+                    helps[f"{prefix}{name}"] = child.format_help()
+                    walk(f"{prefix}{name} ", child)
+
+    walk("", parser)
+    return helps
+
+
+def test_a_command_built_alone_parses_and_helps_as_in_the_whole_parser(monkeypatch):
+    """`main` builds only the arguments of the command it runs: built alone, each command (and
+    its nested commands) has the help it has in the parser with every command, and its
+    arguments leave the same namespace."""
+    monkeypatch.setenv("COLUMNS", "100")
+    everything = _command_helps(cli.build_parser())
+    assert {name for name, _, _ in cli.COMMANDS} <= set(everything)
+    for name, _, _ in cli.COMMANDS:
+        alone = _command_helps(cli.build_parser(name))
+        assert {key: text for key, text in alone.items() if key.split()[0] == name} == \
+            {key: text for key, text in everything.items() if key.split()[0] == name}
+    line = ["run", "x.toml", "-q", "--set", "array.drives=6"]
+    assert vars(cli.build_parser(cli._command_word(line)).parse_args(line)) == vars(cli.build_parser().parse_args(line))
+    assert cli._command_word(["--version"]) is None and cli._command_word(["trace", "info", "f"]) == "trace"
+
+
 # -- errors: one line, exit 2, no traceback -------------------------------------------------
 
 

@@ -87,6 +87,51 @@ def test_save_writes_the_run_directory(tmp_path: Path, synthetic: Result):
     assert synthetic.manifest == manifest
 
 
+def _git(repo: Path, *arguments: str) -> str:
+    import subprocess
+
+    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org",
+                           *arguments], capture_output=True, text=True, check=True).stdout.strip()
+
+
+@pytest.mark.parametrize("gathered", [False, True], ids=["asked-at-save", "gathered-before"])
+def test_the_manifest_records_the_checkouts_commit_and_tracked_changes(tmp_path: Path, monkeypatch, gathered):
+    """The commit is git's HEAD and "dirty" means a tracked file changed (an untracked one does
+    not count), whether the facts were gathered on a thread before the save or asked at it."""
+    import shutil
+
+    from raidlab import results
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "checkout"
+    (repo / "raidlab").mkdir(parents=True)
+    _git(repo, "init", "-q")
+    monkeypatch.setattr(results, "__file__", str(repo / "raidlab" / "results.py"))
+
+    def manifest(name: str) -> dict:
+        if gathered:
+            results.gather_manifest_facts()
+        result = synthetic_result()
+        result.save(tmp_path / name)
+        return result.manifest or {}
+
+    # No commit yet.
+    assert (manifest("none")["git_commit"], manifest("none2")["git_dirty"]) == (None, False)
+    (repo / "raidlab" / "module.py").write_text("x = 1\n")
+    _git(repo, "add", "raidlab/module.py")
+    _git(repo, "commit", "-q", "-m", "first")
+    head = _git(repo, "rev-parse", "HEAD")
+    clean = manifest("clean")
+    assert (clean["git_commit"], clean["git_dirty"]) == (head, False)
+    (repo / "untracked.txt").write_text("not part of the checkout\n")
+    assert manifest("untracked")["git_dirty"] is False
+    (repo / "raidlab" / "module.py").write_text("x = 2\n")
+    changed = manifest("changed")
+    assert (changed["git_commit"], changed["git_dirty"]) == (head, True)
+    assert changed["platform"] and changed["platform"] == clean["platform"]
+
+
 def test_save_then_load_round_trips(tmp_path: Path, synthetic: Result):
     run_dir = synthetic.save(tmp_path / "run")
     loaded = raidlab.load_result(run_dir)

@@ -29,7 +29,7 @@ from raidlab.exceptions import RaidlabIOError
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["CacheReport", "simulate", "parse_size", "summary_rows", "add_parser", "command"]
+__all__ = ["CacheReport", "simulate", "parse_size", "summary_rows", "add_arguments", "command"]
 
 #: Binary size suffixes accepted by ``--size`` (blocks of 4 KiB).
 _SUFFIXES = {"": 1, "ki": 2**10, "mi": 2**20, "gi": 2**30}
@@ -264,14 +264,12 @@ def _policy_names() -> List[str]:
     return family("caches").names
 
 
-def add_parser(commands: Any, handler: Callable[..., int]) -> argparse.ArgumentParser:
-    """Add ``raidlab cache`` to the subcommands ``commands``, calling ``handler``."""
-    parser = commands.add_parser(
-        "cache", help="stream a trace through buffer caches: hit ratio and RGR (VDF paper)",
-        description="Stream a block trace (any format raidlab reads, or libCacheSim's oracleGeneral, "
-                    "plain or zstd) through every policy × size × drive count × failed drive in one pass, "
-                    "and report each cache's hit ratio and RGR (surviving-drive I/Os per request, "
-                    "VDF paper Eq. 1). See docs/cache.md.")
+def add_arguments(parser: argparse.ArgumentParser, handler: Callable[..., int]) -> None:
+    """Give ``raidlab cache``'s parser its description and arguments, calling ``handler``."""
+    parser.description = ("Stream a block trace (any format raidlab reads, or libCacheSim's oracleGeneral, "
+                          "plain or zstd) through every policy × size × drive count × failed drive in one pass, "
+                          "and report each cache's hit ratio and RGR (surviving-drive I/Os per request, "
+                          "VDF paper Eq. 1). See docs/cache.md.")
     parser.add_argument("trace", metavar="TRACE")
     parser.add_argument("--policy", type=_list_of(str, "--policy"), default=["lru"], metavar="A,B",
                         help="policies (default: lru): " + ", ".join(_policy_names()))
@@ -307,7 +305,6 @@ def add_parser(commands: Any, handler: Callable[..., int]) -> argparse.ArgumentP
     parser.add_argument("--json", action="store_true", help="print the whole report as JSON")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=handler)
-    return parser
 
 
 def _failed_drive(text: str) -> Union[int, str]:

@@ -34,13 +34,14 @@ second to load): commands import what they need where they need it, inside :func
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import re
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from raidlab import _core, __version__
 from raidlab.config import apply_overrides, load_config, to_toml
@@ -130,9 +131,7 @@ class ProgressReporter:
 
 
 def _command_run(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from raidlab.results import Result
-
-    from raidlab.results import is_run_directory
+    from raidlab.results import Result, gather_manifest_facts, is_run_directory
 
     loaded = load_config(args.config, overrides=args.set)
     if args.output and Path(args.output).exists() and not args.force:
@@ -141,6 +140,7 @@ def _command_run(args: argparse.Namespace, out: Console, err: Console) -> int:
         raise RaidlabIOError(f"exists and holds {what}; pass --force to replace it as a whole",
                              file=args.output)
     reporter = ProgressReporter(err, enabled=not args.quiet)
+    gather_manifest_facts()
     try:
         output = _core.run(loaded.text, str(loaded.base_dir), reporter)
     except ConfigError as error:
@@ -777,16 +777,26 @@ def _command_reproduce(args: argparse.Namespace, out: Console, err: Console) -> 
 # ---------------------------------------------------------------------------------------------
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+    """The ``raidlab`` command line's parser. Every command is listed, with its one-line help;
+    only ``command``'s arguments are built (``None``: every command's). Building every
+    command's arguments took most of a small run's parsing time, and importing the modules
+    that hold some of them more: :func:`main` builds only the command it runs."""
     parser = argparse.ArgumentParser(
         prog="raidlab",
         description="Simulate RAID storage under drive failure.",
     )
     parser.add_argument("--version", action="version", version=f"raidlab {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, help_text, add_arguments in COMMANDS:
+        command_parser = commands.add_parser(name, help=help_text)
+        if command is None or command == name:
+            add_arguments(command_parser)
+    return parser
 
-    run = commands.add_parser("run", help="run a simulation and write its run directory",
-                              description="Run a simulation, write its run directory and print a summary.")
+
+def _add_run_arguments(run: argparse.ArgumentParser) -> None:
+    run.description = "Run a simulation, write its run directory and print a summary."
     run.add_argument("config", metavar="CONFIG.toml", help="experiment configuration")
     run.add_argument("-o", "--output", metavar="DIR",
                      help="run directory (default: runs/<config-stem>-<config-hash8>)")
@@ -802,11 +812,12 @@ def build_parser() -> argparse.ArgumentParser:
                           "named by the configuration's hash, is always replaced)")
     run.set_defaults(handler=_command_run)
 
-    plot = commands.add_parser("plot", help="plot a run directory (R(t) and response-time CDFs)",
-                               description="Draw R(t) over I/O intensity with failure markers, c(t) "
-                                           "(the fraction rebuilt) under it for a run that rebuilt a "
-                                           "drive onto a spare, and the response-time CDFs, from a "
-                                           "run directory.")
+
+def _add_plot_arguments(plot: argparse.ArgumentParser) -> None:
+    plot.description = ("Draw R(t) over I/O intensity with failure markers, c(t) "
+                        "(the fraction rebuilt) under it for a run that rebuilt a "
+                        "drive onto a spare, and the response-time CDFs, from a "
+                        "run directory.")
     plot.add_argument("run_dir", metavar="RUN_DIR")
     plot.add_argument("-o", "--output", metavar="FILE", help="PNG file (default: RUN_DIR/plot.png); "
                       "for a sweep directory, the figures' directory (default: SWEEP_DIR/plots)")
@@ -817,7 +828,8 @@ def build_parser() -> argparse.ArgumentParser:
     plot.add_argument("--series", metavar="KEY", help="sweep directory: one line per value of this axis")
     plot.set_defaults(handler=_command_plot)
 
-    trace = commands.add_parser("trace", help="inspect block traces")
+
+def _add_trace_arguments(trace: argparse.ArgumentParser) -> None:
     trace_commands = trace.add_subparsers(dest="trace_command", metavar="COMMAND", required=True)
     info = trace_commands.add_parser("info", help="statistics of a trace file",
                                      description="Read a trace once and print its statistics.")
@@ -850,13 +862,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="contiguous hot regions (default: %(default)s)")
     synth.set_defaults(handler=_command_trace_synth)
 
-    from raidlab.cache import add_parser as add_cache_parser
 
-    add_cache_parser(commands, _command_cache)
-
-    bench = commands.add_parser("bench", help="run the built-in benchmarks",
-                                description="Measure simulation speed (requests/s, disk ops/s) "
-                                            "and peak memory.")
+def _add_bench_arguments(bench: argparse.ArgumentParser) -> None:
+    bench.description = ("Measure simulation speed (requests/s, disk ops/s) "
+                         "and peak memory.")
     bench.add_argument("--requests", type=_request_count, default=100_000, metavar="N",
                        help="user requests per case (default: %(default)s)")
     bench.add_argument("--case", action="append", metavar="NAME",
@@ -865,12 +874,12 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true", help="print JSON instead of a table")
     bench.set_defaults(handler=_command_bench)
 
-    validate = commands.add_parser(
-        "validate", help="compare a drive model with a real drive's trace (DiskSim validate format)",
-        description="Replay a DiskSim validate trace on one simulated drive, as DiskSim does "
-                    "(each request issued the trace's gap after the previous one completes), and "
-                    "compare the response-time distribution with the measured one: means and the "
-                    "demerit (RMS horizontal distance between the CDFs). Writes both CDFs to a PNG.")
+
+def _add_validate_arguments(validate: argparse.ArgumentParser) -> None:
+    validate.description = ("Replay a DiskSim validate trace on one simulated drive, as DiskSim does "
+                            "(each request issued the trace's gap after the previous one completes), and "
+                            "compare the response-time distribution with the measured one: means and the "
+                            "demerit (RMS horizontal distance between the CDFs). Writes both CDFs to a PNG.")
     validate.add_argument("drive", metavar="DISKSPEC_OR_PRESET",
                           help="a DiskSim parameter file (an existing file) or a drive preset name")
     validate.add_argument("trace", metavar="TRACE", help="trace in DiskSim's validate format")
@@ -879,11 +888,13 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--json", action="store_true", help="print the summary as JSON instead of a table")
     validate.set_defaults(handler=_command_validate)
 
-    schema = commands.add_parser("schema", help="print the configuration's JSON Schema")
+
+def _add_schema_arguments(schema: argparse.ArgumentParser) -> None:
     schema.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     schema.set_defaults(handler=_command_schema)
 
-    docs = commands.add_parser("docs", help="generate documentation")
+
+def _add_docs_arguments(docs: argparse.ArgumentParser) -> None:
     docs_commands = docs.add_subparsers(dest="docs_command", metavar="COMMAND", required=True)
     docs_config = docs_commands.add_parser("config", help="configuration reference (markdown)",
                                            description="Generate the configuration reference from "
@@ -900,20 +911,22 @@ def build_parser() -> argparse.ArgumentParser:
     docs_validation.add_argument("--diskspecs", metavar="DIR", default="../shared/diskspecs",
                                  help="directory of the DiskSim specs and traces (default: %(default)s)")
     docs_validation.set_defaults(handler=_command_docs_validation)
-    from raidlab.cli_experiments import add_commands, add_docs_commands, command_reproduce
+    from raidlab.cli_experiments import add_docs_commands
 
     add_docs_commands(docs_commands)
 
-    reproduce = commands.add_parser(
-        "reproduce", help="rerun a paper's studies and report them beside its numbers",
-        description="Run one reproduction of the registry (raidlab.reproductions), or every one with "
-                    "--all. A config-folder reproduction (fu) runs the studies of "
-                    "experiments/PAPER/studies.toml (each from experiments/PAPER/base.toml) on all cores, "
-                    "running identical runs of different studies once, and writes one CSV per study, PNG "
-                    "figures and report.md (the paper's numbers beside raidlab's) into the output "
-                    "directory; the others write their figures, report.md and report.html. --all writes "
-                    "each into its own subdirectory and one report.md and self-contained report.html of "
-                    "every paper: its tables, figures and the notes of docs/reproduction.md.")
+
+def _add_reproduce_arguments(reproduce: argparse.ArgumentParser) -> None:
+    from raidlab.cli_experiments import command_reproduce
+
+    reproduce.description = ("Run one reproduction of the registry (raidlab.reproductions), or every one with "
+                             "--all. A config-folder reproduction (fu) runs the studies of "
+                             "experiments/PAPER/studies.toml (each from experiments/PAPER/base.toml) on all cores, "
+                             "running identical runs of different studies once, and writes one CSV per study, PNG "
+                             "figures and report.md (the paper's numbers beside raidlab's) into the output "
+                             "directory; the others write their figures, report.md and report.html. --all writes "
+                             "each into its own subdirectory and one report.md and self-contained report.html of "
+                             "every paper: its tables, figures and the notes of docs/reproduction.md.")
     reproduce.add_argument("paper", metavar="PAPER", nargs="?",
                            help="the reproduction (raidlab.reproductions.REPRODUCTIONS: fu, pro, vdf, thesis, validation)")
     reproduce.add_argument("--all", action="store_true",
@@ -938,11 +951,50 @@ def build_parser() -> argparse.ArgumentParser:
                            help="experiments directory (default: the repository's experiments/, "
                                 "next to the package's source)")
     reproduce.set_defaults(handler=command_reproduce)
-    add_commands(commands)
-    from raidlab.rebuild_plan import add_parser as add_rebuild_plan_parser
 
-    add_rebuild_plan_parser(commands)
-    return parser
+
+def _elsewhere(module: str, function: str, *arguments: Any) -> Callable[[argparse.ArgumentParser], None]:
+    """A command's argument builder that lives in ``module``: imported only when that command
+    is built."""
+
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        getattr(importlib.import_module(module), function)(parser, *arguments)
+
+    return add_arguments
+
+
+#: The commands, in the order ``raidlab --help`` lists them: name, one-line help, and the
+#: function that gives the command's parser its description, arguments and handler.
+COMMANDS: Sequence[Tuple[str, str, Callable[[argparse.ArgumentParser], None]]] = (
+    ("run", "run a simulation and write its run directory", _add_run_arguments),
+    ("plot", "plot a run directory (R(t) and response-time CDFs)", _add_plot_arguments),
+    ("trace", "inspect block traces", _add_trace_arguments),
+    ("cache", "stream a trace through buffer caches: hit ratio and RGR (VDF paper)",
+     _elsewhere("raidlab.cache", "add_arguments", _command_cache)),
+    ("bench", "run the built-in benchmarks", _add_bench_arguments),
+    ("validate", "compare a drive model with a real drive's trace (DiskSim validate format)",
+     _add_validate_arguments),
+    ("schema", "print the configuration's JSON Schema", _add_schema_arguments),
+    ("docs", "generate documentation", _add_docs_arguments),
+    ("reproduce", "rerun a paper's studies and report them beside its numbers", _add_reproduce_arguments),
+    ("sweep", "run a sweep specification: many runs over axes, collected into summary.parquet",
+     _elsewhere("raidlab.cli_experiments", "add_sweep_arguments")),
+    ("summary", "print the summary of a run or a sweep",
+     _elsewhere("raidlab.cli_experiments", "add_summary_arguments")),
+    ("compare", "compare runs: metric differences with confidence intervals, overlaid R(t), c(t), CDFs",
+     _elsewhere("raidlab.cli_experiments", "add_compare_arguments")),
+    ("list", "list what a configuration can name: presets, layouts, schedulers, trace formats, policies",
+     _elsewhere("raidlab.cli_experiments", "add_list_arguments")),
+    ("rebuild-plan", "how long will my rebuild take, and what will it cost? (one run per rebuild setting)",
+     _elsewhere("raidlab.rebuild_plan", "add_arguments")),
+)
+
+
+def _command_word(arguments: Sequence[str]) -> Optional[str]:
+    """The command ``arguments`` run: their first word that is not an option. The command line
+    has no option before the command that takes a value (only ``--help`` and ``--version``),
+    so this is the word argparse takes for the command."""
+    return next((argument for argument in arguments if not argument.startswith("-")), None)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -953,7 +1005,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         # Inside the try: a Ctrl-C that lands while the command line is parsed or rich loads
         # is an interrupt like any other, not a traceback.
-        args = build_parser().parse_args(arguments)
+        args = build_parser(_command_word(arguments)).parse_args(arguments)
         args.argv = arguments
         out: Any = LazyConsole(stderr=False)
         err: Any = LazyConsole(stderr=True)

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     import pandas as pd
     from rich.console import Console
 
-__all__ = ["add_commands", "add_docs_commands", "command_reproduce", "command_plot_sweep"]
+__all__ = ["add_sweep_arguments", "add_summary_arguments", "add_compare_arguments", "add_list_arguments",
+           "add_docs_commands", "command_reproduce", "command_plot_sweep"]
 
 #: Columns ``raidlab summary`` shows for a sweep after its axes (those the table has).
 SUMMARY_COLUMNS = (
@@ -400,14 +401,12 @@ def _jobs(text: str) -> int:
     return value
 
 
-def add_commands(commands: Any) -> None:
-    """Add ``sweep``, ``summary``, ``compare`` and ``list`` to the ``raidlab`` subparsers."""
-    sweep = commands.add_parser(
-        "sweep", help="run a sweep specification: many runs over axes, collected into summary.parquet",
-        description="Expand a sweep specification (docs/sweeps.md), run every run not finished yet on a local "
-                    "process pool or a Dask cluster, and write the sweep directory: one run directory per run "
-                    "(content-addressed: finished runs are skipped, an interrupted sweep resumes) and "
-                    "summary.parquet. Exit status 1 when a run failed (the others still ran).")
+def add_sweep_arguments(sweep: argparse.ArgumentParser) -> None:
+    """Give ``raidlab sweep``'s parser its description, arguments and handler."""
+    sweep.description = ("Expand a sweep specification (docs/sweeps.md), run every run not finished yet on a local "
+                         "process pool or a Dask cluster, and write the sweep directory: one run directory per run "
+                         "(content-addressed: finished runs are skipped, an interrupted sweep resumes) and "
+                         "summary.parquet. Exit status 1 when a run failed (the others still ran).")
     sweep.add_argument("spec", metavar="SPEC.toml", help="sweep specification")
     sweep.add_argument("-o", "--output", metavar="DIR", help="sweep directory (default: runs/sweep-<name>)")
     where = sweep.add_mutually_exclusive_group()
@@ -420,20 +419,23 @@ def add_commands(commands: Any) -> None:
     sweep.add_argument("-q", "--quiet", action="store_true", help="no progress bar or table; print the directory")
     sweep.set_defaults(handler=_command_sweep)
 
-    summary = commands.add_parser("summary", help="print the summary of a run or a sweep",
-                                  description="Print a run directory's summary tables, or a sweep directory's "
-                                              "summary.parquet (its axes and main metrics; --json: every column).")
+
+def add_summary_arguments(summary: argparse.ArgumentParser) -> None:
+    """Give ``raidlab summary``'s parser its description, arguments and handler."""
+    summary.description = ("Print a run directory's summary tables, or a sweep directory's "
+                           "summary.parquet (its axes and main metrics; --json: every column).")
     summary.add_argument("directory", metavar="RUN_OR_SWEEP_DIR")
     summary.add_argument("--json", action="store_true", help="print JSON (a sweep: one object per row)")
     summary.set_defaults(handler=_command_summary)
 
-    compare = commands.add_parser(
-        "compare", help="compare runs: metric differences with confidence intervals, overlaid R(t), c(t), CDFs",
-        description="Group the runs (run directories; a sweep directory stands for its finished runs) by "
-                    "configuration, runs differing only in the seed being replicates; print each metric's "
-                    "difference from the first group with its 95 %% confidence interval (paired over seeds "
-                    "when both groups ran the same seeds, else Welch's); write R(t), c(t) and response-time "
-                    "CDF overlays as PNG and SVG.")
+
+def add_compare_arguments(compare: argparse.ArgumentParser) -> None:
+    """Give ``raidlab compare``'s parser its description, arguments and handler."""
+    compare.description = ("Group the runs (run directories; a sweep directory stands for its finished runs) by "
+                           "configuration, runs differing only in the seed being replicates; print each metric's "
+                           "difference from the first group with its 95 %% confidence interval (paired over seeds "
+                           "when both groups ran the same seeds, else Welch's); write R(t), c(t) and response-time "
+                           "CDF overlays as PNG and SVG.")
     compare.add_argument("runs", metavar="RUN_OR_SWEEP_DIR", nargs="+")
     compare.add_argument("-o", "--output", metavar="DIR", help="figures' directory (default: runs/compare-<hash8>)")
     compare.add_argument("--metric", action="append", metavar="NAME",
@@ -444,11 +446,12 @@ def add_commands(commands: Any) -> None:
     compare.add_argument("--json", action="store_true", help="print JSON instead of tables")
     compare.set_defaults(handler=_command_compare)
 
-    listing = commands.add_parser(
-        "list", help="list what a configuration can name: presets, layouts, schedulers, trace formats, policies",
-        description="Print every registry of the core (drive presets, layouts, queue disciplines, trace "
-                    "formats, rebuild executors, orders and disciplines, …) with one line per entry, read "
-                    "from the registries themselves.")
+
+def add_list_arguments(listing: argparse.ArgumentParser) -> None:
+    """Give ``raidlab list``'s parser its description, arguments and handler."""
+    listing.description = ("Print every registry of the core (drive presets, layouts, queue disciplines, trace "
+                           "formats, rebuild executors, orders and disciplines, …) with one line per entry, read "
+                           "from the registries themselves.")
     listing.add_argument("family", nargs="?", metavar="FAMILY", help="only this registry (e.g. layouts)")
     listing.add_argument("--json", action="store_true", help="print JSON instead of tables")
     listing.set_defaults(handler=_command_list)

@@ -19,7 +19,7 @@ The pieces are pure functions where they can be (tests call them on tables they 
 * :func:`pareto_front`, :func:`pick_for_slo`: the front and the SLO pick on a results table;
 * :func:`prepare_base`: the configuration with a failure, a spare and ``rebuild.end_run``;
 * :func:`run_plan`: everything, writing the output directory; the command is
-  :func:`add_parser`'s.
+  :func:`add_arguments`'s.
 
 ``docs/rebuild-plan.md`` explains the model, the defaults and their sources.
 """
@@ -63,7 +63,7 @@ __all__ = [
     "measure_media_rate_mb_s",
     "PlanOutcome",
     "run_plan",
-    "add_parser",
+    "add_arguments",
 ]
 
 #: Annual failure rate of a drive, the default of ``--afr``: Backblaze's 2024 fleet-wide
@@ -1007,20 +1007,18 @@ def _command(args: argparse.Namespace, out: "Console", err: "Console") -> int:
     return 1 if outcome.failed else 0
 
 
-def add_parser(commands: Any) -> argparse.ArgumentParser:
-    """Add ``raidlab rebuild-plan`` to the subcommands ``commands``."""
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Give ``raidlab rebuild-plan``'s parser its description, arguments and handler."""
     from raidlab.cli_experiments import _jobs
 
-    parser = commands.add_parser(
-        "rebuild-plan", help="how long will my rebuild take, and what will it cost? (one run per rebuild setting)",
-        description="Fail one member of the configuration's array (unless it has failures) and rebuild it onto "
-                    "a hot spare under each candidate rebuild discipline or setting, one run each (the sweep "
-                    "machinery: local cores or Dask); print the rebuild time, the user p50 and p99 while "
-                    "rebuilding and the exposure (a second drive failure, an unrecoverable read error), draw "
-                    "the Pareto plot of rebuild time against p99, and with --p99-slo-ms name the fastest "
-                    "rebuild within the SLO. Candidates: --policy (with --with), --candidates FILE, the "
-                    "configuration's [rebuild_plan] table, or the default set (md at three settings, VSM, "
-                    "PCM, Ceph mClock's three profiles). See docs/rebuild-plan.md.")
+    parser.description = ("Fail one member of the configuration's array (unless it has failures) and rebuild it onto "
+                          "a hot spare under each candidate rebuild discipline or setting, one run each (the sweep "
+                          "machinery: local cores or Dask); print the rebuild time, the user p50 and p99 while "
+                          "rebuilding and the exposure (a second drive failure, an unrecoverable read error), draw "
+                          "the Pareto plot of rebuild time against p99, and with --p99-slo-ms name the fastest "
+                          "rebuild within the SLO. Candidates: --policy (with --with), --candidates FILE, the "
+                          "configuration's [rebuild_plan] table, or the default set (md at three settings, VSM, "
+                          "PCM, Ceph mClock's three profiles). See docs/rebuild-plan.md.")
     parser.add_argument("config", metavar="CONFIG.toml", help="run configuration: array, drive, workload")
     parser.add_argument("-o", "--output", metavar="DIR", help="output directory (default: runs/rebuild-plan-<name>)")
     parser.add_argument("--policy", action=_PolicyAction, dest="policies", metavar="NAME",
@@ -1049,4 +1047,3 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print the results as JSON (no table, no progress bar)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar or table; print the directory")
     parser.set_defaults(handler=_command, policies=None)
-    return parser

@@ -29,9 +29,10 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 from errno import ENOENT
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from raidlab.exceptions import RaidlabIOError
 
@@ -294,7 +295,7 @@ class Result:
     ) -> Dict[str, Any]:
         from raidlab import __version__
 
-        git = _git_state()
+        git, platform_text = _manifest_facts()
         argv = list(sys.argv if command_line is None else command_line)
         return {
             "raidlab_version": __version__,
@@ -308,7 +309,7 @@ class Result:
             "command_line": shlex.join(argv),
             "overrides": list(overrides),
             "python": platform.python_version(),
-            "platform": platform.platform(),
+            "platform": platform_text,
             "files": {
                 "config": CONFIG_FILE,
                 "summary": SUMMARY_FILE,
@@ -680,17 +681,61 @@ def _read_table(name: str, path: Path) -> "pd.DataFrame":
 
 
 def _git_state() -> Dict[str, Any]:
-    """Commit and dirtiness of the checkout this package runs from, if it is one."""
+    """Commit and dirtiness of the checkout this package runs from, if it is one: one ``git``
+    process, whose porcelain v2 header carries the commit and whose entries are the tracked
+    files changed."""
     source = Path(__file__).resolve().parent
     try:
-        commit = subprocess.run(
-            ["git", "-C", str(source), "rev-parse", "HEAD"],
-            capture_output=True, text=True, timeout=5, check=True,
-        ).stdout.strip()
         status = subprocess.run(
-            ["git", "-C", str(source), "status", "--porcelain", "--untracked-files=no"],
+            ["git", "-C", str(source), "status", "--porcelain=v2", "--branch", "--untracked-files=no"],
             capture_output=True, text=True, timeout=5, check=True,
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return {}
-    return {"commit": commit or None, "dirty": bool(status.strip())}
+    commit = None
+    dirty = False
+    for line in status.splitlines():
+        if line.startswith("# branch.oid "):
+            oid = line.removeprefix("# branch.oid ").strip()
+            commit = None if oid == "(initial)" else oid
+        elif line and not line.startswith("#"):
+            dirty = True
+    return {"commit": commit, "dirty": dirty}
+
+
+#: The manifest's two facts that each cost a process (git's answer, and the platform string,
+#: for which Python runs ``uname -p``), being gathered on a thread for the next save; see
+#: :func:`gather_manifest_facts`.
+_gathering: Optional[Tuple[threading.Thread, Dict[str, Any]]] = None
+
+
+def gather_manifest_facts() -> None:
+    """Start gathering, on a thread, the manifest facts that cost a process each, for the next
+    run saved in this process. ``raidlab run`` calls it just before its simulation, which
+    releases the GIL, so the answers are ready when the run directory is written instead of
+    adding their processes' time to the run's."""
+    global _gathering
+    if _gathering is not None:
+        return
+    facts: Dict[str, Any] = {}
+
+    def gather() -> None:
+        facts["git"] = _git_state()
+        facts["platform"] = platform.platform()
+
+    thread = threading.Thread(target=gather, name="raidlab-manifest-facts", daemon=True)
+    thread.start()
+    _gathering = (thread, facts)
+
+
+def _manifest_facts() -> Tuple[Dict[str, Any], str]:
+    """The git state and the platform string: those gathered since
+    :func:`gather_manifest_facts`, once, or asked now."""
+    global _gathering
+    gathering, _gathering = _gathering, None
+    if gathering is not None:
+        thread, facts = gathering
+        thread.join()
+        if "platform" in facts:
+            return facts["git"], facts["platform"]
+    return _git_state(), platform.platform()

@@ -675,7 +675,7 @@ GIT_STATE_TTL_S = 10.0
 
 def _ask_git_less_often() -> None:
     """Every saved run records the checkout's git commit and dirtiness in its manifest, which
-    costs two ``git`` processes per run: most of what saving a small run costs. A worker asks
+    costs a ``git`` process per run: most of what saving a small run costs. A worker asks
     at most every :data:`GIT_STATE_TTL_S` instead; the answer cannot change faster than
     someone commits."""
     from raidlab import results
