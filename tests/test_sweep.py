@@ -287,6 +287,30 @@ def test_the_summary_written_without_pandas_reads_back_as_the_pandas_table(tmp_p
     assert (tmp_path / "again.parquet").read_bytes() == path.read_bytes()
 
 
+def test_the_workers_start_while_the_runs_are_resolved_and_stop_when_the_plan_fails(tmp_path, monkeypatch):
+    """The local pool starts its workers before the configurations are resolved, no more of
+    them than the specification has runs; a plan the core rejects leaves none running."""
+    import multiprocessing
+
+    from raidlab import sweep
+
+    running_at_planning = []
+    plan = sweep.expand_sweep
+
+    def counting(*args, **kwargs):
+        running_at_planning.append(len(multiprocessing.active_children()))
+        return plan(*args, **kwargs)
+
+    monkeypatch.setattr(sweep, "expand_sweep", counting)
+    one_run = write(tmp_path, 'base = "base.toml"\n[set]\nworkload.requests = 50\n')
+    assert run_sweep(one_run, tmp_path / "one", jobs=2).ran == 1
+    bad = write(tmp_path, 'base = "base.toml"\nseeds = 2\n[grid]\narray.drivez = [5, 6]\n', name="bad.toml")
+    with pytest.raises(SweepSpecError):
+        run_sweep(bad, tmp_path / "bad", jobs=2)
+    assert running_at_planning == [1, 2]
+    assert multiprocessing.active_children() == []
+
+
 @pytest.mark.engine
 def test_a_second_run_skips_every_finished_run(tmp_path):
     spec = write(tmp_path, 'base = "base.toml"\nseeds = 2\n[grid]\narray.drives = [5, 6]\n')

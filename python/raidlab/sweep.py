@@ -745,30 +745,79 @@ Handler = Callable[[RunTask, Dict[str, Any]], None]
 RunFunction = Callable[[RunTask], Dict[str, Any]]
 
 
-def _run_local(tasks: Sequence[RunTask], jobs: int, handle: Handler, run: RunFunction) -> None:
-    """Run ``tasks`` on a pool of ``jobs`` processes, at most ``2 * jobs`` submitted at a
-    time. A worker that dies (killed, out of memory) breaks the pool and every run in flight
-    with it; those runs are then run again one at a time, each alone on a pool of one
-    process, so that a run which kills its worker again is known to be the cause and is
-    recorded as failed while the others finish. Ctrl-C cancels the running simulations,
-    shuts the pool down and re-raises."""
+class _LocalPool:
+    """The local worker processes, started before the sweep is planned: starting a worker
+    (Python, raidlab's modules, the extension's digest) took about as long as resolving a
+    64-run sweep's configurations, and the two now overlap instead of following each other.
+    Also holds the event that cancels the workers' simulations."""
+
+    def __init__(self, workers: int) -> None:
+        import multiprocessing
+
+        from raidlab.reproduce import _sigint_blocked
+
+        self.context = multiprocessing.get_context("spawn")
+        self.cancel = self.context.Event()
+        self.workers = workers
+        #: The pool of the first round, until :meth:`take` hands it out.
+        self.started: Optional[Any] = self.executor(workers)
+        # One task per worker: the pool starts a process for each task it has no idle worker
+        # for. Workers start with SIGINT blocked until their initializer ignores it (see
+        # reproduce.execute).
+        with _sigint_blocked():
+            for _ in range(workers):
+                self.started.submit(_start_worker)
+
+    def executor(self, workers: int) -> Any:
+        """A new pool of ``workers`` processes."""
+        import concurrent.futures as futures
+
+        return futures.ProcessPoolExecutor(max_workers=workers, mp_context=self.context,
+                                           initializer=_init_local_worker, initargs=(self.cancel,))
+
+    def take(self, workers: int) -> Any:
+        """The pool started at first, then new pools of ``workers`` processes."""
+        started, self.started = self.started, None
+        return started if started is not None else self.executor(workers)
+
+    def close(self) -> None:
+        """Stop the started pool if no round took it (nothing to run, or the plan failed)."""
+        from raidlab.reproduce import _shutdown
+
+        started, self.started = self.started, None
+        if started is not None:
+            _shutdown(started)
+
+
+def _start_worker() -> None:
+    """A worker's first task: what each run needs before its simulation, done while the
+    sweep is planned (the modules, the extension's digest, the checkout's git state)."""
+    from raidlab import results
+
+    code_version()
+    _ask_git_less_often()
+    results._git_state()
+
+
+def _run_local(tasks: Sequence[RunTask], pool: _LocalPool, handle: Handler, run: RunFunction) -> None:
+    """Run ``tasks`` on ``pool``'s processes, at most two per worker submitted at a time. A
+    worker that dies (killed, out of memory) breaks the pool and every run in flight with it;
+    those runs are then run again one at a time, each alone on a pool of one process, so that
+    a run which kills its worker again is known to be the cause and is recorded as failed
+    while the others finish. Ctrl-C cancels the running simulations, shuts the pool down and
+    re-raises."""
     import concurrent.futures as futures
-    import multiprocessing
     from concurrent.futures.process import BrokenProcessPool
 
     from raidlab.reproduce import _shutdown, _sigint_blocked
 
-    context = multiprocessing.get_context("spawn")
-    cancel = context.Event()
     queue: Deque[RunTask] = deque(tasks)
     #: Runs in flight when a pool broke, to be run alone.
     isolated: Deque[RunTask] = deque()
     while queue or isolated:
         alone = bool(isolated)
-        source, window = (isolated, 1) if alone else (queue, 2 * jobs)
-        executor = futures.ProcessPoolExecutor(max_workers=1 if alone else max(1, min(jobs, len(queue))),
-                                               mp_context=context, initializer=_init_local_worker,
-                                               initargs=(cancel,))
+        source, window = (isolated, 1) if alone else (queue, 2 * pool.workers)
+        executor = pool.executor(1) if alone else pool.take(max(1, min(pool.workers, len(queue))))
         in_flight: Dict[Any, RunTask] = {}
         broken: List[RunTask] = []
         try:
@@ -796,7 +845,7 @@ def _run_local(tasks: Sequence[RunTask], jobs: int, handle: Handler, run: RunFun
                     in_flight.clear()
                     break
         except BaseException:
-            cancel.set()
+            pool.cancel.set()
             _shutdown(executor)
             raise
         executor.shutdown(wait=not broken, cancel_futures=True)
@@ -897,6 +946,24 @@ def run_sweep(
         spec = load_sweep_spec(spec)
     output_dir = Path(output) if output is not None else Path("runs") / f"sweep-{spec.name}"
     argv = list(command_line) if command_line is not None else list(sys.argv)
+    workers = max(1, jobs or os.cpu_count() or 1)
+    pool = None
+    if client is None and scheduler is None:
+        # Started first, so that the workers start while the runs are resolved; no more of
+        # them than the specification has runs.
+        pool = _LocalPool(min(workers, len(spec.cases()) * len(spec.seeds or [None])))
+    try:
+        return _run_planned(spec, output_dir, pool, client, scheduler, workers, extra, argv, progress,
+                            run_function, started)
+    finally:
+        if pool is not None:
+            pool.close()
+
+
+def _run_planned(spec: SweepSpec, output_dir: Path, pool: Optional[_LocalPool], client: Any,
+                 scheduler: Optional[str], workers: int, extra: Sequence[str], argv: List[str],
+                 progress: Optional[ProgressHook], run_function: RunFunction, started: float) -> SweepOutcome:
+    """:func:`run_sweep` once its local pool, if any, is starting."""
     plan = expand_sweep(spec, output_dir, extra=extra, command_line=argv)
     directory = plan.output
     try:
@@ -912,7 +979,6 @@ def run_sweep(
             client = own_client = Client(scheduler, timeout="20s")
         except (OSError, TimeoutError) as error:
             raise RaidlabIOError(f"cannot reach the Dask scheduler: {error}", file=scheduler) from None
-    workers = max(1, jobs or os.cpu_count() or 1)
     if client is not None:
         executor = f"dask {getattr(getattr(client, 'scheduler', None), 'address', 'cluster')}"
     else:
@@ -967,7 +1033,8 @@ def run_sweep(
                 if client is not None:
                     _run_dask(to_run, client, handle, run_function)
                 else:
-                    _run_local(to_run, workers, handle, run_function)
+                    assert pool is not None
+                    _run_local(to_run, pool, handle, run_function)
         except BaseException:
             # Whatever finished is kept: the table, then the manifest, say how far it got.
             # A worker may have finished saving a run whose answer never arrived.
