@@ -711,12 +711,10 @@ _gathering: Optional[Tuple[threading.Thread, Dict[str, Any]]] = None
 
 def gather_manifest_facts() -> None:
     """Start gathering, on a thread, the manifest facts that cost a process each, for the next
-    run saved in this process. ``raidlab run`` calls it just before its simulation, which
-    releases the GIL, so the answers are ready when the run directory is written instead of
-    adding their processes' time to the run's."""
+    run saved in this process; a gathering no save took yet is dropped. ``raidlab run`` calls
+    it just before its simulation, which releases the GIL, so the answers are ready when the
+    run directory is written instead of adding their processes' time to the run's."""
     global _gathering
-    if _gathering is not None:
-        return
     facts: Dict[str, Any] = {}
 
     def gather() -> None:

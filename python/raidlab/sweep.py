@@ -747,9 +747,9 @@ RunFunction = Callable[[RunTask], Dict[str, Any]]
 
 class _LocalPool:
     """The local worker processes, started before the sweep is planned: starting a worker
-    (Python, raidlab's modules, the extension's digest) took about as long as resolving a
-    64-run sweep's configurations, and the two now overlap instead of following each other.
-    Also holds the event that cancels the workers' simulations."""
+    (Python, raidlab's modules, the extension's digest) takes about as long as resolving a
+    64-run sweep's configurations, so the two overlap. Also holds the event that cancels the
+    workers' simulations."""
 
     def __init__(self, workers: int) -> None:
         import multiprocessing
