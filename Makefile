@@ -88,14 +88,17 @@ test: build browser ## What CI runs: Rust tests, then pytest
 	cargo test --workspace --exclude raidlab-py
 	$(BIN)/python -m pytest -q tests
 
+# The benchmarks compile the package's bytecode before they time it, as pip does when it
+# installs a package: an editable install under PYTHONDONTWRITEBYTECODE would otherwise
+# compile every module at every start of a command or a sweep's worker.
+COMPILE_BYTECODE := $(BIN)/python -m compileall -q python/raidlab
+
 bench: build ## Criterion benchmarks of the core, then `raidlab bench`, whole `raidlab run` processes (/usr/bin/time), then a whole 18 TB rebuild
 	cargo bench -p raidlab-core
 	$(BIN)/raidlab bench
 	@mkdir -p target/bench
 	cargo run --release --quiet -p raidlab-core --example bench_trace -- 1000000 target/bench/ibm18es_cached_1m.trace
-	@# Bytecode compiled beforehand, as pip does when it installs a package: an editable install
-	@# under PYTHONDONTWRITEBYTECODE would otherwise compile every module on every start.
-	$(BIN)/python -m compileall -q python/raidlab
+	$(COMPILE_BYTECODE)
 	/usr/bin/time -f "whole process, raidlab run of 1,000 requests: %e s wall, %U s user, %M KiB peak" \
 	  $(BIN)/raidlab run experiments/bench/startup_1000.toml -o target/bench/startup_1000 --force --quiet > /dev/null
 	/usr/bin/time -f "whole process, raidlab run of the 1 M-request ibm18es trace: %e s wall, %U s user, %M KiB peak" \
@@ -103,8 +106,7 @@ bench: build ## Criterion benchmarks of the core, then `raidlab bench`, whole `r
 	$(BIN)/raidlab bench --case rebuild_20tb --case rebuild_20tb_pro
 
 bench-sweep: build ## A 64-run sweep on 1 and 2 worker processes: scaling and the machinery's time per run
-	@# Bytecode compiled beforehand, as for `make bench`: each worker process imports raidlab.
-	$(BIN)/python -m compileall -q python/raidlab
+	$(COMPILE_BYTECODE)
 	$(BIN)/python -m raidlab.sweep_bench
 
 bench-rebuild-plan: build ## raidlab rebuild-plan's default set (8 candidates) on 1 M requests, timed by /usr/bin/time

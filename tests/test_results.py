@@ -108,6 +108,7 @@ def test_the_manifest_records_the_checkouts_commit_and_tracked_changes(tmp_path:
     (repo / "raidlab").mkdir(parents=True)
     _git(repo, "init", "-q")
     monkeypatch.setattr(results, "__file__", str(repo / "raidlab" / "results.py"))
+    monkeypatch.setattr(results, "_git_state_reuse_s", 0.0)
 
     def manifest(name: str) -> dict:
         if gathered:
@@ -130,6 +131,38 @@ def test_the_manifest_records_the_checkouts_commit_and_tracked_changes(tmp_path:
     changed = manifest("changed")
     assert (changed["git_commit"], changed["git_dirty"]) == (head, True)
     assert changed["platform"] and changed["platform"] == clean["platform"]
+
+
+def test_a_process_that_reuses_the_git_state_asks_git_again_only_after_the_reuse_time(tmp_path, monkeypatch):
+    """As a sweep's workers do: within the reuse time a saved run records the state read
+    before, even if a tracked file changed since; after it, git is asked again."""
+    import shutil
+
+    from raidlab import results
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "checkout"
+    (repo / "raidlab").mkdir(parents=True)
+    _git(repo, "init", "-q")
+    (repo / "raidlab" / "module.py").write_text("x = 1\n")
+    _git(repo, "add", "raidlab/module.py")
+    _git(repo, "commit", "-q", "-m", "first")
+    monkeypatch.setattr(results, "__file__", str(repo / "raidlab" / "results.py"))
+    monkeypatch.setattr(results, "_git_state_read", None)
+    monkeypatch.setattr(results, "_git_state_reuse_s", 0.0)  # set back after the test
+    results.reuse_git_state_for(10.0)
+    assert results.git_state()["dirty"] is False
+    (repo / "raidlab" / "module.py").write_text("x = 2\n")
+
+    def age_the_answer_by(seconds: float) -> None:
+        read_at, state = results._git_state_read
+        results._git_state_read = (read_at - seconds, state)
+
+    age_the_answer_by(9.0)
+    assert results.git_state()["dirty"] is False
+    age_the_answer_by(2.0)
+    assert results.git_state()["dirty"] is True
 
 
 def test_save_then_load_round_trips(tmp_path: Path, synthetic: Result):

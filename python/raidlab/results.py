@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from errno import ENOENT
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -680,7 +681,7 @@ def _read_table(name: str, path: Path) -> "pd.DataFrame":
     return frame
 
 
-def _git_state() -> Dict[str, Any]:
+def _ask_git() -> Dict[str, Any]:
     """Commit and dirtiness of the checkout this package runs from, if it is one: one ``git``
     process, whose porcelain v2 header carries the commit and whose entries are the tracked
     files changed."""
@@ -703,6 +704,33 @@ def _git_state() -> Dict[str, Any]:
     return {"commit": commit, "dirty": dirty}
 
 
+#: Seconds this process reuses the git state it read last (0: git is asked at every save),
+#: and that state with the monotonic time it was read; see :func:`reuse_git_state_for`.
+_git_state_reuse_s = 0.0
+_git_state_read: Optional[Tuple[float, Dict[str, Any]]] = None
+
+
+def reuse_git_state_for(seconds: float) -> None:
+    """Let this process reuse the checkout's git state for ``seconds`` after reading it,
+    instead of asking git at every save. A sweep's workers do (``sweep.GIT_STATE_TTL_S``):
+    the git process was most of what saving a small run cost."""
+    global _git_state_reuse_s
+    _git_state_reuse_s = seconds
+
+
+def git_state() -> Dict[str, Any]:
+    """The commit (``None`` before the first) and dirtiness of the checkout this package runs
+    from, ``{}`` outside one: asked now, or the answer read within the reuse time of
+    :func:`reuse_git_state_for`."""
+    global _git_state_read
+    now = time.monotonic()
+    if _git_state_reuse_s > 0 and _git_state_read is not None and now - _git_state_read[0] <= _git_state_reuse_s:
+        return dict(_git_state_read[1])
+    state = _ask_git()
+    _git_state_read = (now, state) if _git_state_reuse_s > 0 else None
+    return dict(state)
+
+
 #: The manifest's two facts that each cost a process (git's answer, and the platform string,
 #: for which Python runs ``uname -p``), being gathered on a thread for the next save; see
 #: :func:`gather_manifest_facts`.
@@ -718,7 +746,7 @@ def gather_manifest_facts() -> None:
     facts: Dict[str, Any] = {}
 
     def gather() -> None:
-        facts["git"] = _git_state()
+        facts["git"] = git_state()
         facts["platform"] = platform.platform()
 
     thread = threading.Thread(target=gather, name="raidlab-manifest-facts", daemon=True)
@@ -736,4 +764,4 @@ def _manifest_facts() -> Tuple[Dict[str, Any], str]:
         thread.join()
         if "platform" in facts:
             return facts["git"], facts["platform"]
-    return _git_state(), platform.platform()
+    return git_state(), platform.platform()

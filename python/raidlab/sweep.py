@@ -668,31 +668,10 @@ def _keep_going(fraction: float, completed: int) -> bool:
     return _CANCEL is None or not _CANCEL.is_set()
 
 
-#: How long a worker trusts the checkout's git state it read last (s); see
-#: :func:`_ask_git_less_often`.
+#: How long a worker reuses the checkout's git state it read last (s), instead of asking git
+#: for each run it saves (a process per run: most of what saving a small run costs); the
+#: answer cannot change faster than someone commits. See :func:`raidlab.results.reuse_git_state_for`.
 GIT_STATE_TTL_S = 10.0
-
-
-def _ask_git_less_often() -> None:
-    """Every saved run records the checkout's git commit and dirtiness in its manifest, which
-    costs a ``git`` process per run: most of what saving a small run costs. A worker asks
-    at most every :data:`GIT_STATE_TTL_S` instead; the answer cannot change faster than
-    someone commits."""
-    from raidlab import results
-
-    ask = getattr(results, "_git_state", None)
-    if ask is None or getattr(ask, "_raidlab_cached", False):
-        return
-    remembered: Dict[str, Any] = {}
-
-    def cached() -> Dict[str, Any]:
-        now = time.monotonic()
-        if "state" not in remembered or now - remembered["at"] > GIT_STATE_TTL_S:
-            remembered.update(state=ask(), at=now)
-        return dict(remembered["state"])
-
-    cached._raidlab_cached = True  # type: ignore[attr-defined]
-    results._git_state = cached
 
 
 def execute_run(task: RunTask) -> Dict[str, Any]:
@@ -703,7 +682,7 @@ def execute_run(task: RunTask) -> Dict[str, Any]:
     Dask workers alike."""
     started = time.perf_counter()
     try:
-        from raidlab import _core
+        from raidlab import _core, results
         from raidlab.results import Result
 
         build = code_version()
@@ -715,7 +694,7 @@ def execute_run(task: RunTask) -> Dict[str, Any]:
         output = _core.run(task.config, task.base_dir, _keep_going)
         simulate_s = time.perf_counter() - simulate_started
         result = Result.from_core(output)
-        _ask_git_less_often()
+        results.reuse_git_state_for(GIT_STATE_TTL_S)
         if result.cancelled:
             return {"run_id": task.run_id, "status": "cancelled"}
         run_dir = Path(task.run_dir)
@@ -795,8 +774,8 @@ def _start_worker() -> None:
     from raidlab import results
 
     code_version()
-    _ask_git_less_often()
-    results._git_state()
+    results.reuse_git_state_for(GIT_STATE_TTL_S)
+    results.git_state()
 
 
 def _run_local(tasks: Sequence[RunTask], pool: _LocalPool, handle: Handler, run: RunFunction) -> None:
