@@ -449,6 +449,14 @@ metrics = ["response_ms.all.mean", "rebuild_time_s"]
     assert main(["plot", str(out), "--x", "array.drives", "--metric", "nope"]) == 2
     assert "summary.parquet has no column 'nope'" in capsys.readouterr().err
 
+    # Without --x, the specification's [[plots]] again, from the copy in the sweep directory,
+    # whose relative base points elsewhere from there: the plots do not need the base.
+    for path in (out / "plots").iterdir():
+        path.unlink()
+    assert not (out / "base.toml").exists()
+    assert main(["plot", str(out)]) == 0
+    assert sorted(p.name for p in (out / "plots").iterdir()) == plots
+
 
 def test_summary_of_something_else_is_an_error(tmp_path, capsys):
     assert main(["summary", str(tmp_path)]) == 2

@@ -377,7 +377,7 @@ def command_plot_sweep(args: argparse.Namespace, out: "Console", err: "Console")
         paths = plot_metrics(table, x=args.x, metrics=args.metric, series=args.series,
                              title=directory.name, output_stem=output / stem.replace("/", "_"))
     else:
-        spec = load_sweep_spec(directory / store.SPEC_COPY)
+        spec = load_sweep_spec(directory / store.SPEC_COPY, base_must_exist=False)
         if not spec.plots:
             raise ConfigError("the sweep's specification has no [[plots]]: give --x and --metric", key="plots")
         paths = draw_spec_plots(spec, table, output)

@@ -197,10 +197,12 @@ class SweepSpec:
         return cases
 
 
-def load_sweep_spec(source: PathLike, *, text: Optional[str] = None) -> SweepSpec:
+def load_sweep_spec(source: PathLike, *, text: Optional[str] = None, base_must_exist: bool = True) -> SweepSpec:
     """Read and check the sweep specification at ``source`` (or ``text``, with ``source``
     naming it and the directory ``base`` is relative to). Errors are
-    :class:`SweepSpecError` with the file, line and key."""
+    :class:`SweepSpecError` with the file, line and key. ``base_must_exist=False`` reads a
+    specification only for its ``[[plots]]``: the copy a sweep directory keeps, whose
+    relative ``base`` points from where the copy lies, not from where the original did."""
     from raidlab.config import parse_toml
 
     path = Path(source)
@@ -228,7 +230,7 @@ def load_sweep_spec(source: PathLike, *, text: Optional[str] = None) -> SweepSpe
     if not isinstance(base_value, str) or not base_value:
         raise bad("expected the path of the base experiment (relative to this file)", "base")
     base = (path.parent / base_value).resolve() if not Path(base_value).is_absolute() else Path(base_value)
-    if not base.is_file():
+    if base_must_exist and not base.is_file():
         raise bad(f"the base experiment {base} does not exist", "base")
 
     name = document.get("name", path.stem)
