@@ -77,6 +77,16 @@ def test_a_command_built_alone_parses_and_helps_as_in_the_whole_parser(monkeypat
     assert cli._command_word(["--version"]) is None and cli._command_word(["trace", "info", "f"]) == "trace"
 
 
+def test_no_help_screen_shows_a_doubled_percent_sign(monkeypatch):
+    """argparse formats an argument's help with `%`, but a description only when it holds
+    `%(prog)`: a `%%` written in a description is printed as it is."""
+    monkeypatch.setenv("COLUMNS", "100")
+    helps = _command_helps(cli.build_parser())
+    assert "trace synth" in helps and "compare" in helps
+    doubled = [command for command, text in helps.items() if "%%" in text]
+    assert not doubled, f"`%%` printed in the help of {doubled}"
+
+
 # -- errors: one line, exit 2, no traceback -------------------------------------------------
 
 

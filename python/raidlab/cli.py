@@ -845,7 +845,7 @@ def _add_trace_arguments(trace: argparse.ArgumentParser) -> None:
     synth = trace_commands.add_parser(
         "synth", help="write a synthetic look-alike of a web-search trace (SPC format)",
         description="Write an SPC trace with the characteristics the PRO paper publishes for the web-search "
-                    "traces (request count, reads only, 70 %% of requests in the hottest 20 %% of the area, "
+                    "traces (request count, reads only, 70 % of requests in the hottest 20 % of the area, "
                     "mean inter-arrival time); sizes and the hot area's shape are raidlab's choice "
                     "(docs/traces.md). The same seed gives the same bytes.")
     synth.add_argument("trace", metavar="TRACE", choices=["websearch1", "websearch2", "websearch3"],

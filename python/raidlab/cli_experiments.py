@@ -433,7 +433,7 @@ def add_compare_arguments(compare: argparse.ArgumentParser) -> None:
     """Give ``raidlab compare``'s parser its description, arguments and handler."""
     compare.description = ("Group the runs (run directories; a sweep directory stands for its finished runs) by "
                            "configuration, runs differing only in the seed being replicates; print each metric's "
-                           "difference from the first group with its 95 %% confidence interval (paired over seeds "
+                           "difference from the first group with its 95 % confidence interval (paired over seeds "
                            "when both groups ran the same seeds, else Welch's); write R(t), c(t) and response-time "
                            "CDF overlays as PNG and SVG.")
     compare.add_argument("runs", metavar="RUN_OR_SWEEP_DIR", nargs="+")
