@@ -71,3 +71,17 @@ def test_the_docs_list_every_registry_entry():
         for name in family.names:
             assert f"| `{name}` |" in text, f"docs/catalogue.md lacks {family.name} entry {name!r}: run make docs"
     assert text == render_catalogue(), "docs/catalogue.md is not current: run make docs"
+
+
+def test_each_key_that_chooses_from_a_family_names_every_entry_in_the_docs():
+    """docs/config.md's row for a family's key (`rebuild.discipline`) names every entry of
+    the family, so that a policy registered later cannot go missing from the key's docs."""
+    text = (DOCS.parent / "config.md").read_text(encoding="utf-8")
+    for family in catalogue():
+        if family.config_key is None:
+            continue
+        row = next((line for line in text.splitlines() if line.startswith(f"| `{family.config_key}` |")), None)
+        assert row is not None, f"docs/config.md has no row for {family.config_key}"
+        description = row.rsplit("|", 2)[-2]
+        missing = [name for name in family.names if f"`{name}`" not in description]
+        assert not missing, f"docs/config.md's {family.config_key} does not name {missing}: update its doc comment, then make docs"

@@ -85,7 +85,7 @@ pub fn catalogue() -> Vec<Family> {
         family(
             "class_disciplines",
             "Priority-class disciplines (user vs background work in a drive queue)",
-            None,
+            Some("drive.classes"),
             classes::CLASS_DISCIPLINES.iter().map(|entry| (entry.name, entry.doc)),
         ),
         family(
@@ -114,8 +114,8 @@ pub fn catalogue() -> Vec<Family> {
         ),
         family(
             "caches",
-            "Buffer cache policies (raidlab cache --policy)",
-            None,
+            "Buffer cache policies (also raidlab cache --policy)",
+            Some("cache.policy"),
             cache::CACHES.iter().map(|entry| (entry.name, entry.doc)),
         ),
     ]

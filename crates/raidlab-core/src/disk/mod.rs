@@ -71,7 +71,9 @@ pub struct DriveConfig {
     pub scheduler: String,
     /// How the user (foreground) and internal (background: rebuild) classes of operations
     /// share the drive: `foreground_first` (background only when no user op waits, never
-    /// preempted).
+    /// preempted), `mclock` (Ceph's mClock tags) or `time_share` (drive time split by
+    /// weight); see `raidlab list class_disciplines`. A rebuild discipline that shares the
+    /// drive at its queue (`mclock`, `hw_rate`) brings its own, and refuses any other here.
     // Left out of the resolved configuration at its default, so that configurations
     // written before it keep their hash.
     #[serde(default = "default_classes", skip_serializing_if = "is_default_classes")]

@@ -73,10 +73,13 @@ pub struct RebuildConfig {
     /// Executor: `sor` (stripe-oriented) or `dor` (disk-oriented).
     #[serde(default = "default_executor")]
     pub executor: String,
-    /// Order in which lost units are rebuilt: `sequential` or `nearest`.
+    /// Order in which lost units are rebuilt: `sequential`, `nearest` or `pro`
+    /// (popularity-based, settings in `[rebuild.pro]`).
     #[serde(default = "default_order")]
     pub order: String,
-    /// Issue discipline of rebuild reads: `vsm`, `pcm` or `rate`.
+    /// Issue discipline of rebuild reads: `vsm`, `pcm` or `rate`, or a production throttle:
+    /// `md` (Linux md), `zfs` (OpenZFS), `mclock` (Ceph) or `hw_rate` (hardware RAID), each
+    /// with its settings table.
     #[serde(default = "default_discipline")]
     pub discipline: String,
     /// The rebuild unit: `{ tracks = 1 }` (default), `{ sectors = 2048 }` or

@@ -94,7 +94,7 @@ pub struct TraceConfig {
     pub path: PathBuf,
     /// Format: `auto` (the default: told from the first lines, or `csv` when a column mapping
     /// is given), `spc`, `msr`, `systor`, `tencent`, `csv` (needs `csv`, the column mapping),
-    /// `disksim` (DiskSim's default `ascii` format) or `validate` (see [`trace_formats`]).
+    /// `disksim` (DiskSim's default `ascii` format) or `validate` (`raidlab list trace_formats`).
     #[serde(default = "auto")]
     pub format: String,
     /// Column mapping, required when `format = "csv"`.
