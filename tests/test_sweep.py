@@ -90,6 +90,13 @@ def spec_error(tmp_path: Path, spec: str) -> SweepSpecError:
     ('base = "base.toml"\n\n[[zip]]\narray.drives = [5, 6]\nrebuild.discipline = ["vsm"]\n', "zip[0]", 3,
      "same length: array.drives has 2, rebuild.discipline has 1"),
     ('base = "base.toml"\nseeds = 0\n', "seeds", 2, "at least 1 seed"),
+    # Bounded before anything expands: a billion seeds, or axes whose product is too large,
+    # are refused at once, not planned until memory runs out.
+    ('base = "base.toml"\nseeds = 1000000000\n', "seeds", 2, "at most 100,000 seeds"),
+    ('base = "base.toml"\nseeds = 1000\n[grid]\narray.drives = [5, 6]\n"rebuild.unit.sectors" = ' + str(list(range(1, 501)))
+     + '\n', "grid.rebuild.unit.sectors", 5, "more than 100,000 runs"),
+    # summary.parquet's seed column is a signed 64-bit integer.
+    ('base = "base.toml"\nseeds = [1, 18446744073709551615]\n', "seeds", 2, "from 0 to 9223372036854775807"),
     ('base = "missing.toml"\n', "base", 1, "does not exist"),
     ('base = "base.toml"\n[grid]\narray.drives = 5\n', "grid.array.drives", 3, "expected a list"),
     ('base = "base.toml"\n[set]\narray.drives = 5\n[grid]\narray.drives = [5, 6]\n', "grid.array.drives", 5,

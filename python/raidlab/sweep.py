@@ -105,6 +105,14 @@ AXIS_SECTIONS = ("grid", "zip", "points")
 #: without warning (killed) still leaves a recent table.
 SUMMARY_EVERY_S = 30.0
 
+#: Most runs (rows: cases × seeds) one specification may expand to. A row's plan holds its
+#: resolved configuration (kilobytes), so the bound keeps planning's memory bounded; a larger
+#: study is several specifications.
+MAX_SWEEP_ROWS = 100_000
+
+#: Largest seed a sweep may list: `summary.parquet` stores the seed as a signed 64-bit integer.
+MAX_SWEEP_SEED = 2**63 - 1
+
 
 class SweepSpecError(ConfigError):
     """A sweep specification is malformed: ``key`` names the specification's key
@@ -319,6 +327,14 @@ def load_sweep_spec(source: PathLike, *, text: Optional[str] = None, base_must_e
             if key in fixed:
                 raise bad(f"{key} is both fixed in [set] and varied", f"{axis.label}")
 
+    # Counted factor by factor, naming the one that crosses the bound, before anything expands.
+    rows = 1
+    for label, count in [("seeds", len(seeds) if seeds else 1)] + [(axis.label, len(axis.positions)) for axis in axes]:
+        rows *= count
+        if rows > MAX_SWEEP_ROWS:
+            raise bad(f"the axes and seeds expand to more than {MAX_SWEEP_ROWS:,} runs; split the study into "
+                      "several specifications", label)
+
     plots = _plots(document.get("plots", []), axes, bad)
     return SweepSpec(name=name, description=" ".join(description.split()), base=base, fixed=fixed, axes=axes,
                      seeds=seeds, plots=plots, text=text, path=path)
@@ -332,12 +348,17 @@ def _seeds(value: Any, bad: Callable[..., SweepSpecError]) -> Optional[List[int]
     if isinstance(value, int):
         if value < 1:
             raise bad(f"expected at least 1 seed, not {value}", "seeds")
+        if value > MAX_SWEEP_ROWS:
+            raise bad(f"at most {MAX_SWEEP_ROWS:,} seeds (a sweep has at most {MAX_SWEEP_ROWS:,} runs), "
+                      f"not {value:,}", "seeds")
         return list(range(1, value + 1))
     if isinstance(value, list):
         if not value:
             raise bad("empty axis: give at least one seed", "seeds")
-        if not all(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 for seed in value):
-            raise bad("expected whole numbers >= 0", "seeds")
+        if not all(isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed <= MAX_SWEEP_SEED
+                   for seed in value):
+            raise bad(f"expected whole numbers from 0 to {MAX_SWEEP_SEED} (summary.parquet's seed column is "
+                      "a signed 64-bit integer)", "seeds")
         if len(set(value)) != len(value):
             raise bad("a seed is listed twice", "seeds")
         return list(value)
