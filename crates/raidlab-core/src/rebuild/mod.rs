@@ -223,6 +223,15 @@ impl RebuildConfig {
         if !(self.delay_s.is_finite() && self.delay_s >= 0.0) {
             return Err(Error::config("rebuild.delay_s", "must be a non-negative number of seconds"));
         }
+        // A start time is the failure's plus the delay: both within the horizon, the sum
+        // cannot overflow the clock (it wrapped, and the rebuild started at once).
+        let horizon_s = crate::sim::ns_to_s(crate::sim::MAX_SIM_TIME_NS);
+        if self.delay_s > horizon_s {
+            return Err(Error::config(
+                "rebuild.delay_s",
+                format!("{:e} s is beyond the {horizon_s:.0} s (about 146 years) a run may simulate", self.delay_s),
+            ));
+        }
         Ok(())
     }
 
@@ -489,6 +498,24 @@ mod tests {
 
     /// Under VSM a rebuild read enters only an idle drive, and a busy drive's read waits for
     /// the drive's pull rather than for a timer; under PCM it enters a busy drive at once.
+    /// A delay beyond the clock's horizon is refused naming its key: added to the failure's
+    /// time it wrapped the clock, and the rebuild started at once.
+    #[test]
+    fn a_delay_beyond_the_horizon_is_refused() {
+        let horizon_s = crate::sim::ns_to_s(crate::sim::MAX_SIM_TIME_NS);
+        for (delay_s, refused) in [(0.0, false), (horizon_s, false), (horizon_s * 1.01, true), (1e12, true), (1e300, true)] {
+            let config: RebuildConfig = toml::from_str(&format!("delay_s = {delay_s:e}")).unwrap();
+            match config.validate() {
+                Ok(()) => assert!(!refused, "delay {delay_s} accepted"),
+                Err(error) => {
+                    assert!(refused, "delay {delay_s} refused: {error}");
+                    let text = error.to_string();
+                    assert!(text.contains("rebuild.delay_s") && text.contains("beyond"), "{text}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn vsm_reads_wait_for_an_idle_drive_and_pcm_reads_do_not() {
         let geometry = Geometry::new(&presets::preset("ibm0661").unwrap(), "drive").unwrap();
