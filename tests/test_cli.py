@@ -970,3 +970,16 @@ def test_trace_info_says_which_figures_are_estimates(tmp_path, capsys):
     assert run_cli("trace", "info", TRACES / "msr-cambridge1-sample.csv") == 0
     out = capsys.readouterr().out
     assert "≈" not in out and "note:" not in out
+
+
+@pytest.mark.parametrize("content, line, column, byte", [
+    (b"\xff\xfe[array]\n", 1, 1, "0xff"),       # UTF-16's byte-order mark
+    (b"seed = 1\n# caf\xe9\n", 2, 6, "0xe9"),   # Latin-1
+])
+def test_a_configuration_that_is_not_utf8_exits_2_naming_the_file_line_and_column(tmp_path, capsys, content, line,
+                                                                                   column, byte):
+    path = tmp_path / "latin.toml"
+    path.write_bytes(content)
+    assert run_cli("run", path) == 2
+    err = capsys.readouterr().err
+    assert err == f"error: {path}:{line}: not UTF-8 text (byte {byte} at column {column})\n"

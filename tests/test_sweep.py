@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from raidlab import store
+from raidlab.exceptions import ConfigError
 from raidlab.cli import main
 from raidlab.sweep import SweepSpecError, expand_sweep, extension_digest, load_sweep_spec, run_id, run_sweep
 
@@ -108,6 +109,18 @@ def test_a_bad_specification_names_the_file_line_and_key(tmp_path, spec, key, li
     assert error.line == line
     assert words in str(error)
     assert str(error).startswith(f"{tmp_path / 'spec.toml'}:{line}: {key}: ")
+
+
+def test_a_specification_or_base_that_is_not_utf8_names_its_file_and_line(tmp_path):
+    path = tmp_path / "spec.toml"
+    path.write_bytes(b'base = "base.toml"\n# caf\xe9\n')
+    with pytest.raises(SweepSpecError) as caught:
+        load_sweep_spec(path)
+    assert str(caught.value) == f"{path}:2: not UTF-8 text (byte 0xe9 at column 6)"
+    write(tmp_path, 'base = "base.toml"\n')
+    (tmp_path / "base.toml").write_bytes(b"seed = 1\n\xff\n")
+    with pytest.raises(ConfigError, match=r"base.toml:2: not UTF-8 text \(byte 0xff at column 1\)"):
+        expand_sweep(load_sweep_spec(tmp_path / "spec.toml"), tmp_path / "out")
 
 
 @pytest.mark.parametrize("spec, key, line, words", [

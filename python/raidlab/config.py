@@ -18,7 +18,7 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import tomli_w
 
@@ -170,11 +170,29 @@ def _looks_like_path(text: str) -> bool:
 
 
 def _read_text(path: Path) -> str:
+    return read_utf8(path)
+
+
+def undecodable_place(error: UnicodeDecodeError) -> Tuple[int, int]:
+    """Line and column (from 1) of the first byte ``error`` could not decode."""
+    before = error.object[: error.start]
+    return before.count(b"\n") + 1, error.start - (before.rfind(b"\n") + 1) + 1
+
+
+def read_utf8(path: Path) -> str:
+    """The text of the file ``path`` (a configuration, a specification): an unreadable file
+    is a :class:`RaidlabIOError`, bytes that are not UTF-8 a :class:`ConfigError` naming the
+    file, line and column."""
     try:
-        return path.read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except OSError as error:
         raise RaidlabIOError(
             error.strerror or str(error), file=str(path), errno=error.errno
+        ) from None
+    except UnicodeDecodeError as error:
+        line, column = undecodable_place(error)
+        raise ConfigError(
+            f"{path}:{line}: not UTF-8 text (byte 0x{error.object[error.start]:02x} at column {column})"
         ) from None
 
 

@@ -745,7 +745,7 @@ def run_plan(
     ``overrides`` (``key=value``) apply to the configuration first, as ``raidlab run --set``.
     """
     from raidlab import _core
-    from raidlab.config import load_config, parse_toml, to_toml
+    from raidlab.config import load_config, parse_toml, read_utf8, to_toml
     from raidlab.reproduce import toml_literal
     from raidlab.sweep import load_sweep_spec, run_sweep
 
@@ -764,10 +764,7 @@ def run_plan(
         chosen = list(candidates)
     elif candidates_file is not None:
         path = Path(candidates_file)
-        try:
-            document = parse_toml(path.read_text(encoding="utf-8"), path)
-        except OSError as error:
-            raise RaidlabIOError(error.strerror or str(error), file=str(path), errno=error.errno) from None
+        document = parse_toml(read_utf8(path), path)
         if "rebuild_plan" not in document:
             raise ConfigError(f"{path}: no [rebuild_plan] table", key="rebuild_plan")
         chosen = candidates_from_table(document["rebuild_plan"])

@@ -219,6 +219,12 @@ def load_sweep_spec(source: PathLike, *, text: Optional[str] = None, base_must_e
             text = path.read_text(encoding="utf-8")
         except OSError as error:
             raise RaidlabIOError(error.strerror or str(error), file=str(path), errno=error.errno) from None
+        except UnicodeDecodeError as error:
+            from raidlab.config import undecodable_place
+
+            line, column = undecodable_place(error)
+            raise SweepSpecError(f"not UTF-8 text (byte 0x{error.object[error.start]:02x} at column {column})",
+                                 file=str(path), line=line) from None
     locator = _KeyLocator(text)
 
     def bad(message: str, key: str, line: Optional[int] = None) -> SweepSpecError:
@@ -605,12 +611,12 @@ def expand_sweep(
     ``raidlab sweep --set``); a configuration the core rejects is a :class:`SweepSpecError`
     naming the specification key that set the value, before anything runs."""
     from raidlab import _core
-    from raidlab.config import apply_overrides
+    from raidlab.config import apply_overrides, read_utf8
     from raidlab.reproduce import toml_literal
 
     output = Path(output).resolve()
     version = code_version()
-    base_text = spec.base.read_text(encoding="utf-8")
+    base_text = read_utf8(spec.base)
     base_dir = str(spec.base.parent)
     fixed = [f"{key}={toml_literal(value)}" for key, value in spec.fixed.items()]
     rows: List[Dict[str, Any]] = []
