@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import array
 import json
+import re
 import math
 import threading
 import time
@@ -254,6 +255,21 @@ def test_load_of_a_malformed_summary_field_names_the_file_and_the_field(
     assert str(caught.value).startswith(f"{path}: {named}: "), str(caught.value)
 
 
+@pytest.mark.parametrize("field", ["simulated_seconds", "requests_completed", "response_ms"])
+def test_load_of_a_summary_without_a_field_every_run_has_names_it(tmp_path: Path, synthetic: Result, field: str):
+    """An emptied or cut summary.json is refused, not read as a run that did nothing."""
+    run_dir = synthetic.save(tmp_path / "run")
+    path = run_dir / "summary.json"
+    summary = json.loads(path.read_text())
+    del summary[field]
+    path.write_text(json.dumps(summary))
+    with pytest.raises(RaidlabIOError, match=f"^{re.escape(str(path))}: {field}: missing"):
+        Result.load(run_dir)
+    path.write_text("{}")
+    with pytest.raises(RaidlabIOError, match="missing"):
+        Result.load(run_dir)
+
+
 def test_load_accepts_a_summary_without_the_optional_fields(tmp_path: Path, synthetic: Result):
     run_dir = synthetic.save(tmp_path / "run")
     path = run_dir / "summary.json"
@@ -389,13 +405,15 @@ def test_the_core_s_tables_are_written_without_pandas_and_read_back_alike(tmp_pa
                 "outcomes": {"time_s": column([1.0], "d"), "kind": ["drive_failed"], "drive": column([2], "q"),
                              "detail": ["é"]}}
 
+    # The least summary a saved run has (the tables are what is tested).
+    summary = {"config_hash": "ab" * 8, "simulated_seconds": 4.0, "requests_completed": 0, "response_ms": {}}
     loaded = {}
     for how, column in (("memoryview", core_column),
                         ("numpy", lambda values, format: np.array(values, dtype="<i8" if format == "q" else "<f8"))):
-        result = Result(summary={"config_hash": "ab" * 8}, tables=columns(column), resolved_config="",
+        result = Result(summary=summary, tables=columns(column), resolved_config="",
                         config_hash="ab" * 8)
         loaded[how] = Result.load(result.save(tmp_path / how))
-    frames = Result(summary={"config_hash": "ab" * 8}, tables=loaded["numpy"].tables, resolved_config="",
+    frames = Result(summary=summary, tables=loaded["numpy"].tables, resolved_config="",
                     config_hash="ab" * 8)
     loaded["pyarrow"] = Result.load(frames.save(tmp_path / "frames"))
     for name in ("timeseries", "outcomes"):

@@ -477,6 +477,18 @@ metrics = ["response_ms.all.mean", "rebuild_time_s"]
     assert main(["plot", str(out)]) == 0
     assert sorted(p.name for p in (out / "plots").iterdir()) == plots
 
+    # A damaged sweep.json is an error naming the file and the field, not a traceback or a
+    # table without its axes.
+    sweep_json = out / store.SWEEP_FILE
+    good = sweep_json.read_text()
+    for damaged, named in (("{", "not valid JSON"), ("{}", "name: missing"), ('{"name": "x"}', "axes: missing"),
+                           ('{"name": "x", "axes": [{"keys": 5}]}', "axes[0].keys: expected a list")):
+        sweep_json.write_text(damaged)
+        assert main(["summary", str(out)]) == 2
+        assert f"{sweep_json}: {named}" in capsys.readouterr().err
+    sweep_json.write_text(good)
+    assert main(["summary", str(out)]) == 0
+
 
 def test_summary_of_something_else_is_an_error(tmp_path, capsys):
     assert main(["summary", str(tmp_path)]) == 2

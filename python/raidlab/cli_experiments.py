@@ -171,7 +171,7 @@ def _command_summary(args: argparse.Namespace, out: "Console", err: "Console") -
                        for row in table.to_dict(orient="records")]
             out.print_json(data=records)
             return 0
-        manifest = json.loads((path / store.SWEEP_FILE).read_text(encoding="utf-8"))
+        manifest = store.read_sweep_manifest(path)
         axes = [key for axis in manifest.get("axes", []) for key in axis.get("keys", [])]
         _print(out, f"sweep {manifest.get('name')}: {len(table)} row(s), "
                     + ", ".join(f"{count} {status}" for status, count in table["status"].value_counts().items()))

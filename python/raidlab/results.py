@@ -469,7 +469,11 @@ def _check_summary(summary: Mapping[str, Any], path: Path) -> None:
     """The summary fields that results, plots and reports read must have the types the core
     writes; a hand-edited or damaged ``summary.json`` fails here, naming the field, rather than
     as a traceback in whatever reads it first. Fields a summary may lack (older runs) are
-    skipped."""
+    skipped; those every summary has had since the first are required, so that an emptied
+    file is not read as a run that did nothing."""
+    for key in _ALWAYS_IN_A_SUMMARY:
+        if key not in summary:
+            raise _field_error(path, key, "every run's summary has it", _MISSING)
     _check_config_hash(summary, path)
     if "seed" in summary and summary["seed"] is not None and not _is_integer(summary["seed"]):
         raise _field_error(path, "seed", "expected a whole number", summary["seed"])
@@ -500,6 +504,9 @@ def _check_summary(summary: Mapping[str, Any], path: Path) -> None:
 def _is_count(value: Any) -> bool:
     return _is_integer(value) and value >= 0
 
+
+#: Fields every summary the core has written has: from the first version on.
+_ALWAYS_IN_A_SUMMARY = ("simulated_seconds", "requests_completed", "response_ms")
 
 #: Top-level summary fields the CLI, plots and reports read: the check and what it expects
 #: (checked where present).

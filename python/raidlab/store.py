@@ -56,6 +56,7 @@ __all__ = [
     "summary_frame",
     "write_summary",
     "read_summary",
+    "read_sweep_manifest",
     "read_run_summary",
     "write_error",
     "read_error",
@@ -238,6 +239,27 @@ def read_summary(sweep_dir: PathLike) -> "pd.DataFrame":
         return pd.read_parquet(path)
     except (OSError, pa.ArrowException, ValueError) as error:
         raise RaidlabIOError(f"not a readable Parquet file: {error}", file=str(path)) from None
+
+
+def read_sweep_manifest(sweep_dir: PathLike) -> Dict[str, Any]:
+    """``sweep.json`` of a sweep directory, with the fields the commands read checked: its
+    ``name`` (text) and ``axes`` (a list of ``{keys: [text, …]}``). A damaged file is a
+    :class:`RaidlabIOError` naming the file and the field."""
+    from raidlab.results import _MISSING, _field_error, _read_json
+
+    path = Path(sweep_dir) / SWEEP_FILE
+    manifest = _read_json(path)
+    name = manifest.get("name", _MISSING)
+    if not isinstance(name, str):
+        raise _field_error(path, "name", "expected the sweep's name", name)
+    axes = manifest.get("axes", _MISSING)
+    if not isinstance(axes, list):
+        raise _field_error(path, "axes", "expected a list of axes", axes)
+    for number, axis in enumerate(axes):
+        keys = axis.get("keys", _MISSING) if isinstance(axis, dict) else axis
+        if not (isinstance(keys, list) and all(isinstance(key, str) for key in keys)):
+            raise _field_error(path, f"axes[{number}].keys", "expected a list of key paths", keys)
+    return manifest
 
 
 def read_run_summary(run_dir: PathLike) -> Dict[str, Any]:
