@@ -121,3 +121,16 @@ def test_compare_two_run_directories_and_refuse_a_single_configuration(sweep_dir
     assert main(["compare", *map(str, vsm), "-o", str(tmp_path / "one")]) == 2
     assert "at least two configurations" in capsys.readouterr().err
     assert len(runs) == 6
+
+
+@pytest.mark.parametrize("damaged, words", [(b"garbage = [", "invalid TOML"), (b"seed = 1\n\xff\n", "not UTF-8")])
+def test_compare_names_a_damaged_config_toml(sweep_dir, tmp_path, capsys, damaged, words):
+    import shutil
+
+    runs = sorted((sweep_dir / "runs").iterdir())
+    copy = tmp_path / "damaged"
+    shutil.copytree(runs[0], copy)
+    (copy / "config.toml").write_bytes(damaged)
+    assert main(["compare", str(runs[1]), str(copy), "-o", str(tmp_path / "figures")]) == 2
+    err = capsys.readouterr().err
+    assert str(copy / "config.toml") in err and words in err

@@ -100,13 +100,10 @@ class Group:
 
 def _read_config(path: Path) -> Dict[str, Any]:
     from raidlab.config import parse_toml
-    from raidlab.results import CONFIG_FILE
+    from raidlab.results import CONFIG_FILE, _read_text
 
     file = path / CONFIG_FILE
-    try:
-        return parse_toml(file.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise RaidlabIOError(error.strerror or str(error), file=str(file), errno=error.errno) from None
+    return parse_toml(_read_text(file), file)  # a damaged file is an error naming it
 
 
 def _record(path: Path) -> RunRecord:
