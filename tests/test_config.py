@@ -176,3 +176,12 @@ def test_a_one_line_path_that_is_not_a_file_is_an_io_error_naming_it(config):
 def test_overrides_given_as_one_string_are_a_type_error(small_config_text):
     with pytest.raises(TypeError, match="overrides"):
         load_config(small_config_text, overrides="seed=9")
+
+
+@pytest.mark.parametrize("override", [None, 5, ("array.drives", 6)])
+def test_an_override_that_is_not_text_is_a_type_error_naming_it(small_config_text, override):
+    # As a single string given for the list is (not an AttributeError from deep inside).
+    with pytest.raises(TypeError, match="an override is a 'key=value' string, not "):
+        apply_overrides(small_config_text, ["seed=2", override])
+    with pytest.raises(TypeError, match="an override is a 'key=value' string, not "):
+        raidlab.run(small_config_text, overrides=["seed=2", override])

@@ -143,6 +143,9 @@ def load_config(
         # Iterating it would make one override of each character ("s: override 's' is not ...").
         raise TypeError(f"overrides must be a sequence of 'key=value' strings, not a single "
                         f"{type(overrides).__name__}: use [{overrides!r}]")
+    for override in overrides or ():
+        if not isinstance(override, str):
+            raise TypeError(f"an override is a 'key=value' string, not {type(override).__name__} {override!r}")
     if overrides:
         text = apply_overrides(text, [_path_from_here(override) for override in overrides], source=source)
     resolved_base = Path(base_dir).resolve() if base_dir is not None else default_base
@@ -254,6 +257,8 @@ def _parse_key(key: str) -> List[Union[str, int]]:
 
 def parse_override(override: str) -> "tuple[List[Union[str, int]], Any]":
     """Split ``key=value`` into the key path and the value (a TOML literal, else a string)."""
+    if not isinstance(override, str):
+        raise TypeError(f"an override is a 'key=value' string, not {type(override).__name__} {override!r}")
     key, separator, raw = override.partition("=")
     key = key.strip()
     if not separator or not key:
