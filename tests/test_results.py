@@ -709,3 +709,32 @@ def test_load_refuses_summary_fields_of_the_wrong_type(tmp_path: Path, field, va
         Result.load(run_dir)
     assert caught.value.filename == str(path)
     assert str(caught.value).split(": ")[1] == named, str(caught.value)
+
+
+@pytest.mark.parametrize("writer", ["raidlab", "pyarrow"])
+def test_a_damaged_page_of_a_table_is_an_error_not_wrong_values(tmp_path: Path, writer: str):
+    """Each page carries its CRC-32 and the readers verify it: bytes changed inside a page's
+    values (which still parse) are an error naming the file."""
+    import struct
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from raidlab._parquet import write_table
+    from raidlab.results import _read_table
+
+    path = tmp_path / "timeseries.parquet"
+    values = np.arange(1000, dtype="<f8") + 0.25
+    if writer == "raidlab":
+        write_table(path, {"value": values})
+    else:
+        pq.write_table(pa.table({"value": values}), path, write_page_checksum=True, compression="none")
+    assert _read_table("custom", path)["value"].tolist() == values.tolist()
+    data = bytearray(path.read_bytes())
+    where = data.index(struct.pack("<d", values[500]))
+    data[where:where + 8] = struct.pack("<d", -1.0)
+    path.write_bytes(bytes(data))
+    assert pd.read_parquet(path)["value"].iloc[500] == -1.0  # unverified, the damage reads as a value
+    with pytest.raises(RaidlabIOError) as caught:
+        _read_table("custom", path)
+    assert caught.value.filename == str(path)

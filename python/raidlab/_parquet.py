@@ -13,6 +13,8 @@ specification (``parquet.thrift`` of Apache Parquet), in its plainest form:
   :data:`VALUES_PER_PAGE` values, so no page reaches the format's 2 GiB limit;
 * ``INT64`` for integers, ``DOUBLE`` for floats, ``BYTE_ARRAY`` annotated ``UTF8`` for text,
   ``BOOLEAN`` (nullable tables only) for truth values;
+* each page's CRC-32 in its header (``crc``: of the page's bytes as written, after the
+  header), which the readers verify, so that a damaged file is an error and not wrong values;
 * the file metadata in Thrift's compact protocol.
 
 Uncompressed files are larger than pyarrow's (whose default is Snappy); a run's tables are
@@ -26,6 +28,7 @@ import array
 import os
 import struct
 import sys
+import zlib
 from typing import Any, List, Mapping, Sequence, Tuple, Union
 
 __all__ = ["write_table", "VALUES_PER_PAGE"]
@@ -202,6 +205,11 @@ def _page_data(kind: int, values: Any, start: int, stop: int, nullable: bool = F
     return struct.pack(f"<{len(chunk)}{'q' if kind == _TYPE_INT64 else 'd'}", *chunk)
 
 
+def _signed_i32(value: int) -> int:
+    """``value`` (0 to 2^32 - 1) as the signed 32-bit integer with the same bits (Thrift's i32)."""
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
 def write_table(path: Union[str, "os.PathLike[str]"], columns: Mapping[str, Any], *, nullable: bool = False) -> None:
     """Write ``columns`` (name → NumPy array, ``memoryview`` of format ``"q"`` or ``"d"``, or
     sequence of text, all of one length) as a Parquet file at ``path``. With ``nullable``,
@@ -227,6 +235,7 @@ def write_table(path: Union[str, "os.PathLike[str]"], columns: Mapping[str, Any]
                 .i32(1, _PAGE_DATA)
                 .i32(2, len(data))
                 .i32(3, len(data))
+                .i32(4, _signed_i32(zlib.crc32(data)))
                 .struct(5, _Struct().i32(1, stop - start).i32(2, _ENCODING_PLAIN)
                         .i32(3, _ENCODING_RLE).i32(4, _ENCODING_RLE))
                 .end()

@@ -594,7 +594,7 @@ def _survivor_read_bytes(run_dir: Path, member: Any, target: Any) -> Optional[fl
     if not path.is_file():
         return None
     try:
-        drives = pd.read_parquet(path, columns=["drive", "rebuild_mb"])
+        drives = pd.read_parquet(path, columns=["drive", "rebuild_mb"], page_checksum_verification=True)
     except Exception:  # noqa: BLE001 - an unreadable table: fall back to the capacity
         return None
     keep = ~drives["drive"].isin([member, target])

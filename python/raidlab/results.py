@@ -408,7 +408,7 @@ def _write_table(table: Any, path: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    pq.write_table(pa.Table.from_pandas(table, preserve_index=False), path)
+    pq.write_table(pa.Table.from_pandas(table, preserve_index=False), path, write_page_checksum=True)
 
 
 def _write_json(path: Path, value: Any) -> None:
@@ -660,7 +660,7 @@ def _read_table(name: str, path: Path) -> "pd.DataFrame":
     import pyarrow as pa
 
     try:
-        frame = pd.read_parquet(path)
+        frame = pd.read_parquet(path, page_checksum_verification=True)
     except OSError as error:
         errno = error.errno
         if errno is None and isinstance(error, FileNotFoundError):

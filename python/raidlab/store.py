@@ -219,7 +219,7 @@ def write_summary(path: PathLike, table: Union["pd.DataFrame", Mapping[str, Sequ
             import pyarrow as pa
             import pyarrow.parquet as pq
 
-            pq.write_table(pa.Table.from_pandas(table, preserve_index=False), temporary)
+            pq.write_table(pa.Table.from_pandas(table, preserve_index=False), temporary, write_page_checksum=True)
         os.replace(temporary, target)
     except OSError as error:
         temporary.unlink(missing_ok=True)
@@ -236,7 +236,7 @@ def read_summary(sweep_dir: PathLike) -> "pd.DataFrame":
     if not path.is_file():
         raise RaidlabIOError("the sweep has no summary table yet (run the sweep to make it)", file=str(path))
     try:
-        return pd.read_parquet(path)
+        return pd.read_parquet(path, page_checksum_verification=True)
     except (OSError, pa.ArrowException, ValueError) as error:
         raise RaidlabIOError(f"not a readable Parquet file: {error}", file=str(path)) from None
 
