@@ -153,6 +153,18 @@ mod tests {
         }
     }
 
+    /// A file saved with a UTF-8 byte-order mark reads as the same file without it: the mark
+    /// is not the first line's text (it was read as part of its first field).
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_first_line() {
+        let plain = std::fs::read(MSR_SAMPLE).unwrap();
+        let marked = TempFile::new("bom.csv", &[b"\xef\xbb\xbf".as_slice(), &plain].concat());
+        assert_eq!(detect(&config(&marked.0, AUTO), KEY).unwrap(), "msr");
+        let with_mark = stats(&config(&marked.0, AUTO)).unwrap();
+        let without = stats(&config(MSR_SAMPLE, AUTO)).unwrap();
+        assert_eq!(with_mark, without);
+    }
+
     #[test]
     fn a_layout_no_format_fits_asks_for_the_format_and_shows_the_first_line() {
         let file = TempFile::new("odd.csv", b"\n\n12.5;read;4096;8\n13.0;write;0;8\n");

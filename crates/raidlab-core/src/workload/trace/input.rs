@@ -171,8 +171,14 @@ impl LineReader {
             })?;
             // The trimmed line's bounds, then the line borrowed once to return it (returning a
             // borrow taken before the test would hold it over the loop).
-            let start = self.line.len() - self.line.trim_start().len();
-            let end = self.line.trim_end().len();
+            let mut start = self.line.len() - self.line.trim_start().len();
+            // A byte-order mark (files saved as "UTF-8 with BOM" on Windows) is not part of
+            // the first line's text; Rust's trimming does not count it as space.
+            if self.line_number == 1 && self.line[start..].starts_with('\u{feff}') {
+                start += '\u{feff}'.len_utf8();
+                start += self.line[start..].len() - self.line[start..].trim_start().len();
+            }
+            let end = self.line.trim_end().len().max(start);
             if start < end {
                 self.text = (start, end);
                 return Ok(Some(&self.line[start..end]));
