@@ -496,8 +496,6 @@ mod tests {
         controller
     }
 
-    /// Under VSM a rebuild read enters only an idle drive, and a busy drive's read waits for
-    /// the drive's pull rather than for a timer; under PCM it enters a busy drive at once.
     /// A delay beyond the clock's horizon is refused naming its key: added to the failure's
     /// time it wrapped the clock, and the rebuild started at once.
     #[test]
@@ -516,6 +514,8 @@ mod tests {
         }
     }
 
+    /// Under VSM a rebuild read enters only an idle drive, and a busy drive's read waits for
+    /// the drive's pull rather than for a timer; under PCM it enters a busy drive at once.
     #[test]
     fn vsm_reads_wait_for_an_idle_drive_and_pcm_reads_do_not() {
         let geometry = Geometry::new(&presets::preset("ibm0661").unwrap(), "drive").unwrap();
