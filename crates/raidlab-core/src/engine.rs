@@ -318,10 +318,11 @@ impl Simulation {
             let capacity_rate = Self::rate_for_utilization(&config, &model, layout.as_ref(), capacity, 1.0)?;
             if *r > capacity_rate {
                 warnings.push(format!(
-                    "workload.arrival.rate_per_s = {} is about {:.1} × the {:.0} requests/s the array can serve by \
+                    "workload.arrival.rate_per_s = {} is about {} × the {:.0} requests/s the array can serve by \
                      raidlab's estimate: queues will grow for as long as requests arrive",
                     crate::error::readable(*r),
-                    r / capacity_rate,
+                    // One decimal, in scientific notation when the ratio runs to many digits.
+                    crate::error::readable((r / capacity_rate * 10.0).round() / 10.0),
                     capacity_rate
                 ));
             }

@@ -89,6 +89,19 @@ fn mild_overload_is_warned_about_and_a_light_load_is_not() {
     assert!(warnings.iter().any(|w| w.contains("still waiting at the last arrival")), "{warnings:?}");
 }
 
+/// A rate far beyond any array is echoed, and compared with what the array serves, in a few
+/// characters: its ratio ran to 300 digits.
+#[test]
+fn the_overload_warning_of_an_absurd_rate_stays_short() {
+    let text = "seed = 3\n[array]\nlayout = \"raid0\"\ndrives = 2\n[drive]\npreset = \"hc550\"\n\
+                [workload]\nrequests = 100\n[workload.arrival]\nprocess = \"poisson\"\nrate_per_s = 1e308\n";
+    let summary = raidlab_core::api::run_toml(text, std::path::Path::new("."), None).unwrap().summary;
+    let warnings: Vec<&str> = summary["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+    let warning = warnings.iter().find(|w| w.contains("can serve by raidlab's estimate")).expect("warned");
+    assert!(warning.starts_with("workload.arrival.rate_per_s = 1e308 is about "), "{warning}");
+    assert!(warning.len() < 250, "{warning}");
+}
+
 /// Requests that lose data (a RAID-5 with two failed drives) stay out of the response
 /// statistics: every read counted in the histograms was served, the lost ones are counted
 /// apart, and none of them is reported as a degraded read.
