@@ -129,6 +129,18 @@ fn synthetic_key_given_with_trace(text: &str) -> Option<&'static str> {
     SYNTHETIC_ONLY_KEYS.into_iter().find(|key| workload.contains_key(*key))
 }
 
+/// The first of the [`crate::array::LAYOUT_ONLY_KEYS`] the TOML text (already known to
+/// parse) gives for an array of another known layout, with the layout that reads it. An
+/// unknown layout is left to its own error.
+fn layout_key_given_for_another(text: &str, layout: &str) -> Option<(&'static str, &'static str)> {
+    if !crate::layout::LAYOUTS.iter().any(|(name, _, _)| *name == layout) {
+        return None;
+    }
+    let table = toml::from_str::<toml::Table>(text).ok()?;
+    let array = table.get("array")?.as_table()?;
+    crate::array::LAYOUT_ONLY_KEYS.into_iter().find(|&(key, reader)| reader != layout && array.contains_key(key))
+}
+
 /// A deserialization message with Rust's type names put in plain words: "invalid value:
 /// integer `-5`, expected u32" says "invalid value: -5, expected a whole number from 0 to
 /// 4294967295".
@@ -184,6 +196,16 @@ impl Config {
                 format!("workload.{key}"),
                 "only a synthetic workload uses it; a trace workload takes sizes, addresses and reads \
                  and writes from the trace: remove it (or remove `workload.trace`)",
+            ));
+        }
+        if let Some((key, layout)) = layout_key_given_for_another(text, &cfg.array.layout) {
+            return Err(Error::config(
+                format!("array.{key}"),
+                format!(
+                    "only the {layout} layout reads it, and this array is {}: remove it (or set \
+                     `array.layout = \"{layout}\"`)",
+                    cfg.array.layout
+                ),
             ));
         }
         // Serde's default arrival process is the synthetic workload's Poisson one; a trace
@@ -634,6 +656,39 @@ mod tests {
         assert_eq!(Config::from_toml(&resolved, Path::new(".")).unwrap().to_toml(), resolved);
         // A synthetic workload keeps them.
         assert!(Config::from_toml(BASE, Path::new(".")).unwrap().to_toml().contains("read_fraction = 1.0"));
+    }
+
+    #[test]
+    fn layout_only_keys_are_refused_for_other_layouts_and_saved_only_for_theirs() {
+        let base = "[array]\nlayout = \"LAYOUT\"\ndrives = 4\nREPLACE\n[workload]\nrequests = 10\n";
+        let with = |layout: &str, given: &str| base.replace("LAYOUT", layout).replace("REPLACE", given);
+        // Ignored today by RAID-5 and RAID-0 alike: refused, naming the key and its layout.
+        let e = err(&with("raid5", "copies = 3"));
+        assert!(e.starts_with("array.copies: only the raid1 layout reads it, and this array is raid5"), "{e}");
+        let e = err(&with("raid0", "copies = 2"));
+        assert!(e.starts_with("array.copies: only the raid1 layout reads it, and this array is raid0"), "{e}");
+        let e = err(&with("raid1", "parity_rotation = \"left-asymmetric\""));
+        assert!(e.starts_with("array.parity_rotation: only the raid5 layout reads it, and this array is raid1"), "{e}");
+        // Each layout takes its own, and an unknown layout is left to its own error.
+        Config::from_toml(&with("raid1", "copies = 4"), Path::new(".")).unwrap();
+        Config::from_toml(&with("raid5", "parity_rotation = \"right-symmetric\""), Path::new(".")).unwrap();
+        Config::from_toml(&with("raid6", "copies = 2"), Path::new(".")).unwrap();
+        // The resolved configuration shows a key only for its layout, and reads back.
+        let cases: [(&str, Option<&str>, &[&str]); 3] = [
+            ("raid0", None, &["copies", "parity_rotation"]),
+            ("raid1", Some("copies = 2"), &["parity_rotation"]),
+            ("raid5", Some("parity_rotation = \"left-symmetric\""), &["copies"]),
+        ];
+        for (layout, shown, hidden) in cases {
+            let resolved = Config::from_toml(&with(layout, ""), Path::new(".")).unwrap().to_toml();
+            for key in hidden {
+                assert!(!resolved.contains(&format!("{key} =")), "{layout}: {resolved}");
+            }
+            if let Some(line) = shown {
+                assert!(resolved.contains(line), "{layout}: {resolved}");
+            }
+            assert_eq!(Config::from_toml(&resolved, Path::new(".")).unwrap().to_toml(), resolved);
+        }
     }
 
     #[test]

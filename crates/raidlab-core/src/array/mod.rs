@@ -34,7 +34,7 @@ use rebuild_io::{Job, RebuildEvent, Rebuilding, REBUILD_JOB};
 use state::MemberStatus;
 
 /// Array organisation.
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ArrayConfig {
     /// Layout: `raid0`, `raid1` or `raid5`.
@@ -45,21 +45,55 @@ pub struct ArrayConfig {
     /// Stripe unit (chunk) size in KiB; a multiple of 0.5 KiB (one sector).
     #[serde(default = "default_stripe_unit")]
     pub stripe_unit_kib: f64,
-    /// RAID-5 parity rotation: `left-symmetric` (default), `left-asymmetric`,
-    /// `right-symmetric` or `right-asymmetric`.
+    /// RAID-5 only: parity rotation, `left-symmetric` (default), `left-asymmetric`,
+    /// `right-symmetric` or `right-asymmetric`. Refused for another layout.
     #[serde(default)]
     pub parity_rotation: ParityRotation,
-    /// RAID-1: drives per mirror set.
+    /// RAID-1 only: drives per mirror set. Refused for another layout.
     #[serde(default = "default_copies")]
     pub copies: u32,
     /// Hot spares: drives beside the array, idle until a failed member is rebuilt onto one
     /// (`[rebuild]`). Their slots follow the members' (drives `drives` … `drives + spares − 1`).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default)]
     pub spares: u32,
 }
 
-fn is_zero(n: &u32) -> bool {
-    *n == 0
+/// Keys of `[array]` that one layout alone reads, each with that layout. Given for another
+/// layout, a key would be ignored and still saved in the run's configuration as if it had
+/// counted, so the loader refuses it.
+pub const LAYOUT_ONLY_KEYS: [(&str, &str); 2] = [("copies", "raid1"), ("parity_rotation", "raid5")];
+
+/// Written as derived serialization would write it, except that each of the
+/// [`LAYOUT_ONLY_KEYS`] is left out unless the array has its layout: a saved RAID-5
+/// configuration that showed `copies = 2` would read as if a RAID-5 had copies, and would not
+/// load back. (The destructuring lists every field, so a new one does not compile until it is
+/// written here too.)
+impl Serialize for ArrayConfig {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let ArrayConfig { layout, drives, stripe_unit_kib, parity_rotation, copies, spares } = self;
+        let reads = |key: &str| LAYOUT_ONLY_KEYS.iter().any(|&(k, l)| k == key && l == layout);
+        let mut out = serializer.serialize_struct("ArrayConfig", 6)?;
+        out.serialize_field("layout", layout)?;
+        out.serialize_field("drives", drives)?;
+        out.serialize_field("stripe_unit_kib", stripe_unit_kib)?;
+        if reads("parity_rotation") {
+            out.serialize_field("parity_rotation", parity_rotation)?;
+        } else {
+            out.skip_field("parity_rotation")?;
+        }
+        if reads("copies") {
+            out.serialize_field("copies", copies)?;
+        } else {
+            out.skip_field("copies")?;
+        }
+        if *spares != 0 {
+            out.serialize_field("spares", spares)?;
+        } else {
+            out.skip_field("spares")?;
+        }
+        out.end()
+    }
 }
 
 fn default_layout() -> String {
