@@ -60,6 +60,9 @@ const ONE_OP_TOKEN: u64 = 1 << 63;
 /// decision.
 const PENDING_READS_BATCH: usize = 4096;
 
+/// A Julian year, s: for spans too long to read in seconds.
+const SECONDS_PER_YEAR: f64 = 365.25 * 86_400.0;
+
 /// One rebuild of a run: when it started and ended, and its progress.
 #[derive(Debug, Clone)]
 pub struct RebuildRecord {
@@ -603,6 +606,24 @@ impl Simulation {
     /// A request arrives later than a run may simulate ([`MAX_SIM_TIME_NS`]): clock arithmetic
     /// beyond it could overflow. The error names what sets the arrival times.
     fn arrival_beyond_the_horizon(&self, now: Nanos) -> Error {
+        // A trace's error names the record, and the first one, whose timestamps set the gap.
+        let beyond = self.workload.trace_counts().and_then(|counts| counts.beyond_horizon());
+        if let (Some(beyond), Some(trace)) = (beyond, &self.config.workload.trace) {
+            return Error::trace(
+                &trace.path,
+                beyond.line,
+                format!(
+                    "this record arrives {:.0} s (about {:.0} years) after the first record replayed (line {}), \
+                     beyond the {:.0} s (about 146 years) a run may simulate: one of the two timestamps is far from \
+                     the others (`raidlab trace info` names the widest step between records), or `time_scale` is too \
+                     large",
+                    ns_to_s(beyond.arrival_ns),
+                    ns_to_s(beyond.arrival_ns) / SECONDS_PER_YEAR,
+                    beyond.first_line,
+                    ns_to_s(MAX_SIM_TIME_NS)
+                ),
+            );
+        }
         let key = match self.workload.arrival {
             Loop::Poisson { .. } => "workload.arrival",
             Loop::Trace => "workload.trace",

@@ -343,6 +343,21 @@ pub struct TraceCounts {
     /// The array's capacity, sectors, and the fold mode.
     capacity_sectors: u64,
     fold: FoldMode,
+    /// The first record replayed later than a run may simulate, set once.
+    beyond_horizon: std::sync::OnceLock<BeyondHorizon>,
+}
+
+/// The first record of a replay whose arrival lies beyond [`crate::sim::MAX_SIM_TIME_NS`]:
+/// the run stops with an error when it reaches it, and the error names both records that
+/// set the gap, since either timestamp may be the one far from the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BeyondHorizon {
+    /// The record's line in the trace file (1-based).
+    pub line: u64,
+    /// The line of the first record replayed (arrival 0).
+    pub first_line: u64,
+    /// Its arrival: time since the first record, after `time_scale`, ns.
+    pub arrival_ns: u64,
 }
 
 impl TraceCounts {
@@ -362,6 +377,11 @@ impl TraceCounts {
     /// Records moved forward in time ([`TraceSource::clamped_records`]).
     pub fn clamped(&self) -> u64 {
         self.clamped.load(Ordering::Relaxed)
+    }
+
+    /// The first record replayed later than a run may simulate, once the source reached it.
+    pub fn beyond_horizon(&self) -> Option<BeyondHorizon> {
+        self.beyond_horizon.get().copied()
     }
 
     /// Records that lay beyond the array and were folded onto it.
@@ -518,8 +538,9 @@ pub struct TraceSource {
     window: Window,
     window_capacity: usize,
     exhausted: bool,
-    /// Raw time of the first emitted record (arrival 0).
+    /// Raw time of the first emitted record (arrival 0), and its line.
     first_time_ns: Option<u64>,
+    first_line: u64,
     /// Raw time of the last emitted record.
     last_emitted_ns: Option<u64>,
     clamped: u64,
@@ -575,6 +596,7 @@ impl TraceSource {
             window_capacity,
             exhausted: false,
             first_time_ns: None,
+            first_line: 0,
             last_emitted_ns: None,
             clamped: 0,
             max_requests: cfg.max_requests,
@@ -619,10 +641,21 @@ impl TraceSource {
             }
             return Ok(None);
         };
-        let first = *self.first_time_ns.get_or_insert(next.time_ns);
+        let first = match self.first_time_ns {
+            Some(first) => first,
+            None => {
+                self.first_line = next.line;
+                *self.first_time_ns.insert(next.time_ns)
+            }
+        };
         self.last_emitted_ns = Some(next.time_ns);
+        let arrival = self.scaled(next.time_ns - first);
+        if arrival > crate::sim::MAX_SIM_TIME_NS {
+            // Kept, not an error here: a run that ends earlier (`duration_s`) never reaches it.
+            let _ = self.counts.beyond_horizon.set(BeyondHorizon { line: next.line, first_line: self.first_line, arrival_ns: arrival });
+        }
         Ok(Some(TraceRecord {
-            arrival: self.scaled(next.time_ns - first),
+            arrival,
             lba: next.lba,
             sectors: next.sectors,
             is_write: next.is_write,
