@@ -53,6 +53,16 @@ const ERRORS_IN_BOUND: f64 = 3.0;
 /// Most distinct volumes `trace info` tells apart (it only says "more" beyond).
 const MAX_VOLUMES: usize = 1024;
 
+/// The widest step between consecutive records is noted when it spans at least half the
+/// trace, [`WIDE_STEP_MIN_NS`] and this many times the mean of the other steps: one
+/// timestamp far from its neighbours (a year's typo) makes such a step, and a replay would
+/// wait through it.
+const WIDE_STEP_OVER_MEAN: f64 = 1000.0;
+
+/// The narrowest step noted, ns (a minute): a step of a second is the resolution of a
+/// whole-second trace, not a surprise.
+const WIDE_STEP_MIN_NS: u64 = 60_000_000_000;
+
 /// Blocks between two questions to `keep_going` inside one large request (a 1 TB request
 /// has 244 M).
 const BLOCKS_PER_QUESTION: u64 = 1 << 24;
@@ -221,7 +231,9 @@ fn hot_share_of(mut counts: Vec<u64>) -> f64 {
 ///   in one address space;
 /// * `whole_second_timestamps`: every timestamp is a whole second (Tencent CBS), so the
 ///   duration and rate are coarse and requests of one second replay together;
-/// * `notes`: those two said in words, when they apply.
+/// * `notes`: those two said in words, when they apply, and the widest step between
+///   consecutive records in file order, when it is most of the span, a minute or more, and
+///   a thousand times the others' mean (a timestamp far from its neighbours).
 ///
 /// A request larger than a replay supports (2³² − 1 sectors, 2 TiB) is an error naming its
 /// file and line, as in a replay. An empty trace gives all zeros. Config errors name the key
@@ -245,6 +257,10 @@ pub fn stats_until(cfg: &TraceConfig, keep_going: &mut dyn FnMut(u64) -> bool) -
     let mut earliest = u64::MAX;
     let mut latest = 0u64;
     let mut whole_seconds = true;
+    // (time, line) of the previous record, and the widest step between two consecutive
+    // records in file order: (ns, line before, line after).
+    let mut previous: Option<(u64, u64)> = None;
+    let mut widest_step = (0u64, 0u64, 0u64);
     let mut footprint = HyperLogLog::new();
     let mut sample = BlockSample::default();
     let mut volumes: FxHashSet<u64> = FxHashSet::default();
@@ -262,6 +278,13 @@ pub fn stats_until(cfg: &TraceConfig, keep_going: &mut dyn FnMut(u64) -> bool) -
         earliest = earliest.min(raw.time_ns);
         latest = latest.max(raw.time_ns);
         whole_seconds &= raw.time_ns % 1_000_000_000 == 0;
+        if let Some((time_ns, previous_line)) = previous {
+            let step = raw.time_ns.abs_diff(time_ns);
+            if step > widest_step.0 {
+                widest_step = (step, previous_line, line);
+            }
+        }
+        previous = Some((raw.time_ns, line));
         if let Some(volume) = records.last_volume() {
             has_volumes = true;
             if volumes.len() <= MAX_VOLUMES {
@@ -323,6 +346,9 @@ pub fn stats_until(cfg: &TraceConfig, keep_going: &mut dyn FnMut(u64) -> bool) -
                 .to_string(),
         );
     }
+    if let Some(note) = wide_step_note(widest_step, latest - earliest, requests, cfg.time_scale) {
+        notes.push(note);
+    }
     if !exact {
         notes.push(format!(
             "footprint and hot-20 % share are estimates: the trace touches more than {SAMPLE_CAPACITY} distinct 4 KiB \
@@ -346,6 +372,30 @@ pub fn stats_until(cfg: &TraceConfig, keep_going: &mut dyn FnMut(u64) -> bool) -
         whole_second_timestamps,
         notes,
     }))
+}
+
+/// The note on the widest step between consecutive records (`(ns, line before, line
+/// after)`) when it is most of the trace's `span_ns` and far wider than the others (see
+/// [`WIDE_STEP_OVER_MEAN`]).
+fn wide_step_note(widest_step: (u64, u64, u64), span_ns: u64, requests: u64, time_scale: f64) -> Option<String> {
+    let (step_ns, before, after) = widest_step;
+    if requests < 3 || step_ns < WIDE_STEP_MIN_NS || step_ns.saturating_mul(2) < span_ns {
+        return None;
+    }
+    // The other steps' mean, from the span they leave (a far record's step back, in the
+    // middle of a trace, leaves next to nothing).
+    let others_mean_ns = span_ns.saturating_sub(step_ns) as f64 / (requests - 2) as f64;
+    if (step_ns as f64) < WIDE_STEP_OVER_MEAN * others_mean_ns {
+        return None;
+    }
+    let step_s = step_ns as f64 / 1e9 * time_scale;
+    let years = if step_s >= 365.25 * 86_400.0 { format!(" (about {:.0} years)", step_s / (365.25 * 86_400.0)) } else { String::new() };
+    Some(format!(
+        "{:.1} % of the trace's span lies in one step between consecutive records, of {step_s:.0} s{years} between \
+         lines {before} and {after}: a timestamp far from the others stretches the duration and lowers the rate, \
+         and a replay waits through the gap",
+        step_ns as f64 * 100.0 / span_ns as f64
+    ))
 }
 
 /// A volume field's text as a 64-bit key (FNV-1a): volumes are told apart, not kept.
@@ -414,6 +464,49 @@ mod tests {
         let msr = stats(&config(MSR_SAMPLE, "msr")).unwrap();
         assert_eq!(msr.volumes, Some(1));
         assert!(msr.notes.is_empty(), "{:?}", msr.notes);
+    }
+
+    #[test]
+    fn a_timestamp_far_from_its_neighbours_is_named_by_its_lines() {
+        // 1,000 records a millisecond apart in 2023 (Unix seconds, as MSR and Systor keep
+        // them); record 500 is stamped 1970 instead.
+        let trace = |far: Option<f64>| {
+            let mut text = String::new();
+            for i in 0..1000u64 {
+                let time = match far {
+                    Some(far) if i == 499 => far,
+                    _ => 1.7e9 + i as f64 * 1e-3,
+                };
+                text.push_str(&format!("0,{},4096,r,{time:.3}\n", i * 8));
+            }
+            TempFile::new("far.spc", text.as_bytes())
+        };
+        let file = trace(Some(0.0));
+        let far = stats(&config(&file.0, "spc")).unwrap();
+        assert!(far.duration_s > 1.6e9, "{far:?}");
+        let note = far.notes.iter().find(|n| n.contains("one step between consecutive records")).expect("noted");
+        // Line 500 is on both sides of a step that wide; the widest of the two is named.
+        assert!(note.contains("of 1700000000 s (about 54 years) between lines 500 and 501"), "{note}");
+        // The same trace in order is not noted, nor are the real samples (whole seconds:
+        // Tencent's one-second step is its whole span).
+        let file = trace(None);
+        assert!(stats(&config(&file.0, "spc")).unwrap().notes.is_empty());
+        for (sample, format) in [(TENCENT_SAMPLE, "tencent"), (MSR_SAMPLE, "msr"), (SYSTOR_SAMPLE, "systor")] {
+            let notes = stats(&config(sample, format)).unwrap().notes;
+            assert!(!notes.iter().any(|n| n.contains("one step")), "{sample}: {notes:?}");
+        }
+        // A pause of an hour in a busy trace is most of its span: noted, as a replay waits
+        // through it; a pause of ten seconds is under the floor of a minute.
+        for (pause_s, noted) in [(3600.0, true), (10.0, false)] {
+            let mut text = String::new();
+            for i in 0..200u64 {
+                let time = i as f64 * 1e-3 + if i >= 100 { pause_s } else { 0.0 };
+                text.push_str(&format!("0,{},4096,r,{time:.3}\n", i * 8));
+            }
+            let file = TempFile::new("pause.spc", text.as_bytes());
+            let notes = stats(&config(&file.0, "spc")).unwrap().notes;
+            assert_eq!(notes.iter().any(|n| n.contains("between lines 100 and 101")), noted, "{pause_s}: {notes:?}");
+        }
     }
 
     #[test]
