@@ -14,6 +14,7 @@ import pytest
 
 from raidlab import _core, cli
 from raidlab.cache import parse_size, simulate, summary_rows
+from raidlab.exceptions import ConfigError
 
 from conftest import TRACES
 
@@ -57,6 +58,19 @@ def small_trace(tmp_path_factory) -> tuple:
 
 
 # -- LRU misses equal an independent LRU, the definition libCacheSim's LRU implements -----------
+
+
+@pytest.mark.parametrize("keys, key", [({"sizes": ["x"]}, "sizes"), ({"sizes": [4], "chunk_kib": "a"}, "chunk_kib")])
+def test_a_bad_argument_names_its_key_in_plain_words(small_trace, keys, key):
+    # The core's table is TOML raidlab writes from the arguments: its line and excerpt, and
+    # Rust's "u64", were quoted before.
+    path, _ = small_trace
+    with pytest.raises(ConfigError) as caught:
+        simulate(path, policies=["lru"], failed_drive="none", **keys)
+    assert key in caught.value.key
+    assert caught.value.message.startswith('invalid type: string'), caught.value.message
+    assert "expected a whole number" in caught.value.message
+    assert "TOML parse error" not in str(caught.value) and "u64" not in str(caught.value)
 
 
 def test_lru_misses_equal_an_independent_lru_at_one_and_at_many_sizes(small_trace):

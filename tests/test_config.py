@@ -148,6 +148,20 @@ def test_dict_path_and_text_give_the_same_hash(small_config_text, small_config_d
 
 
 @pytest.mark.engine
+@pytest.mark.parametrize("array, key, says", [
+    ({"drives": "x"}, "array.drives", 'invalid type: string "x", expected a whole number'),
+    ({"drives": 4, "bogus": 1}, "array", "unknown field `bogus`"),
+])
+def test_a_mapping_error_names_the_key_without_quoting_raidlabs_toml(array, key, says):
+    # The mapping's TOML text is written by raidlab; its line and excerpt were quoted before.
+    with pytest.raises(ConfigError) as caught:
+        raidlab.resolve_config({"array": array, "workload": {"requests": 3}})
+    assert caught.value.key.startswith(key)
+    assert caught.value.message.startswith(says), caught.value.message
+    assert "TOML parse error" not in str(caught.value) and "|" not in str(caught.value)
+
+
+@pytest.mark.engine
 @pytest.mark.parametrize("override, key", [
     ('array.drives="five"', "array.drives"),
     ("array.bogus=1", "array"),

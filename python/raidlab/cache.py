@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 from raidlab import _core
-from raidlab.config import to_toml
-from raidlab.exceptions import RaidlabIOError
+from raidlab.config import to_toml, without_excerpt
+from raidlab.exceptions import ConfigError, RaidlabIOError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -110,7 +110,12 @@ def simulate(
         repair_at_request=repair_at_request, window_requests=window_requests, miss_trace=miss_trace,
         trace_format=trace_format, trace_keys=trace_keys,
     )
-    text = _core.cache_simulate(to_toml(config), str(Path.cwd()), progress)
+    try:
+        text = _core.cache_simulate(to_toml(config), str(Path.cwd()), progress)
+    except ConfigError as error:
+        # The TOML is raidlab's, written from the arguments: the key names the argument, and
+        # the line and excerpt of that text would only confuse.
+        raise ConfigError(without_excerpt(error.message), key=error.key) from None
     return None if text is None else CacheReport(json.loads(text))
 
 

@@ -66,6 +66,8 @@ class LoadedConfig:
     path: Optional[Path] = None
     #: The ``key=value`` overrides applied to it.
     overrides: "tuple[str, ...]" = ()
+    #: Whether it came from a mapping: its TOML text is raidlab's, which the user never saw.
+    from_mapping: bool = False
 
     def explain(self, error: ConfigError) -> ConfigError:
         """``error`` from the core said in the user's terms: a key set by an override names
@@ -76,12 +78,15 @@ class LoadedConfig:
         for override in self.overrides:
             key = override.partition("=")[0].strip()
             if error.key and _same_or_nested(error.key, key):
-                return ConfigError(f"{_without_excerpt(message)} (from --set {override})", key=error.key)
+                return ConfigError(f"{without_excerpt(message)} (from --set {override})", key=error.key)
+        if position is not None and self.from_mapping:
+            # The line is one of the text written from the mapping: the key says where.
+            return ConfigError(without_excerpt(message), key=error.key)
         if position is None or self.path is None:
             return error
         if self.overrides:
             # The line is one of the text rewritten with the overrides: name the file only.
-            return ConfigError(f"{_without_excerpt(message)} (in {self.path}, with the --set overrides applied)",
+            return ConfigError(f"{without_excerpt(message)} (in {self.path}, with the --set overrides applied)",
                                key=error.key)
         line, column = position.groups()
         where = f"{self.path}:{line}:{column}"
@@ -99,7 +104,7 @@ def _same_or_nested(error_key: str, override_key: str) -> bool:
             or error_key.startswith(override_key + "[") or override_key.startswith(error_key + "."))
 
 
-def _without_excerpt(message: str) -> str:
+def without_excerpt(message: str) -> str:
     """A core message without its TOML position and excerpt: the last line, which says what
     is wrong."""
     if not _TOML_POSITION.match(message):
@@ -149,7 +154,8 @@ def load_config(
     if overrides:
         text = apply_overrides(text, [_path_from_here(override) for override in overrides], source=source)
     resolved_base = Path(base_dir).resolve() if base_dir is not None else default_base
-    return LoadedConfig(text=text, base_dir=resolved_base, name=name, path=source, overrides=tuple(overrides))
+    return LoadedConfig(text=text, base_dir=resolved_base, name=name, path=source, overrides=tuple(overrides),
+                        from_mapping=isinstance(config, Mapping))
 
 
 def _path_from_here(override: str) -> str:

@@ -386,7 +386,7 @@ pub fn run_toml(toml_text: &str, base_dir: &Path, progress: Option<&mut dyn FnMu
     let mut config: CacheSimConfig = serde_path_to_error::deserialize(de).map_err(|err| {
         let path = err.path().to_string();
         let key = if path == "." { KEY.to_string() } else { format!("{KEY}.{path}") };
-        Error::config(key, err.inner().to_string())
+        Error::config(key, crate::config::in_plain_words(err.inner().to_string().trim_end()))
     })?;
     if config.trace.path.is_relative() {
         config.trace.path = base_dir.join(&config.trace.path);
