@@ -110,33 +110,27 @@ pub struct ContentConfig {
     pub check: bool,
 }
 
-/// Whether the TOML text (already known to parse) sets `workload.arrival`.
-fn arrival_given(text: &str) -> bool {
-    toml::from_str::<toml::Table>(text)
-        .ok()
-        .and_then(|table| table.get("workload")?.get("arrival").map(|_| ()))
-        .is_some()
+/// Whether the configuration's table sets `workload.arrival`.
+fn arrival_given(table: &toml::Table) -> bool {
+    table.get("workload").and_then(|workload| workload.get("arrival")).is_some()
 }
 
 pub use crate::workload::SYNTHETIC_ONLY_KEYS;
 
-/// The first synthetic-only key the TOML text (already known to parse) gives beside a
-/// `workload.trace`.
-fn synthetic_key_given_with_trace(text: &str) -> Option<&'static str> {
-    let table = toml::from_str::<toml::Table>(text).ok()?;
+/// The first synthetic-only key the configuration's table gives beside a `workload.trace`.
+fn synthetic_key_given_with_trace(table: &toml::Table) -> Option<&'static str> {
     let workload = table.get("workload")?.as_table()?;
     workload.get("trace")?;
     SYNTHETIC_ONLY_KEYS.into_iter().find(|key| workload.contains_key(*key))
 }
 
-/// The first of the [`crate::array::LAYOUT_ONLY_KEYS`] the TOML text (already known to
-/// parse) gives for an array of another known layout, with the layout that reads it. An
-/// unknown layout is left to its own error.
-fn layout_key_given_for_another(text: &str, layout: &str) -> Option<(&'static str, &'static str)> {
+/// The first of the [`crate::array::LAYOUT_ONLY_KEYS`] the configuration's table gives for
+/// an array of another known layout, with the layout that reads it. An unknown layout is
+/// left to its own error.
+fn layout_key_given_for_another(table: &toml::Table, layout: &str) -> Option<(&'static str, &'static str)> {
     if !crate::layout::LAYOUTS.iter().any(|(name, _, _)| *name == layout) {
         return None;
     }
-    let table = toml::from_str::<toml::Table>(text).ok()?;
     let array = table.get("array")?.as_table()?;
     crate::array::LAYOUT_ONLY_KEYS.into_iter().find(|&(key, reader)| reader != layout && array.contains_key(key))
 }
@@ -191,14 +185,16 @@ impl Config {
             Error::config(key, in_plain_words(e.inner().to_string().trim_end()))
         })?;
         // Ignored, it would still be saved in the run's configuration as if it had counted.
-        if let Some(key) = synthetic_key_given_with_trace(text) {
+        // What was given, as opposed to what serde's defaults filled in (the text parsed above).
+        let given = toml::from_str::<toml::Table>(text).unwrap_or_default();
+        if let Some(key) = synthetic_key_given_with_trace(&given) {
             return Err(Error::config(
                 format!("workload.{key}"),
                 "only a synthetic workload uses it; a trace workload takes sizes, addresses and reads \
                  and writes from the trace: remove it (or remove `workload.trace`)",
             ));
         }
-        if let Some((key, layout)) = layout_key_given_for_another(text, &cfg.array.layout) {
+        if let Some((key, layout)) = layout_key_given_for_another(&given, &cfg.array.layout) {
             return Err(Error::config(
                 format!("array.{key}"),
                 format!(
@@ -210,7 +206,7 @@ impl Config {
         }
         // Serde's default arrival process is the synthetic workload's Poisson one; a trace
         // workload without `[workload.arrival]` replays at its own timestamps instead.
-        if cfg.workload.trace.is_some() && !arrival_given(text) {
+        if cfg.workload.trace.is_some() && !arrival_given(&given) {
             cfg.workload.arrival = ArrivalConfig::Trace;
         }
         if let Some(trace) = cfg.workload.trace.as_mut() {

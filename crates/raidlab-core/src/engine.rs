@@ -30,7 +30,7 @@ use crate::error::{Error, Result};
 use crate::layout::{self, LayoutParams};
 use crate::metrics::{Outcome, Recorder};
 use crate::request::{Origin, RequestRecord, UserRequest};
-use crate::sim::{gcd, ns_to_s, s_to_ns, EventQueue, Nanos, RngStream, StreamId, MAX_SIM_TIME_NS};
+use crate::sim::{gcd, ns_to_s, s_to_ns, EventQueue, Nanos, RngStream, StreamId, MAX_SIM_TIME_NS, SECONDS_PER_YEAR};
 use crate::workload::{ArrivalConfig, Loop, SyntheticGenerator, Workload};
 
 #[derive(Debug, Clone, Copy)]
@@ -59,9 +59,6 @@ const ONE_OP_TOKEN: u64 = 1 << 63;
 /// User reads a rebuild order may have waiting before they are handed to it without a
 /// decision.
 const PENDING_READS_BATCH: usize = 4096;
-
-/// A Julian year, s: for spans too long to read in seconds.
-const SECONDS_PER_YEAR: f64 = 365.25 * 86_400.0;
 
 /// One rebuild of a run: when it started and ended, and its progress.
 #[derive(Debug, Clone)]

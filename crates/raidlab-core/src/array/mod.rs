@@ -71,27 +71,22 @@ pub const LAYOUT_ONLY_KEYS: [(&str, &str); 2] = [("copies", "raid1"), ("parity_r
 impl Serialize for ArrayConfig {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
+        fn field_if<S: SerializeStruct, T: Serialize>(out: &mut S, key: &'static str, value: &T, keep: bool) -> std::result::Result<(), S::Error> {
+            if keep {
+                out.serialize_field(key, value)
+            } else {
+                out.skip_field(key)
+            }
+        }
         let ArrayConfig { layout, drives, stripe_unit_kib, parity_rotation, copies, spares } = self;
-        let reads = |key: &str| LAYOUT_ONLY_KEYS.iter().any(|&(k, l)| k == key && l == layout);
+        let reads = |key: &str| LAYOUT_ONLY_KEYS.contains(&(key, layout.as_str()));
         let mut out = serializer.serialize_struct("ArrayConfig", 6)?;
         out.serialize_field("layout", layout)?;
         out.serialize_field("drives", drives)?;
         out.serialize_field("stripe_unit_kib", stripe_unit_kib)?;
-        if reads("parity_rotation") {
-            out.serialize_field("parity_rotation", parity_rotation)?;
-        } else {
-            out.skip_field("parity_rotation")?;
-        }
-        if reads("copies") {
-            out.serialize_field("copies", copies)?;
-        } else {
-            out.skip_field("copies")?;
-        }
-        if *spares != 0 {
-            out.serialize_field("spares", spares)?;
-        } else {
-            out.skip_field("spares")?;
-        }
+        field_if(&mut out, "parity_rotation", parity_rotation, reads("parity_rotation"))?;
+        field_if(&mut out, "copies", copies, reads("copies"))?;
+        field_if(&mut out, "spares", spares, *spares != 0)?;
         out.end()
     }
 }

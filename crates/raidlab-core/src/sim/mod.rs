@@ -9,7 +9,7 @@ pub mod time;
 pub use divisor::Divisor;
 pub use queue::EventQueue;
 pub use rng::{RngStream, StreamId};
-pub use time::{ms_to_ns, ns_to_ms, ns_to_s, round_ns, s_to_ns, Nanos, MAX_SIM_TIME_NS};
+pub use time::{ms_to_ns, ns_to_ms, ns_to_s, round_ns, s_to_ns, Nanos, MAX_SIM_TIME_NS, SECONDS_PER_YEAR};
 
 /// Greatest common divisor (Euclid's algorithm); `gcd(a, 0) = a`. Used for the spindle's
 /// period, the sectors a request's start can fall on within a unit, and the stride of a

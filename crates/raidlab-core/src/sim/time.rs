@@ -11,6 +11,9 @@ pub const NS_PER_MS: u64 = 1_000_000;
 /// Nanoseconds in one second.
 pub const NS_PER_S: u64 = 1_000_000_000;
 
+/// A Julian year, s: for spans too long to read in seconds.
+pub const SECONDS_PER_YEAR: f64 = 365.25 * 86_400.0;
+
 /// Latest simulated time a run may reach, ns (2^62 ns, about 146 years): far beyond any
 /// experiment, and far enough below 2^64 that adding a service or think time (each at most
 /// this) to a time before it cannot overflow.

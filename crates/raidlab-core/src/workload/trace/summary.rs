@@ -27,6 +27,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{open_records, to_sectors, TraceConfig, TraceStats};
 use crate::error::{Error, Result};
+use crate::sim::SECONDS_PER_YEAR;
 
 /// Block size of footprint and locality.
 const BLOCK_BYTES: u64 = 4096;
@@ -389,7 +390,7 @@ fn wide_step_note(widest_step: (u64, u64, u64), span_ns: u64, requests: u64, tim
         return None;
     }
     let step_s = step_ns as f64 / 1e9 * time_scale;
-    let years = if step_s >= 365.25 * 86_400.0 { format!(" (about {:.0} years)", step_s / (365.25 * 86_400.0)) } else { String::new() };
+    let years = if step_s >= SECONDS_PER_YEAR { format!(" (about {:.0} years)", step_s / SECONDS_PER_YEAR) } else { String::new() };
     Some(format!(
         "{:.1} % of the trace's span lies in one step between consecutive records, of {step_s:.0} s{years} between \
          lines {before} and {after}: a timestamp far from the others stretches the duration and lowers the rate, \
