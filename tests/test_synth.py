@@ -85,11 +85,45 @@ def test_the_hot_area_is_made_of_contiguous_regions():
 @pytest.mark.parametrize("argv, words", [
     (["trace", "synth", "websearch1", "-o", "x.spc", "--area-gib", "0"], "--area-gib"),
     (["trace", "synth", "websearch1", "-o", "x.spc", "--area-gib", "0.001"], "too small"),
+    # Infinite, NaN and overflowing areas: a message naming the option, not an OverflowError.
+    (["trace", "synth", "websearch1", "-o", "x.spc", "--area-gib", "inf"], "--area-gib: expected a finite"),
+    (["trace", "synth", "websearch1", "-o", "x.spc", "--area-gib", "nan"], "--area-gib: expected a finite"),
+    (["trace", "synth", "websearch1", "-o", "x.spc", "--area-gib", "1e300"], "--area-gib: at most"),
+    # An output that cannot be written: the path and the cause, not a traceback.
+    (["trace", "synth", "websearch1", "-o", "missing/x.spc", "--requests", "10"],
+     "missing/x.spc: cannot write the trace: the directory missing does not exist"),
+    (["trace", "synth", "websearch1", "-o", ".", "--requests", "10"], "that is a directory"),
+    # A compression raidlab neither writes nor reads: refused, not plain text under its name.
+    (["trace", "synth", "websearch1", "-o", "x.spc.xz", "--requests", "10"], ".xz is not one of them"),
 ])
 def test_bad_options_exit_2(argv, words, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(argv) == 2
-    assert words in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert words in err
+    assert "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_library_rejects_an_infinite_area_with_a_value_error():
+    for area in (float("inf"), float("nan"), 1e300):
+        with pytest.raises(ValueError, match="area_gib"):
+            synth.generate("websearch1", requests=10, area_gib=area)
+
+
+@pytest.mark.parametrize("suffix, magic", [(".bz2", b"BZh"), (".gz", b"\x1f\x8b")])
+def test_a_compressed_name_writes_that_compression_which_raidlab_reads_back(suffix, magic, tmp_path):
+    """`-o x.spc.bz2` wrote plain text under a bzip2 name; now the bytes are bzip2 (gzip for
+    .gz), and both raidlab's trace reader and synth.read_spc read the same trace back."""
+    plain, packed = tmp_path / "t.spc", tmp_path / f"t.spc{suffix}"
+    for path in (plain, packed):
+        assert main(["trace", "synth", "websearch1", "-o", str(path), "--requests", "2000", "--seed", "3"]) == 0
+    assert packed.read_bytes()[:len(magic)] == magic
+    assert synth.characteristics(synth.read_spc(packed)) == synth.characteristics(synth.read_spc(plain))
+    infos = [json.loads(_core.trace_info(f'path = "{path}"\nformat = "auto"\n', str(tmp_path)))
+             for path in (plain, packed)]
+    assert infos[1]["requests"] == 2000 and infos[1]["format"] == "spc"
+    assert infos[0] == infos[1]
 
 
 @pytest.mark.engine

@@ -447,17 +447,40 @@ def _command_trace_info(args: argparse.Namespace, out: Console, err: Console) ->
 # ---------------------------------------------------------------------------------------------
 
 
+def _check_writable(path: Path) -> None:
+    """Raise :class:`RaidlabIOError` naming ``path`` and the cause when a file cannot be
+    written there: a directory by that name, a missing directory or one that is a file."""
+    if path.is_dir():
+        raise RaidlabIOError("cannot write the trace: that is a directory; give a file name", file=str(path))
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.exists():
+        raise RaidlabIOError(f"cannot write the trace: the directory {parent} does not exist", file=str(path))
+    if not parent.is_dir():
+        raise RaidlabIOError(f"cannot write the trace: {parent} is not a directory", file=str(path))
+
+
 def _command_trace_synth(args: argparse.Namespace, out: Console, err: Console) -> int:
     from raidlab import synth
 
-    if not args.area_gib > 0:
-        raise ConfigError(f"--area-gib: must be more than 0, not {args.area_gib}", key="area_gib")
+    try:
+        synth.check_area(args.area_gib)
+    except ValueError as error:
+        raise ConfigError(str(error).removeprefix("area_gib: "), key="--area-gib") from None
+    output = Path(args.output)
+    try:
+        compression = synth.compression_for(output)
+    except ValueError as error:
+        raise ConfigError(str(error), key="-o/--output") from None
+    _check_writable(output)  # before the generation, which can take seconds
     try:
         trace = synth.generate(args.trace, seed=args.seed, requests=args.requests, area_gib=args.area_gib,
                                hot_regions=args.hot_regions)
     except ValueError as error:
         raise ConfigError(str(error), key="trace synth") from None
-    path = synth.write(trace, args.output)
+    try:
+        path = synth.write(trace, output, compress=compression or False)
+    except OSError as error:
+        raise RaidlabIOError(f"cannot write the trace: {error.strerror or error}", file=str(output)) from None
     measured = synth.characteristics({"lba": trace.lba, "size_bytes": trace.size_bytes,
                                       "is_read": trace.lba >= 0, "time_s": trace.time_s})
     profile = trace.profile
@@ -851,7 +874,8 @@ def _add_trace_arguments(trace: argparse.ArgumentParser) -> None:
     synth.add_argument("trace", metavar="TRACE", choices=["websearch1", "websearch2", "websearch3"],
                        help="websearch1, websearch2 or websearch3")
     synth.add_argument("-o", "--output", metavar="FILE", required=True,
-                       help="the trace file to write (a name ending in .gz is gzip-compressed)")
+                       help="the trace file to write (a name ending in .gz is gzip-compressed, "
+                            "in .bz2 bzip2-compressed)")
     synth.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
     synth.add_argument("--requests", type=_request_count, default=None, metavar="N",
                        help="requests to write (default: the published count)")

@@ -32,6 +32,7 @@ and area give a byte-identical file.
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import math
 from dataclasses import dataclass
@@ -46,10 +47,13 @@ __all__ = [
     "SIZES_KIB",
     "SIZE_WEIGHTS",
     "DEFAULT_AREA_GIB",
+    "MAX_AREA_GIB",
     "DEFAULT_HOT_REGIONS",
     "SyntheticTrace",
     "generate",
     "write",
+    "compression_for",
+    "check_area",
     "read_spc",
     "hot_share",
     "characteristics",
@@ -85,6 +89,8 @@ SIZE_WEIGHTS = (0.50, 0.25, 0.10, 0.15)
 #: The default area: 5 GiB, which every array of the PRO paper holds (its smallest, the
 #: RAID-1 pair of 5 GB drives, holds 5 GB; a RAID-5 of n such drives holds (n − 1) × 5 GB).
 DEFAULT_AREA_GIB = 5.0
+#: The largest area: 2^32 GiB (4 EiB), so every byte address stays well within 64 bits.
+MAX_AREA_GIB = float(2**32)
 DEFAULT_HOT_REGIONS = 8
 #: Per-block popularity of a hot region is uniform in this range (relative).
 REGION_WEIGHT_RANGE = (1.0, 3.0)
@@ -121,6 +127,21 @@ def _hot_plan(target: float, requests: int, area_blocks: int, mean_blocks: float
     return max(1, int(round(hot_blocks))), hot_fraction
 
 
+def check_area(area_gib: float) -> None:
+    """Raise ``ValueError`` unless ``area_gib`` is a number of GiB more than 0 and at most
+    :data:`MAX_AREA_GIB` (not infinite, not NaN)."""
+    try:
+        area = float(area_gib)
+    except (TypeError, ValueError):
+        raise ValueError(f"area_gib: expected a number of GiB, not {area_gib!r}") from None
+    if not math.isfinite(area):
+        raise ValueError(f"area_gib: expected a finite number of GiB, not {area_gib}")
+    if not area > 0:
+        raise ValueError(f"area_gib: must be more than 0, not {area_gib:g}")
+    if area > MAX_AREA_GIB:
+        raise ValueError(f"area_gib: at most {MAX_AREA_GIB:.0f} GiB (4 EiB), not {area_gib:g}")
+
+
 def generate(profile: Union[str, Profile], *, seed: int = 1, requests: Optional[int] = None,
              area_gib: float = DEFAULT_AREA_GIB, hot_regions: int = DEFAULT_HOT_REGIONS) -> SyntheticTrace:
     """Draw a look-alike of ``profile`` (a name of :data:`PROFILES` or a :class:`Profile`):
@@ -134,6 +155,7 @@ def generate(profile: Union[str, Profile], *, seed: int = 1, requests: Optional[
         raise ValueError(f"requests: at least 1, not {count}")
     if hot_regions < 1:
         raise ValueError(f"hot regions: at least 1, not {hot_regions}")
+    check_area(area_gib)
     area_blocks = int(area_gib * 2**30) // BLOCK_BYTES
     largest_blocks = max(SIZES_KIB) * 1024 // BLOCK_BYTES
     if area_blocks < 64 * largest_blocks * hot_regions:
@@ -194,14 +216,47 @@ def _chunks(trace: SyntheticTrace):
                           trace.time_s[part].tolist())).encode("ascii")
 
 
-def write(trace: SyntheticTrace, path: Union[str, Path], *, compress: Optional[bool] = None) -> Path:
-    """Write ``trace`` as SPC ASCII, gzip-compressed when ``compress`` says so (by default when
-    the name ends in ``.gz``), with no time stamp in the gzip header, so the bytes stay a
-    function of the trace."""
+#: Compression by file name: what ``write`` writes for a name ending so (raidlab's trace
+#: readers recognise both by their first bytes).
+COMPRESSION_SUFFIXES = {".gz": "gzip", ".bz2": "bzip2"}
+#: Endings of compressed formats raidlab's trace readers do not read: ``write`` refuses them
+#: rather than write plain text under a compressed name.
+UNWRITABLE_SUFFIXES = (".xz", ".lzma", ".zst", ".zstd", ".lz4", ".zip", ".7z", ".z", ".br", ".lz")
+
+
+def compression_for(path: Union[str, Path]) -> Optional[str]:
+    """``"gzip"``, ``"bzip2"`` or ``None`` (plain text) for a trace file named ``path``;
+    ``ValueError`` for the name of a compressed format raidlab does not read."""
+    suffix = Path(path).suffix.lower()
+    if suffix in UNWRITABLE_SUFFIXES:
+        raise ValueError(f"{Path(path).name}: raidlab writes traces as plain text, gzip (.gz) or bzip2 (.bz2), "
+                         f"and its readers read no other compression; {Path(path).suffix} is not one of them")
+    return COMPRESSION_SUFFIXES.get(suffix)
+
+
+def write(trace: SyntheticTrace, path: Union[str, Path], *, compress: Union[bool, str, None] = None) -> Path:
+    """Write ``trace`` as SPC ASCII, compressed as ``compress`` says: ``"gzip"`` (or ``True``),
+    ``"bzip2"``, or ``False`` for plain text; by default as the name says (``.gz`` gzip,
+    ``.bz2`` bzip2, :func:`compression_for`). The gzip header holds no time stamp (nor does a
+    bzip2 stream), so the bytes stay a function of the trace."""
     path = Path(path)
+    if compress is None:
+        compression = compression_for(path)
+    elif compress is True:
+        compression = "gzip"
+    elif compress is False:
+        compression = None
+    elif compress in ("gzip", "bzip2"):
+        compression = compress
+    else:
+        raise ValueError(f"compress: \"gzip\", \"bzip2\", True or False, not {compress!r}")
     with open(path, "wb") as raw:
-        if path.suffix == ".gz" if compress is None else compress:
+        if compression == "gzip":
             with gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=3, mtime=0) as out:
+                for chunk in _chunks(trace):
+                    out.write(chunk)
+        elif compression == "bzip2":
+            with bz2.BZ2File(raw, mode="wb", compresslevel=9) as out:
                 for chunk in _chunks(trace):
                     out.write(chunk)
         else:
@@ -211,16 +266,17 @@ def write(trace: SyntheticTrace, path: Union[str, Path], *, compress: Optional[b
 
 
 def read_spc(path: Union[str, Path]) -> Dict[str, np.ndarray]:
-    """The columns of an SPC ASCII trace (plain or gzip): ``lba`` (sectors), ``size_bytes``,
+    """The columns of an SPC ASCII trace (plain, gzip or bzip2): ``lba`` (sectors), ``size_bytes``,
     ``is_read``, ``time_s``. For checking generated traces; the simulator reads traces in Rust."""
     import pandas as pd
 
     path = Path(path)
     with open(path, "rb") as probe:
-        gzipped = probe.read(2) == b"\x1f\x8b"
+        head = probe.read(3)
+    compression = "gzip" if head[:2] == b"\x1f\x8b" else "bz2" if head == b"BZh" else None
     frame = pd.read_csv(path, header=None, usecols=[1, 2, 3, 4], names=["lba", "size", "op", "time"],
                         dtype={"lba": np.int64, "size": np.int64, "op": str, "time": np.float64},
-                        compression="gzip" if gzipped else None)
+                        compression=compression)
     return {
         "lba": frame["lba"].to_numpy(),
         "size_bytes": frame["size"].to_numpy(),
