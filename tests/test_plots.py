@@ -293,3 +293,48 @@ def test_the_legend_sits_above_the_data_and_the_title_names_the_configuration(tm
     plain = synthetic_result()
     plot_run(Result.load(plain.save(tmp_path / "my-run")), tmp_path / "plain.png")
     assert drawn_figures[-1].get_suptitle().startswith("my-run (")
+
+
+# -- titles and legends do not overprint each other ---------------------------------------------
+
+
+def _overlaps(a, b) -> bool:
+    """Whether two window extents share any area (touching edges do not count)."""
+    return a.x0 < b.x1 and b.x0 < a.x1 and a.y0 < b.y1 and b.y0 < a.y1
+
+
+def data_loss_rebuild_result() -> Result:
+    """:func:`synthetic_rebuild_result` with a second failure that loses data: every marker
+    kind, so the R(t) legend takes two rows, and a figure title saying data loss."""
+    result = synthetic_rebuild_result()
+    result.summary.update(data_loss=True, data_loss_at_s=12.0,
+                          failures=[{"drive": 2, "at_s": 5.0}, {"drive": 1, "at_s": 12.0}])
+    outcomes = result.tables["outcomes"]
+    result.tables["outcomes"] = pd.concat([outcomes, pd.DataFrame(
+        {"time_s": [12.0, 12.0], "kind": ["drive_failed", "data_loss"], "drive": np.array([1, 1], dtype=np.int64),
+         "detail": ["", "failed drives [1, 2]"]})], ignore_index=True)
+    return result
+
+
+@pytest.mark.parametrize("make", [synthetic_result, synthetic_rebuild_result, data_loss_rebuild_result])
+def test_no_title_overprints_a_legend_or_the_figure_title(tmp_path, drawn_figures, make):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    result = make()
+    start = result.timeseries["window_start_s"].to_numpy(dtype=float)
+    # A cache panel too: its legend takes two rows.
+    result.timeseries["cache_rgr"] = np.where(start >= 5.0, 1.6, 1.0)
+    result.timeseries["cache_read_hit_ratio"] = np.full(len(start), 0.5)
+    plot_run(result, tmp_path / "plot.png")
+    (figure,) = drawn_figures
+    renderer = FigureCanvasAgg(figure).get_renderer()
+    figure.draw(renderer)
+    texts = [(f"legend of {ax.get_title()!r}", ax.get_legend().get_window_extent(renderer))
+             for ax in figure.axes if ax.get_legend() is not None]
+    texts += [(f"title {ax.get_title()!r}", ax.title.get_window_extent(renderer))
+              for ax in figure.axes if ax.get_title()]
+    texts.append(("figure title", figure._suptitle.get_window_extent(renderer)))
+    assert sum(name.startswith("legend") for name, _ in texts) >= 3
+    for i, (name, box) in enumerate(texts):
+        for other, other_box in texts[i + 1:]:
+            assert not _overlaps(box, other_box), f"{name} overprints {other}"

@@ -16,6 +16,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.figure import Figure
 
 from raidlab.exceptions import RaidlabIOError
@@ -47,6 +48,12 @@ MAX_MARKED_POINTS = 300
 #: Most bars of I/O intensity drawn: beyond, neighbouring windows are merged into one bar
 #: (their arrivals over their combined width), so the bars stay readable and quick to draw.
 MAX_BARS = 300
+
+#: Space between a panel's top and its legend above it, in the legend's font sizes.
+LEGEND_GAP_FONTSIZES = 0.4
+
+#: Space between the legend above a panel and the panel's title above that, in points.
+TITLE_GAP_POINTS = 4.0
 
 
 def complete_windows(timeseries: pd.DataFrame, simulated_seconds: Optional[float]) -> pd.DataFrame:
@@ -202,7 +209,7 @@ def draw_response_over_time(
     # A request is counted in the window it completes in: a burst of slow requests shows
     # where they finish, not where they arrived.
     ax.set_ylabel("mean response time (ms),\nby window of completion")
-    ax.set_title("R(t): response time over time", pad=22)
+    ax.set_title("R(t): response time over time")
     ax.set_ylim(bottom=0)
     _legend_outside(ax, bars)
     return bars
@@ -210,15 +217,26 @@ def draw_response_over_time(
 
 def _legend_outside(ax: Axes, *others: Axes) -> None:
     """One legend for ``ax`` and ``others`` (twin axes), above the plot, where it hides no
-    data (a failure line under the legend went unseen)."""
+    data (a failure line under the legend went unseen), and ``ax``'s title above the legend:
+    the title's pad is set from the legend's height, however many rows it takes (a fixed pad
+    left room for one row, and a second row overprinted the title)."""
     handles, labels = ax.get_legend_handles_labels()
     for other in others:
         more_handles, more_labels = other.get_legend_handles_labels()
         handles += more_handles
         labels += more_labels
-    if handles:
-        ax.legend(handles, labels, loc="lower left", bbox_to_anchor=(0.0, 1.01), ncol=min(len(labels), 4),
-                  fontsize="small", frameon=False, borderaxespad=0.0)
+    if not handles:
+        return
+    # Anchored at the axes' top with a gap in points, not in a fraction of the axes' height,
+    # so that its top is known whatever height the layout gives the axes.
+    legend = ax.legend(handles, labels, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=min(len(labels), 4),
+                       fontsize="small", frameon=False, borderaxespad=LEGEND_GAP_FONTSIZES)
+    # The legend's size does not depend on where it is: measure it with a renderer of the
+    # figure's resolution, without drawing the figure.
+    renderer = RendererAgg(1, 1, ax.figure.dpi)
+    height_points = legend.get_window_extent(renderer).height * 72.0 / ax.figure.dpi
+    gap_points = LEGEND_GAP_FONTSIZES * legend.prop.get_size_in_points()
+    ax.set_title(ax.get_title(), pad=gap_points + height_points + TITLE_GAP_POINTS)
 
 
 def draw_rebuild_progress(
@@ -246,7 +264,7 @@ def draw_rebuild_progress(
     ax.set_xlabel("simulated time (s)")
     ax.set_ylabel("rebuilt fraction")
     ax.set_ylim(0, 1.05)
-    ax.set_title("c(t): fraction of the lost drive rebuilt onto the spare", pad=22)
+    ax.set_title("c(t): fraction of the lost drive rebuilt onto the spare")
     ax.grid(True, alpha=0.3)
     _legend_outside(ax)
     return ax
@@ -282,7 +300,7 @@ def draw_cache_over_time(
                   alpha=0.8, label="read hit ratio")
     hits.set_ylabel("read hit ratio")
     hits.set_ylim(0, 1.05)
-    ax.set_title("Buffer cache in front of the array", pad=34)  # room for two rows of legend
+    ax.set_title("Buffer cache in front of the array")
     _legend_outside(ax, hits)
     return ax
 
