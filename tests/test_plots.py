@@ -338,3 +338,33 @@ def test_no_title_overprints_a_legend_or_the_figure_title(tmp_path, drawn_figure
     for i, (name, box) in enumerate(texts):
         for other, other_box in texts[i + 1:]:
             assert not _overlaps(box, other_box), f"{name} overprints {other}"
+
+
+def test_cdf_starts_near_the_smallest_response_and_states_the_share_answered_at_once():
+    # A buffer cache in front of the array: 70 % of reads and every write answered at once
+    # (the core's 0 ns bucket, upper bound 1e-6 ms), the other reads in 2.5 to 40 ms.
+    histogram = pd.DataFrame({
+        "class": ["read"] * 5 + ["write"],
+        "upper_ms": [1e-6, 2.5, 5.0, 10.0, 40.0, 1e-6],
+        "count": [700, 100, 100, 50, 50, 400],
+    })
+    ax = Figure().subplots()
+    draw_response_cdf(ax, histogram)
+    reads, writes = ax.get_lines()
+    # No six decades of flat line: the axis starts within a decade of 2.5 ms.
+    left = ax.get_xlim()[0]
+    assert 0.25 <= left <= 2.5
+    assert min(x for line in (reads, writes) for x in line.get_xdata()) >= left
+    # The reads' curve starts at its left edge at the share answered at once, and keeps it
+    # until the first response that took time.
+    x, y = reads.get_xdata(), reads.get_ydata()
+    assert (x[0], y[0]) == (left, pytest.approx(0.7))
+    assert y[list(x).index(2.5) - 1] == pytest.approx(0.7) and y[-1] == pytest.approx(1.0)
+    assert "70.0% at 0 ms" in reads.get_label() and "n=1,000" in reads.get_label()
+    assert "all at 0 ms" in writes.get_label()
+    assert list(writes.get_ydata()) == [1.0]
+    assert "0 ms" in ax.get_xlabel()
+    # Without responses of 0 ms, nothing is said about them.
+    ax = Figure().subplots()
+    draw_response_cdf(ax, histogram[histogram["upper_ms"] > 1e-6])
+    assert "0 ms" not in ax.get_lines()[0].get_label() and "0 ms" not in ax.get_xlabel()

@@ -9,6 +9,7 @@ Matplotlib is used through its object-oriented API (``Figure``), so no GUI backe
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Union
@@ -41,6 +42,10 @@ __all__ = [
 
 #: Histogram classes drawn as CDFs, with their legend labels.
 CDF_CLASSES = (("read", "reads"), ("write", "writes"), ("degraded_read", "degraded reads"))
+
+#: Upper bound (ms) of the histogram's bucket of responses of 0 ns, answered at once (the
+#: core's histogram is exact below 128 ns: bucket i holds i ns and its upper bound is i + 1 ns).
+INSTANT_UPPER_MS = 1e-6 * (1 + 1e-9)
 
 #: Most points of a line drawn with a marker on each: beyond, the markers merge into a band.
 MAX_MARKED_POINTS = 300
@@ -311,8 +316,14 @@ def draw_response_cdf(
     classes: Sequence[tuple] = CDF_CLASSES,
 ) -> Axes:
     """Cumulative distribution of response time per class, from histogram buckets
-    (``class``, ``upper_ms``, ``count``); classes without requests are left out."""
-    drawn = 0
+    (``class``, ``upper_ms``, ``count``); classes without requests are left out.
+
+    Responses of 0 ms (requests answered at once, as a buffer cache's hits are) have no
+    place on a log axis: the axis starts a decade or less below the smallest response that
+    is not 0, each curve starts at its left edge at the share answered at once (a marker
+    there), and the legend states that share. (Drawn at the 0 ms bucket's upper bound,
+    1e-6 ms, they made six decades of flat line.)"""
+    curves = []
     for name, label in classes:
         buckets = histogram[histogram["class"] == name].sort_values("upper_ms")
         upper = buckets["upper_ms"].to_numpy(dtype=float)
@@ -321,21 +332,50 @@ def draw_response_cdf(
         if total <= 0:
             continue
         cumulative = np.cumsum(counts) / total
-        finite = np.isfinite(upper) & (upper > 0)
+        instant = upper <= INSTANT_UPPER_MS
+        share = counts[instant].sum() / total
         # Points at the buckets' upper bounds, joined linearly (uniform within a bucket).
-        ax.plot(upper[finite], cumulative[finite], label=f"{label} (n={int(total)})")
-        drawn += 1
+        timed = np.isfinite(upper) & ~instant & (counts > 0)
+        curves.append((label, int(total), share, upper[timed], cumulative[timed]))
+    nonzero = [float(x[0]) for *_, x, _ in curves if len(x)]
+    # The axis floor: the decade below the smallest response that is not 0.
+    floor = 10.0 ** (math.ceil(math.log10(min(nonzero))) - 1) if nonzero else 0.1
+    any_instant = False
+    for label, total, share, x, y in curves:
+        if share > 0:
+            any_instant = True
+            # Flat at the share answered at once from the left edge up to the first
+            # response that took time, then the buckets.
+            x = np.concatenate(([floor], x[:1], x))  # x[:1] is empty when every one was at once
+            y = np.concatenate(([share], [share] if len(y) else [], y))
+            text = "all at 0 ms" if share >= 1.0 else f"{_share_text(share)} at 0 ms"
+            ax.plot(x, y, marker="o", markevery=[0], clip_on=False, label=f"{label} (n={total:,}; {text})")
+        else:
+            ax.plot(x, y, label=f"{label} (n={total:,})")
     ax.set_xscale("log")
-    ax.set_xlabel("response time (ms)")
+    if any_instant:
+        ax.set_xlim(left=floor, right=None if nonzero else floor * 100)
+        ax.set_xlabel("response time (ms); ● at the left edge: the share answered at once (0 ms)")
+    else:
+        ax.set_xlabel("response time (ms)")
     ax.set_ylabel("fraction of requests")
     ax.set_ylim(0, 1.02)
     ax.set_title("Response-time CDF")
     ax.grid(True, which="both", alpha=0.3)
-    if drawn:
+    if curves:
         ax.legend(loc="lower right", fontsize="small")
     else:
         ax.text(0.5, 0.5, "no completed requests", ha="center", va="center", transform=ax.transAxes)
     return ax
+
+
+def _share_text(share: float) -> str:
+    """A share as a percentage that never reads 0 % or 100 % when it is not."""
+    if 0 < share < 0.001:
+        return "<0.1%"
+    if 0.999 < share < 1:
+        return ">99.9%"
+    return f"{share:.1%}"
 
 
 def plot_run(result: Result, output: Union[str, "os.PathLike[str]"]) -> Path:
