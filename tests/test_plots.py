@@ -368,3 +368,24 @@ def test_cdf_starts_near_the_smallest_response_and_states_the_share_answered_at_
     ax = Figure().subplots()
     draw_response_cdf(ax, histogram[histogram["upper_ms"] > 1e-6])
     assert "0 ms" not in ax.get_lines()[0].get_label() and "0 ms" not in ax.get_xlabel()
+
+
+def test_no_rgr_line_where_the_summary_says_the_cache_counted_no_rgr(tmp_path, drawn_figures):
+    # A cache in front of a RAID-1: the summary says "rgr": null, the timeseries still has a
+    # cache_rgr column (every miss counted as one read), which is not RGR.
+    result = synthetic_rebuild_result()
+    windows = len(result.timeseries)
+    result.timeseries["cache_rgr"] = np.full(windows, 0.3)
+    result.timeseries["cache_read_hit_ratio"] = np.full(windows, 0.7)
+    result.summary["cache"] = {"policy": "lru", "size_blocks": 64, "read_hit_ratio": 0.7, "rgr": None,
+                               "rgr_faulty": None, "destage_writes": 0}
+    plot_run(result, tmp_path / "raid1.png")
+    result.summary["cache"].update(rgr=0.3, rgr_faulty=0.4)
+    plot_run(result, tmp_path / "raid5.png")
+    for figure, rgr_drawn in zip(drawn_figures, (False, True)):
+        cache = next(ax for ax in figure.axes if ax.get_title().startswith("Buffer cache"))
+        labels = [line.get_label() for ax in figure.axes for line in ax.get_lines()]
+        assert any(label.startswith("RGR") for label in labels) == rgr_drawn
+        hit_ratio = [line for ax in figure.axes for line in ax.get_lines() if line.get_label() == "read hit ratio"]
+        assert len(hit_ratio) == 1 and list(hit_ratio[0].get_ydata()) == [0.7] * windows
+        assert ("RGR" in cache.get_ylabel()) == rgr_drawn

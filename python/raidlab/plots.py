@@ -9,6 +9,7 @@ Matplotlib is used through its object-oriented API (``Figure``), so no GUI backe
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from pathlib import Path
@@ -281,28 +282,49 @@ def has_cache_series(timeseries: pd.DataFrame) -> bool:
     return "cache_rgr" in timeseries and bool(np.isfinite(timeseries["cache_rgr"].to_numpy(dtype=float)).any())
 
 
+def cache_reports_rgr(result: Result) -> bool:
+    """Whether the run's buffer cache counted RGR: not when the summary's ``cache`` says
+    ``"rgr": null`` (RGR counts surviving-drive reads, which only a RAID-5 placement of whole
+    4 KiB blocks locates; the timeseries' ``cache_rgr`` then counts every miss as one read,
+    and drawing it as RGR contradicts the summary)."""
+    cache = result.summary.get("cache")
+    return not (isinstance(cache, dict) and "rgr" in cache and cache["rgr"] is None)
+
+
 def draw_cache_over_time(
     ax: Axes,
     timeseries: pd.DataFrame,
     failures: Iterable[float] = (),
     losses: Iterable[float] = (),
     rebuilds: Optional[Dict[str, List[float]]] = None,
+    rgr: bool = True,
 ) -> Axes:
     """The buffer cache in front of the array, per window: RGR (surviving-drive reads per
     read block, the VDF paper's Eq. 1) on the left axis and the read hit ratio on the right,
     with the same event markers as R(t): RGR rises at a failure and falls as the rebuild
-    makes the lost drive's blocks current."""
+    makes the lost drive's blocks current. With ``rgr`` false (a run whose summary has no
+    RGR, see :func:`cache_reports_rgr`), the read hit ratio alone, on the left axis."""
     end = timeseries["window_end_s"].to_numpy(dtype=float)
-    rgr = timeseries["cache_rgr"].to_numpy(dtype=float)
-    ax.plot(end, rgr, color="C3", linewidth=1.3, label="RGR (surviving-drive reads per read block)")
+    hit_ratio = timeseries["cache_read_hit_ratio"].to_numpy(dtype=float) if "cache_read_hit_ratio" in timeseries else None
+    if not rgr:
+        if hit_ratio is not None:
+            ax.plot(end, hit_ratio, color="C2", linewidth=1.0, alpha=0.8, label="read hit ratio")
+        _draw_run_events(ax, failures, losses, rebuilds)
+        ax.set_ylabel("read hit ratio")
+        ax.set_ylim(0, 1.05)
+        ax.grid(True, alpha=0.3)
+        ax.set_title("Buffer cache in front of the array (no RGR: not a RAID-5 of whole 4 KiB blocks)")
+        _legend_outside(ax)
+        return ax
+    ax.plot(end, timeseries["cache_rgr"].to_numpy(dtype=float), color="C3", linewidth=1.3,
+            label="RGR (surviving-drive reads per read block)")
     _draw_run_events(ax, failures, losses, rebuilds)
     ax.set_ylabel("RGR")
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
     hits = ax.twinx()
-    if "cache_read_hit_ratio" in timeseries:
-        hits.plot(end, timeseries["cache_read_hit_ratio"].to_numpy(dtype=float), color="C2", linewidth=1.0,
-                  alpha=0.8, label="read hit ratio")
+    if hit_ratio is not None:
+        hits.plot(end, hit_ratio, color="C2", linewidth=1.0, alpha=0.8, label="read hit ratio")
     hits.set_ylabel("read hit ratio")
     hits.set_ylim(0, 1.05)
     ax.set_title("Buffer cache in front of the array")
@@ -389,7 +411,7 @@ def plot_run(result: Result, output: Union[str, "os.PathLike[str]"]) -> Path:
     timeseries = complete_windows(result.timeseries, float(seconds) if isinstance(seconds, (int, float)) else None)
     panels = [draw_rebuild_progress] if has_rebuild_progress(timeseries) else []
     if has_cache_series(timeseries):
-        panels.append(draw_cache_over_time)
+        panels.append(functools.partial(draw_cache_over_time, rgr=cache_reports_rgr(result)))
     if panels:
         figure = Figure(figsize=(10, 8 + 2.5 * len(panels)), layout="constrained")
         grid = figure.add_gridspec(2 + len(panels), 1, height_ratios=(3, *(1.5 for _ in panels), 2))
