@@ -370,3 +370,55 @@ def test_the_default_set_end_to_end(tmp_path):
     cap_bytes_s = DEFAULT_CANDIDATES[2].resolved(plan.media_rate_mb_s)["rebuild.md.speed_limit_max_kib_s"] * 1024
     assert capped["rebuild_time_s"] >= 0.95 * capped["survivor_read_bytes"] / capped["survivors"] / cap_bytes_s
     assert "speed_limit_max_kib_s" in capped["settings"]
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 34, item 7: what the command says when there is nothing to say
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_candidate_without_a_spare_says_so_not_nan():
+    """A run with no rebuild has no outcome: NaN in the sweep's table when another run has one.
+    The row says there was no rebuild and why (no spare), never "rebuild nan"."""
+    from raidlab.rebuild_plan import plan_rows
+
+    summary = pd.DataFrame([
+        {"run_id": "a", "status": "done", "rebuild.outcome": "complete", "rebuild.rebuild_time_s": 30.0,
+         "rebuild.ended_at_s": 35.0, "rebuild.failed_at_s": 5.0, "response_ms_by_period.rebuilding.p50": 2.0,
+         "response_ms_by_period.rebuilding.p99": 9.0, "capacity_bytes": 4e9},
+        {"run_id": "b", "status": "done", "rebuild.outcome": math.nan, "rebuild.rebuild_time_s": math.nan,
+         "capacity_bytes": 4e9},
+        {"run_id": "c", "status": "done", "rebuild.outcome": None, "capacity_bytes": 4e9},
+    ])
+    candidates = [Candidate("vsm", {"rebuild.discipline": "vsm"}),
+                  Candidate("vsm spares=0", {"rebuild.discipline": "vsm", "array.spares": 0}),
+                  Candidate("pcm", {"rebuild.discipline": "pcm"})]
+    settings = [dict(c.overrides) for c in candidates]
+    resolved = {"array": {"layout": "raid5", "drives": 5, "spares": 1}}
+    table = plan_rows(candidates, ["vsm", "vsm", "pcm"], settings, summary, [None] * 3, resolved,
+                      afr=0.01, ure_per_bit=1e-15)
+    status = table["status"].tolist()
+    assert status[0] == "done"
+    assert status[1] == "no rebuild: no spare to rebuild onto (array.spares = 0)"
+    assert status[2] == "no rebuild"  # a spare, but no rebuild: no reason to give
+    assert not any("nan" in str(value).lower() for value in status + table["outcome"].tolist())
+
+
+@pytest.mark.engine
+def test_no_spare_end_to_end_prints_no_rebuild(tmp_path, capsys):
+    status = main(["rebuild-plan", str(_config(tmp_path)), "-o", str(tmp_path / "out"), "--fail-at", "5", "-j", "1",
+                   "--policy", "vsm", "--with", "array.spares=0"])
+    out = capsys.readouterr().out
+    assert status == 0
+    assert "no spare to rebuild onto" in out and "nan" not in out.lower()
+
+
+@pytest.mark.parametrize("slot", ["5", "6", "-1"])
+def test_fail_drive_must_name_a_member_not_a_spare(tmp_path, capsys, slot):
+    # TINY has 5 members (slots 0-4); rebuild-plan gives it a spare at slot 5.
+    assert main(["rebuild-plan", str(_config(tmp_path)), "-o", str(tmp_path / "out"), "--fail-drive", slot,
+                 "--policy", "vsm"]) == 2
+    err = capsys.readouterr().err
+    assert "--fail-drive" in err and "from 0 to 4" in err and f"not {slot}" in err
+    assert not (tmp_path / "out").exists()
+    assert prepare_base({"array": {"drives": 5}}, tmp_path, fail_drive=4).fail_drive == 4

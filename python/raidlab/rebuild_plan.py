@@ -423,7 +423,13 @@ def prepare_base(
         drive = 0 if fail_drive is None else int(fail_drive)
         if not math.isfinite(at) or at < 0:
             raise ConfigError(f"expected seconds >= 0, not {at}", key="--fail-at")
-        if drive < 0:
+        members = array.get("drives")
+        if isinstance(members, int) and not isinstance(members, bool) and members > 0:
+            if not 0 <= drive < members:
+                raise ConfigError(f"expected a member's slot from 0 to {members - 1} (array.drives = {members}; "
+                                  f"slots from {members} on are hot spares, whose failure needs no rebuild), "
+                                  f"not {drive}", key="--fail-drive")
+        elif drive < 0:
             raise ConfigError(f"expected a member's slot >= 0, not {drive}", key="--fail-drive")
         if failures:
             notes.append(f"replaced the configuration's failures: drive {drive} fails at {at:g} s")
@@ -601,6 +607,15 @@ def _survivor_read_bytes(run_dir: Path, member: Any, target: Any) -> Optional[fl
     return float(drives.loc[keep, "rebuild_mb"].sum()) * 1e6
 
 
+def _no_rebuild(settings: Mapping[str, Any], resolved: Mapping[str, Any]) -> str:
+    """Why a run has no rebuild, in words: no spare to rebuild onto, or no rebuild at all."""
+    array = resolved.get("array", {}) if isinstance(resolved.get("array"), Mapping) else {}
+    spares = settings.get("array.spares", array.get("spares"))
+    if _finite(spares) and spares == 0:
+        return "no rebuild: no spare to rebuild onto (array.spares = 0)"
+    return "no rebuild"
+
+
 def plan_rows(
     candidates: Sequence[Candidate],
     disciplines: Sequence[str],
@@ -626,7 +641,8 @@ def plan_rows(
         row.update(candidate=candidate.label, discipline=disciplines[number], run_id=source.get("run_id"),
                    settings=", ".join(f"{k}={toml_literal(v)}" for k, v in settings[number].items()))
         status = source.get("status")
-        outcome = source.get("rebuild.outcome")
+        # A run without a rebuild has no outcome: None, or NaN in a table where others have one.
+        outcome = _json_cell(source.get("rebuild.outcome"))
         row["outcome"] = outcome
         if status != "done":
             row["status"] = status or "pending"
@@ -634,7 +650,7 @@ def plan_rows(
             rows.append(row)
             continue
         if outcome != "complete":
-            row["status"] = "no rebuild" if outcome is None else f"rebuild {outcome}"
+            row["status"] = f"rebuild {outcome}" if outcome is not None else _no_rebuild(settings[number], resolved)
             rows.append(row)
             continue
         row["status"] = "done"
