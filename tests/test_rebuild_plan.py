@@ -422,3 +422,58 @@ def test_fail_drive_must_name_a_member_not_a_spare(tmp_path, capsys, slot):
     assert "--fail-drive" in err and "from 0 to 4" in err and f"not {slot}" in err
     assert not (tmp_path / "out").exists()
     assert prepare_base({"array": {"drives": 5}}, tmp_path, fail_drive=4).fail_drive == 4
+
+
+def test_a_failure_after_the_workload_is_a_warning_naming_fail_at_and_the_end(tmp_path):
+    # TINY's workload issues requests for 200 s.
+    document = {"array": {"drives": 5}, "workload": {"duration_s": 200}}
+    late = prepare_base(document, tmp_path, fail_at_s=250)
+    assert len(late.warnings) == 1
+    assert "--fail-at 250 s" in late.warnings[0] and "workload.duration_s = 200 s" in late.warnings[0]
+    assert prepare_base(document, tmp_path, fail_at_s=150).warnings == []
+    # requests at a Poisson rate end about requests / rate in.
+    poisson = {"workload": {"requests": 1000, "arrival": {"process": "poisson", "rate_per_s": 10}}}
+    assert "about 100 s" in prepare_base(poisson, tmp_path, fail_at_s=120).warnings[0]
+    kept = prepare_base({"workload": {"duration_s": 50}, "failures": [{"drive": 1, "at_s": 60.0}]}, tmp_path)
+    assert "configuration's first failure, at 60 s" in kept.warnings[0]
+
+
+def test_the_warning_is_given_before_anything_runs(tmp_path, monkeypatch):
+    import raidlab.sweep
+
+    heard = []
+
+    class Stop(Exception):
+        pass
+
+    def stop(*args, **kwargs):
+        assert heard, "the runs started before the warning was given"
+        raise Stop
+
+    monkeypatch.setattr(raidlab.sweep, "run_sweep", stop)
+    with pytest.raises(Stop):
+        run_plan(_config(tmp_path), tmp_path / "out", fail_at_s=250, warn=heard.append,
+                 candidates=[Candidate("vsm", {"rebuild.discipline": "vsm"})])
+    assert len(heard) == 1 and "--fail-at 250 s" in heard[0] and "workload.duration_s = 200 s" in heard[0]
+
+
+def test_a_repeated_candidate_is_left_out_so_the_counts_add_up(tmp_path):
+    from raidlab.rebuild_plan import _without_repeats
+
+    candidates = [Candidate("pcm", {"rebuild.discipline": "pcm"}), Candidate("vsm", {"rebuild.discipline": "vsm"}),
+                  Candidate("pcm (2)", {"rebuild.discipline": "pcm"})]
+    kept, disciplines, settings, repeated = _without_repeats(
+        candidates, ["pcm", "vsm", "pcm"], [dict(c.overrides) for c in candidates])
+    assert [c.label for c in kept] == ["pcm", "vsm"] and disciplines == ["pcm", "vsm"]
+    assert repeated == [("pcm (2)", "pcm")]
+
+
+@pytest.mark.engine
+def test_a_repeated_policy_end_to_end(tmp_path, capsys):
+    status = main(["rebuild-plan", str(_config(tmp_path)), "-o", str(tmp_path / "out"), "--fail-at", "5", "-j", "2",
+                   "--policy", "pcm", "--policy", "vsm", "--policy", "pcm"])
+    captured = capsys.readouterr()
+    assert status == 0
+    assert "warning: candidate 'pcm (2)' sets the same as 'pcm': left out" in captured.err
+    assert "2 candidates: 2 ran, 0 already done, 0 failed" in captured.out
+    assert pd.read_parquet(tmp_path / "out" / "plan.parquet")["candidate"].tolist() == ["pcm", "vsm"]

@@ -357,6 +357,8 @@ class PreparedBase:
     fail_at_s: float
     #: The ``[rebuild_plan]`` table, if the configuration had one.
     plan_table: Optional[Dict[str, Any]] = None
+    #: What may make the answer other than expected (a failure after the workload's end).
+    warnings: List[str] = field(default_factory=list)
 
 
 def default_fail_at_s(document: Mapping[str, Any]) -> float:
@@ -376,6 +378,25 @@ def default_fail_at_s(document: Mapping[str, Any]) -> float:
     if _finite(requests) and _finite(rate) and requests > 0 and rate > 0:
         return 0.1 * float(requests) / float(rate)
     return 60.0
+
+
+def workload_end_s(document: Mapping[str, Any]) -> Optional[Tuple[float, str]]:
+    """When the configuration's workload stops issuing requests, and how that is known:
+    ``workload.duration_s``, or for a synthetic workload of ``requests`` at a Poisson rate the
+    expected end (``requests`` over the rate); ``None`` when neither says (a trace without
+    ``duration_s``, a closed loop)."""
+    workload = document.get("workload", {}) if isinstance(document.get("workload"), Mapping) else {}
+    ends: List[Tuple[float, str]] = []
+    duration = workload.get("duration_s")
+    if _finite(duration) and duration > 0:
+        ends.append((float(duration), f"workload.duration_s = {float(duration):g} s"))
+    arrival = workload.get("arrival", {}) if isinstance(workload.get("arrival"), Mapping) else {}
+    requests, rate = workload.get("requests"), arrival.get("rate_per_s")
+    if ("trace" not in workload and arrival.get("process", "poisson") == "poisson" and _finite(requests)
+            and _finite(rate) and requests > 0 and rate > 0):
+        end = float(requests) / float(rate)
+        ends.append((end, f"about {end:g} s: workload.requests = {requests:g} at {float(rate):g} per second"))
+    return min(ends) if ends else None
 
 
 def prepare_base(
@@ -443,6 +464,14 @@ def prepare_base(
             raise ConfigError("no drive fails in the configuration's failures; give --fail-at", key="failures")
         drive, at = int(first.get("drive", 0)), float(first.get("at_s", 0.0))
         notes.append(f"kept the configuration's failures (first: drive {drive} at {at:g} s)")
+    warnings: List[str] = []
+    end = workload_end_s(base)
+    if end is not None and at >= end[0]:
+        given = ("--fail-at" if fail_at_s is not None else
+                 "the failure at" if explicit or not failures else "the configuration's first failure, at")
+        warnings.append(f"{given} {at:g} s is at or after the end of the workload ({end[1]}): no user request "
+                        f"arrives while the array rebuilds, so p50 and p99 are empty (—) and the rebuild time is "
+                        f"an idle array's; give --fail-at below {end[0]:g} s to see the users' response time")
 
     rebuild = base.get("rebuild")
     if rebuild is None:
@@ -466,7 +495,8 @@ def prepare_base(
             rebuild.pop(key)
     return PreparedBase(document=base, notes=notes, discipline=discipline, discipline_settings=settings,
                         fail_drive=drive, fail_at_s=at,
-                        plan_table=dict(plan_table) if isinstance(plan_table, Mapping) else plan_table)
+                        plan_table=dict(plan_table) if isinstance(plan_table, Mapping) else plan_table,
+                        warnings=warnings)
 
 
 def _flat_under(prefix: str, value: Any) -> Dict[str, Any]:
@@ -534,6 +564,13 @@ class PlanOutcome:
     ran: int
     skipped: int
     failed: int
+    #: What may make the answer other than expected, in words (also printed as it is found).
+    warnings: List[str] = field(default_factory=list)
+    #: Candidates left out because an earlier one sets the same (label, the earlier's label).
+    repeated: List[Tuple[str, str]] = field(default_factory=list)
+    #: Runs the candidates make: fewer than the candidates when settings written differently
+    #: resolve to the same configuration (one run stands for them).
+    runs: Optional[int] = None
 
     def as_json(self) -> Dict[str, Any]:
         rows = [{key: _json_cell(value) for key, value in row.items()} for row in self.table.to_dict("records")]
@@ -541,6 +578,8 @@ class PlanOutcome:
             "directory": str(self.directory),
             "failure": {"drive": self.base.fail_drive, "at_s": self.base.fail_at_s},
             "changes": list(self.base.notes),
+            "warnings": list(self.warnings),
+            "left_out": [{"candidate": label, "same_as": same} for label, same in self.repeated],
             "afr": self.afr,
             "ure_per_bit": self.ure_per_bit,
             "media_rate_mb_s": self.media_rate_mb_s,
@@ -730,6 +769,29 @@ def check_candidates(
     return disciplines, settings
 
 
+def _without_repeats(
+    candidates: Sequence[Candidate], disciplines: Sequence[str], settings: Sequence[Mapping[str, Any]],
+) -> Tuple[List[Candidate], List[str], List[Dict[str, Any]], List[Tuple[str, str]]]:
+    """The candidates without those that set the same keys to the same values as an earlier
+    one (``--policy pcm --policy pcm``): one run would stand for both, and the counts of runs
+    would not add up to the candidates. Also the repeats left out: (label, earlier label)."""
+    from raidlab.reproduce import toml_literal
+
+    seen: Dict[Tuple[Tuple[str, str], ...], str] = {}
+    kept: Tuple[List[Candidate], List[str], List[Dict[str, Any]]] = ([], [], [])
+    repeated: List[Tuple[str, str]] = []
+    for candidate, discipline, values in zip(candidates, disciplines, settings):
+        key = tuple(sorted((name, toml_literal(value)) for name, value in values.items()))
+        if key in seen:
+            repeated.append((candidate.label, seen[key]))
+            continue
+        seen[key] = candidate.label
+        kept[0].append(candidate)
+        kept[1].append(discipline)
+        kept[2].append(dict(values))
+    return kept[0], kept[1], kept[2], repeated
+
+
 ProgressHook = Callable[[str, Mapping[str, int]], None]
 
 
@@ -749,6 +811,7 @@ def run_plan(
     scheduler: Optional[str] = None,
     command_line: Optional[Sequence[str]] = None,
     progress: Optional[ProgressHook] = None,
+    warn: Optional[Callable[[str], None]] = None,
 ) -> PlanOutcome:
     """Simulate the failure and rebuild of ``config`` under each candidate and write the
     output directory (default ``runs/rebuild-plan-<config stem>``): the sweep's files
@@ -759,6 +822,9 @@ def run_plan(
     Candidates: ``candidates``, else those of ``candidates_file``'s ``[rebuild_plan]`` table,
     else the configuration's own ``[rebuild_plan]`` table, else :data:`DEFAULT_CANDIDATES`.
     ``overrides`` (``key=value``) apply to the configuration first, as ``raidlab run --set``.
+    A candidate that sets the same as an earlier one is left out (it would be the same run).
+    ``warn`` is called with each warning as it is found, before anything runs (a failure
+    after the workload's end); they are also in the outcome's ``warnings``.
     """
     from raidlab import _core
     from raidlab.config import load_config, parse_toml, read_utf8, to_toml
@@ -774,6 +840,7 @@ def run_plan(
     name = loaded.name or "config"
     base = prepare_base(parse_toml(loaded.text, loaded.path), loaded.base_dir, fail_at_s=fail_at_s,
                         fail_drive=fail_drive)
+    warnings = list(base.warnings)
 
     chosen: List[Candidate]
     if candidates:
@@ -801,6 +868,12 @@ def run_plan(
     if any(candidate.needs_media_rate() for candidate in chosen):
         media_rate = measure_media_rate_mb_s(base.document.get("drive", {}))
     disciplines, settings = check_candidates(chosen, base, loaded.base_dir, media_rate)
+    chosen, disciplines, settings, repeated = _without_repeats(chosen, disciplines, settings)
+    warnings += [f"candidate {label!r} sets the same as {same!r}: left out (it would be the same run)"
+                 for label, same in repeated]
+    if warn is not None:
+        for warning in warnings:
+            warn(warning)
 
     directory = Path(output) if output is not None else Path("runs") / f"rebuild-plan-{name}"
     try:
@@ -836,7 +909,8 @@ def run_plan(
     result = PlanOutcome(directory=directory, table=table, candidates=chosen, base=base, afr=afr,
                          ure_per_bit=ure_per_bit, media_rate_mb_s=media_rate, slo=slo, pareto=front, files=files,
                          wall_s=time.monotonic() - started, executor=outcome.executor, ran=outcome.ran,
-                         skipped=outcome.skipped, failed=outcome.failed)
+                         skipped=outcome.skipped, failed=outcome.failed, warnings=warnings, repeated=repeated,
+                         runs=len(outcome.plan.tasks))
     atomic_write_text(directory / "plan.json", json.dumps(result.as_json(), indent=2) + "\n")
     result.files.append(directory / "plan.json")
     return result
@@ -997,12 +1071,16 @@ def _command(args: argparse.Namespace, out: "Console", err: "Console") -> int:
     candidates = _candidates_from_arguments(args.policies or [])
     quiet = args.quiet or args.json
     bar = SweepProgressBar(err, enabled=not quiet, label=f"rebuild-plan {Path(args.config).stem}")
+
+    def warn(text: str) -> None:
+        err.print(f"warning: {text}", markup=False, highlight=False, soft_wrap=True)
+
     try:
         outcome = run_plan(args.config, args.output, candidates=candidates, candidates_file=args.candidates,
                            overrides=args.set, fail_at_s=args.fail_at, fail_drive=args.fail_drive, afr=args.afr,
                            ure_per_bit=args.ure_per_bit, p99_slo_ms=args.p99_slo_ms, jobs=args.jobs,
                            scheduler=args.scheduler, command_line=["raidlab", *getattr(args, "argv", [])],
-                           progress=bar)
+                           progress=bar, warn=warn)
     finally:
         bar.close()
     if args.json:
@@ -1013,7 +1091,10 @@ def _command(args: argparse.Namespace, out: "Console", err: "Console") -> int:
         for note in outcome.base.notes:
             out.print(note, markup=False, highlight=False)
         print_plan(out, outcome)
-        out.print(f"{len(outcome.candidates)} candidates: {outcome.ran} ran, {outcome.skipped} already done, "
+        runs = len(outcome.candidates) if outcome.runs is None else outcome.runs
+        shared = (f", {runs} run(s) (candidates whose settings resolve to the same configuration share one)"
+                  if runs != len(outcome.candidates) else "")
+        out.print(f"{len(outcome.candidates)} candidates{shared}: {outcome.ran} ran, {outcome.skipped} already done, "
                   f"{outcome.failed} failed ({outcome.executor}, {outcome.wall_s:.1f} s)", markup=False, highlight=False)
         for path in outcome.files:
             out.print(f"wrote {path}", markup=False, highlight=False)
