@@ -477,3 +477,15 @@ def test_a_repeated_policy_end_to_end(tmp_path, capsys):
     assert "warning: candidate 'pcm (2)' sets the same as 'pcm': left out" in captured.err
     assert "2 candidates: 2 ran, 0 already done, 0 failed" in captured.out
     assert pd.read_parquet(tmp_path / "out" / "plan.parquet")["candidate"].tolist() == ["pcm", "vsm"]
+
+
+def test_a_rebuild_unit_of_the_wrong_kind_says_what_it_accepts(tmp_path, capsys):
+    assert main(["rebuild-plan", str(_config(tmp_path)), "-o", str(tmp_path / "out"), "--policy", "vsm",
+                 "--with", "rebuild.unit=7"]) == 2
+    err = capsys.readouterr().err
+    assert "rebuild.unit" in err and "Config" not in err and "struct" not in err
+    assert "expected a table" in err and "{ tracks = 1 }" in err and "{ sectors = 2048 }" in err
+    assert main(["rebuild-plan", str(_config(tmp_path)), "-o", str(tmp_path / "out"), "--policy", "vsm",
+                 "--set", "rebuild.unit=7"]) == 2
+    err = capsys.readouterr().err
+    assert "RebuildUnitConfig" not in err and "{ cylinders = 1 }" in err

@@ -132,12 +132,17 @@ def test_a_specification_or_base_that_is_not_utf8_names_its_file_and_line(tmp_pa
     ('base = "base.toml"\n[[points]]\narray.drives = 6\n[[points]]\nrebuild.discipline = "nope"\n',
      "points.rebuild.discipline", 5, 'unknown discipline "nope"'),
     ('base = "base.toml"\n[set]\nworkload.requests = -5\n', "set.workload.requests", 3, "invalid value"),
+    # A value where a table is expected: what the key accepts, not the core's type name
+    # (serde's "expected struct RebuildUnitConfig").
+    ('base = "base.toml"\n[grid]\n"rebuild.unit" = [7, 8]\n', "grid.rebuild.unit", 3,
+     "expected a table (the rebuild unit: `{ tracks = 1 }` (default), `{ sectors = 2048 }` or `{ cylinders = 1 }`)"),
 ])
 def test_values_the_core_rejects_name_the_specification_key(tmp_path, spec, key, line, words):
     error = spec_error(tmp_path, spec)
     assert (error.key, error.line) == (key, line)
     assert words in str(error)
     assert "TOML parse error" not in str(error)  # not the excerpt of the generated configuration
+    assert "struct" not in str(error) and "Config" not in str(error)  # no Rust type names
 
 
 def test_the_command_reports_a_bad_specification_with_status_2(tmp_path, capsys):

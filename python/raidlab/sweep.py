@@ -592,12 +592,48 @@ class SweepPlan:
 
 
 def _core_message(error: ConfigError) -> str:
-    """The core's message without the TOML excerpt of the generated configuration."""
+    """The core's message without the TOML excerpt of the generated configuration, and with
+    the name of a Rust type put in words (:func:`_type_in_words`)."""
     message = error.message
     if message.startswith("TOML parse error"):
         lines = [line for line in message.splitlines() if line.strip()]
         message = lines[-1] if lines else message
-    return message.strip()
+    return _type_in_words(message.strip(), error.key or "")
+
+
+#: serde's words for a value of the wrong kind where a table is expected: "invalid type:
+#: `7`, expected struct RebuildUnitConfig" (a Rust type's name, which the user never wrote).
+_RUST_TYPE = re.compile(r"expected (?:struct|internally tagged enum|enum|map) [A-Z][A-Za-z0-9_]*")
+
+
+def _type_in_words(message: str, key: str) -> str:
+    """``message`` with serde's "expected struct SomeConfig" replaced by what ``key`` accepts,
+    in the configuration reference's words: "expected a table: the rebuild unit: `{ tracks =
+    1 }` (default), `{ sectors = 2048 }` or `{ cylinders = 1 }`"."""
+    if not _RUST_TYPE.search(message):
+        return message
+    accepted = _accepted_forms(key)
+    words = f"expected a table ({accepted})" if accepted else "expected a table"
+    return _RUST_TYPE.sub(lambda _: words, message)
+
+
+@functools.lru_cache(maxsize=None)
+def _reference_rows() -> Dict[str, str]:
+    """Each configuration key's description in the reference (``docs/config.md``)."""
+    from raidlab import _core
+    from raidlab.config_reference import _Renderer, _walk
+
+    schema = json.loads(_core.config_schema())
+    return {row.key: row.description for row in _walk(_Renderer(schema).section("", schema, "Top level"))}
+
+
+def _accepted_forms(key: str) -> str:
+    try:
+        description = _reference_rows().get(key, "")
+    except Exception:  # noqa: BLE001 - the words are a help, never a second error
+        return ""
+    description = re.sub(r"\s*See `\[[^\]]*\]` below\.?$", "", description).strip().rstrip(".")
+    return f"{description[0].lower()}{description[1:]}" if description else ""
 
 
 def expand_sweep(
