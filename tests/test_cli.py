@@ -374,6 +374,102 @@ def test_print_summary_of_a_run_without_rebuild_has_no_rebuild_tables():
     assert "degraded reads" in text
 
 
+def data_loss_summary_result():
+    """A RAID-5 of 5 with one hot spare (slot 5): drive 1 fails at 10 s and is being rebuilt
+    when drive 2 fails at 13 s and loses data, as the core reports it (failures by slot,
+    periods by the array's mode: degraded after the loss)."""
+    import pandas as pd
+
+    result = synthetic_result()
+    result.summary.update({
+        "drives_in_array": 5,
+        "requests_completed": 2_404,
+        "data_loss": True,
+        "data_loss_at_s": 13.0,
+        "lost_requests": 910,
+        "lost_read_sectors": 11_328,
+        "lost_write_sectors": 4_264,
+        "failures": [{"drive": 2, "at_s": 13.0}, {"drive": 1, "at_s": 10.0}],
+        "rebuilds": [{"member": 1, "target_slot": 5, "failed_at_s": 10.0, "started_at_s": 10.0, "ended_at_s": 13.0,
+                      "rebuild_time_s": 3.0, "outcome": "abandoned", "units": 4_167, "units_by_executor": 55,
+                      "units_by_user_writes": 0, "units_by_piggyback": 0}],
+        "response_ms_by_period": {
+            "normal": dict(period(389, 35.22, 154.66), starts_s=[0.0]),
+            "degraded": dict(period(991, 22.16, 49.41), starts_s=[10.0, 13.0]),
+            "rebuilding": dict(period(114, 62.05, 176.69), starts_s=[10.0]),
+            "after": period(0, None, None),
+        },
+    })
+    result.tables["outcomes"] = pd.DataFrame({
+        "time_s": [10.0, 10.0, 13.0, 13.0, 13.0], "drive": [1, 1, 2, 1, -1],
+        "kind": ["drive_failed", "rebuild_started", "drive_failed", "rebuild_abandoned", "data_loss"],
+        "detail": ["", "member 1 onto slot 5", "", "", "failed drives [1, 2] defeat raid5's redundancy"],
+    })
+    return result
+
+
+def test_the_summary_of_a_data_loss_run_states_the_lost_requests_and_labels_the_period_after_it():
+    text = printed(cli.print_summary, data_loss_summary_result())
+    # The lost requests are said, beside the completed ones they are among.
+    assert row(text, "requests completed", "2,404")
+    assert row(text, "requests lost", "910 of the 2,404 completed", "no response time")
+    assert row(text, "11,328 sectors unreadable", "4,264 not stored")
+    # The array was degraded only after the loss (it entered degraded and began rebuilding
+    # at the same instant): that period is the data loss's, in time order after the rebuild.
+    assert row(text, "data loss (from 13 s)", "991", "22.16")
+    assert not row(text, "degraded", "991")
+    lines = text.splitlines()
+    assert [i for i, line in enumerate(lines) if "rebuilding" in line and "114" in line][0] < \
+        [i for i, line in enumerate(lines) if "data loss (from 13 s)" in line][0]
+    assert row(text, "lost to data loss", "910")
+
+
+def test_a_period_that_went_on_past_the_data_loss_says_so():
+    result = data_loss_summary_result()
+    result.summary.update(rebuilds=[], data_loss_at_s=30.0, lost_requests=581, response_ms_by_period={
+        "normal": dict(period(389, 35.2, 154.7), starts_s=[0.0]),
+        "degraded": dict(period(1_434, 34.6, 146.3), starts_s=[10.0]),
+    })
+    text = printed(cli.print_summary, result)
+    assert row(text, "degraded, data loss from 30 s", "1,434")
+    assert row(text, "normal", "389") and row(text, "lost to data loss", "581")
+
+
+def test_failures_are_listed_in_time_order_and_a_member_in_a_spare_slot_is_named_as_a_member():
+    result = synthetic_result()
+    # Two spares (slots 5 and 6): member 3 fails at 10 s and is rebuilt into slot 5 by 24 s,
+    # member 1 fails at 30 s and is being rebuilt into slot 6 when slot 6 fails at 35 s, and
+    # slot 5, member 3 now, fails at 50 s. The core lists failures by slot.
+    rebuild = {"failed_at_s": 10.0, "started_at_s": 10.0, "outcome": "complete", "units": 417,
+               "units_by_executor": 417, "units_by_user_writes": 0, "units_by_piggyback": 0}
+    result.summary.update({
+        "drives_in_array": 5,
+        "failures": [{"drive": 1, "at_s": 30.0}, {"drive": 3, "at_s": 10.0}, {"drive": 5, "at_s": 50.0},
+                     {"drive": 6, "at_s": 35.0}],
+        "rebuilds": [
+            dict(rebuild, member=3, target_slot=5, ended_at_s=24.3, rebuild_time_s=14.3),
+            dict(rebuild, member=1, target_slot=6, failed_at_s=30.0, started_at_s=30.0, ended_at_s=35.0,
+                 rebuild_time_s=5.0, outcome="abandoned"),
+        ],
+    })
+    text = printed(cli.print_summary, result)
+    assert row(text, "drive failures", "drive 3 at 10 s, drive 1 at 30 s, spare 6 (being rebuilt onto for member 1) "
+                                       "at 35 s, member 3 (in spare slot 5) at 50 s")
+    # An idle spare failing is a spare's failure.
+    result.summary.update(failures=[{"drive": 6, "at_s": 5.0}], rebuilds=[])
+    assert row(printed(cli.print_summary, result), "drive failures", "spare 6 (idle) at 5 s")
+
+
+@pytest.mark.parametrize("size, said", [(1, "lru of 1 block (4 KiB)"), (2, "lru of 2 blocks (8 KiB)"),
+                                        (4_000, "lru of 4,000 blocks (15.6 MiB)"),
+                                        (262_144, "lru of 262,144 blocks (1 GiB)")])
+def test_the_cache_line_says_its_size_in_words_and_units_that_read(size, said):
+    result = synthetic_result()
+    result.summary["cache"] = {"policy": "lru", "size_blocks": size, "read_hit_ratio": 0.5, "rgr": None,
+                               "destage_writes": 0}
+    assert said in printed(cli.print_summary, result)
+
+
 # -- with the engine -------------------------------------------------------------------------------
 
 

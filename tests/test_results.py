@@ -738,3 +738,15 @@ def test_a_damaged_page_of_a_table_is_an_error_not_wrong_values(tmp_path: Path, 
     with pytest.raises(RaidlabIOError) as caught:
         _read_table("custom", path)
     assert caught.value.filename == str(path)
+
+
+def test_failures_come_in_time_order_with_what_each_slot_held():
+    result = synthetic_result()
+    result.summary.update(drives_in_array=5, failures=[{"drive": 5, "at_s": 40.0}, {"drive": 2, "at_s": 5.0}],
+                          rebuilds=[{"member": 2, "target_slot": 5, "failed_at_s": 5.0, "started_at_s": 5.0,
+                                     "ended_at_s": 20.0, "outcome": "complete"}])
+    assert [(f["drive"], f["at_s"], f["holds"], f["member"]) for f in result.failures] == [
+        (2, 5.0, "member", 2), (5, 40.0, "member in spare slot", 2)]
+    # A failure of slot 5 before the rebuild onto it ended: the rebuild's target.
+    result.summary["failures"][0]["at_s"] = 12.0
+    assert result.failures[1]["holds"] == "rebuild target"

@@ -207,6 +207,9 @@ def print_summary(console: Console, result: Result, run_dir: Optional[Path] = No
         facts.add_row("simulated time", f"{float(summary['simulated_seconds']):.3f} s")
     if "requests_completed" in summary:
         facts.add_row("requests completed", f"{int(summary['requests_completed']):,}")
+    lost_requests = int(summary.get("lost_requests") or 0)
+    if lost_requests:
+        facts.add_row("requests lost", _lost_requests_text(summary))
     working = utilization_while_working(result)
     if working:
         mean = sum(working) / len(working)
@@ -217,11 +220,7 @@ def print_summary(console: Console, result: Result, run_dir: Optional[Path] = No
         )
     elif "mean_utilization" in (summary.get("drives") or {}):
         facts.add_row("drive utilization", f"mean {float(summary['drives']['mean_utilization']):.1%}")
-    failures = summary.get("failures") or []
-    facts.add_row(
-        "drive failures",
-        ", ".join(f"drive {f.get('drive')} at {float(f.get('at_s', float('nan'))):g} s" for f in failures) or "none",
-    )
+    facts.add_row("drive failures", ", ".join(_failure_text(f) for f in result.failures) or "none")
     facts.add_row("data loss", _data_loss_text(result))
     content = summary.get("content")
     if isinstance(content, Mapping):
@@ -253,11 +252,15 @@ def print_rebuilds(console: Console, summary: Mapping[str, Any]) -> None:
     nothing for other runs."""
     from rich.table import Table
 
-    from raidlab.results import REBUILD_PERIODS
-
     rebuilds = summary.get("rebuilds") or []
-    if not rebuilds:
-        return
+    if rebuilds:
+        _print_rebuild_table(console, rebuilds)
+    print_periods(console, summary)
+
+
+def _print_rebuild_table(console: Console, rebuilds: Sequence[Mapping[str, Any]]) -> None:
+    from rich.table import Table
+
     # Piggybacked units exist only with rebuild.piggyback on: a column of zeros otherwise.
     piggyback = any(int(rebuild.get("units_by_piggyback") or 0) for rebuild in rebuilds)
     table = Table(title="Rebuilds onto spares", title_justify="left")
@@ -282,18 +285,115 @@ def print_rebuilds(console: Console, summary: Mapping[str, Any]) -> None:
         table.add_row(*row)
     console.print(table)
 
+
+def print_periods(console: Console, summary: Mapping[str, Any]) -> None:
+    """Response time per period of a run that rebuilt onto spares or lost data (normal,
+    degraded, rebuilding, after), leaving out periods without completed requests. A period
+    that began at or after the data loss is labelled data loss (the core names it by the
+    array's mode: degraded), one that went on past it says so, and the requests lost are a
+    row of their own: they are in no period's response times."""
+    from rich.table import Table
+
+    from raidlab.results import REBUILD_PERIODS
+
+    lost = int(summary.get("lost_requests") or 0)
+    if not (summary.get("rebuilds") or summary.get("data_loss")):
+        return
     periods = summary.get("response_ms_by_period") or {}
-    shown = [(name, periods[name]) for name in REBUILD_PERIODS
-             if int((periods.get(name) or {}).get("count") or 0) > 0]
-    if not shown:
+    names = [*REBUILD_PERIODS, *(name for name in periods if name not in REBUILD_PERIODS)]
+    shown = [(name, periods[name]) for name in names
+             if isinstance(periods.get(name), Mapping) and int(periods[name].get("count") or 0) > 0]
+    # In the order the run first spent time in them (after a data loss, a degraded array
+    # comes after the rebuild it stopped).
+    first = {}
+    for start, _, name in _period_stretches(periods):
+        first.setdefault(name, start)
+    shown.sort(key=lambda item: first.get(item[0], math.inf))
+    if not shown and not lost:
         return
     by_period = Table(title="Response time by period (ms)", title_justify="left")
     by_period.add_column("period")
     for heading in ("requests", "mean", "p99"):
         by_period.add_column(heading, justify="right")
+    labels = _period_labels(summary)
     for name, stats in shown:
-        by_period.add_row(name, f"{int(stats['count']):,}", _ms(stats.get("mean")), _ms(stats.get("p99")))
+        by_period.add_row(labels.get(name, name.replace("_", " ")), f"{int(stats['count']):,}",
+                          _ms(stats.get("mean")), _ms(stats.get("p99")))
+    if lost:
+        by_period.add_row("lost to data loss (no response time)", f"{lost:,}", "—", "—")
     console.print(by_period)
+
+
+def _period_labels(summary: Mapping[str, Any]) -> Dict[str, str]:
+    """What the period table calls each period: its name, but after a data loss at t, a
+    period the array was in only from t on is "data loss (from t s)", and one it was in both
+    before and after t is "<name>, data loss from t s"."""
+    periods = summary.get("response_ms_by_period") or {}
+    labels = {name: name.replace("_", " ") for name in periods}
+    loss_at = summary.get("data_loss_at_s")
+    if not summary.get("data_loss") or not isinstance(loss_at, (int, float)):
+        return labels
+    loss_at = float(loss_at)
+    before: Dict[str, bool] = {}
+    after: Dict[str, bool] = {}
+    for start, end, name in _period_stretches(periods):
+        if start < loss_at:
+            before[name] = True
+        if end > loss_at:
+            after[name] = True
+    for name in after:
+        if name == "data_loss":
+            continue
+        labels[name] = f"{labels[name]}, data loss from {loss_at:g} s" if before.get(name) else f"data loss (from {loss_at:g} s)"
+    return labels
+
+
+def _period_stretches(periods: Mapping[str, Any]) -> List[Tuple[float, float, str]]:
+    """The stretches of time (start, end, period) the array spent in each period of
+    ``response_ms_by_period``, from their ``starts_s``, in time order, leaving out those it
+    left at once (no request arrived in them). At one instant, periods are taken in the order
+    a run passes through them (a failure enters degraded, a rebuild starting at once
+    rebuilding)."""
+    from raidlab.results import REBUILD_PERIODS
+
+    order = {name: index for index, name in enumerate(REBUILD_PERIODS)}
+    starts = sorted((float(start), order.get(name, len(order)), name) for name, stats in periods.items()
+                    if isinstance(stats, Mapping) for start in stats.get("starts_s") or [])
+    stretches = []
+    for index, (start, _, name) in enumerate(starts):
+        end = starts[index + 1][0] if index + 1 < len(starts) else math.inf
+        if end > start:
+            stretches.append((start, end, name))
+    return stretches
+
+
+def _lost_requests_text(summary: Mapping[str, Any]) -> str:
+    """The requests that lost data: counted among those completed, in no response time."""
+    lost = int(summary.get("lost_requests") or 0)
+    sectors = []
+    if int(summary.get("lost_read_sectors") or 0):
+        sectors.append(f"{int(summary['lost_read_sectors']):,} sectors unreadable")
+    if int(summary.get("lost_write_sectors") or 0):
+        sectors.append(f"{int(summary['lost_write_sectors']):,} not stored")
+    detail = f"; {', '.join(sectors)}" if sectors else ""
+    completed = summary.get("requests_completed")
+    among = f" of the {int(completed):,} completed" if isinstance(completed, int) else ""
+    return f"{lost:,}{among} (answered with data loss, in no response time above){detail}"
+
+
+def _failure_text(failure: Mapping[str, Any]) -> str:
+    """One drive failure, saying what its slot held (see
+    :func:`raidlab.results.failures_in_time_order`): a member in a spare's slot is the
+    member's failure, not a spare's."""
+    slot, member, holds = failure.get("drive"), failure.get("member"), failure.get("holds")
+    at = f"at {float(failure.get('at_s', float('nan'))):g} s"
+    if holds == "member in spare slot":
+        return f"member {member} (in spare slot {slot}) {at}"
+    if holds == "rebuild target":
+        return f"spare {slot} (being rebuilt onto for member {member}) {at}"
+    if holds == "spare":
+        return f"spare {slot} (idle) {at}"
+    return f"drive {slot} {at}"
 
 
 def _seconds(value: Any) -> str:
@@ -348,11 +448,23 @@ def _cache_text(cache: Mapping[str, Any]) -> str:
         return "—" if value is None or not math.isfinite(float(value)) else format(float(value), form)
 
     size = int(cache.get("size_blocks") or 0)
-    text = (f"{cache.get('policy')} of {size:,} blocks ({size * 4096 / 2**20:,.1f} MiB): read hits "
+    text = (f"{cache.get('policy')} of {size:,} {'block' if size == 1 else 'blocks'} ({_bytes_text(size * 4096)}): read hits "
             f"{ratio('read_hit_ratio', '.1%')}")
     if cache.get("rgr") is not None:
         text += f", RGR {ratio('rgr', '.3f')} (faulty {ratio('rgr_faulty', '.3f')})"
     return text + f", {int(cache.get('destage_writes') or 0):,} destage writes"
+
+
+def _bytes_text(count: int) -> str:
+    """A size in bytes in the largest binary unit it fills at least once, to three
+    significant figures or all of its whole units (4 KiB, 15.6 MiB, 1.50 GiB)."""
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if count >= scale:
+            value = count / scale
+            if value == int(value):
+                return f"{int(value):,} {unit}"
+            return f"{value:,.{max(0, 2 - int(math.log10(value)))}f} {unit}"
+    return f"{count:,} {'byte' if count == 1 else 'bytes'}"
 
 
 def _data_loss_text(result: Result) -> str:

@@ -224,6 +224,12 @@ class Result:
         rebuild, and for runs of raidlab versions before it)."""
         return list(self.summary.get("rebuilds") or [])
 
+    @property
+    def failures(self) -> List[Dict[str, Any]]:
+        """The summary's drive failures in time order, each told what its slot held when it
+        failed (see :func:`failures_in_time_order`)."""
+        return failures_in_time_order(self.summary)
+
     def __repr__(self) -> str:
         completed = self.summary.get("requests_completed")
         return (
@@ -355,6 +361,45 @@ class Result:
 
 #: Files whose presence makes a directory a run directory, which a save may replace.
 _RUN_MARKERS = (MANIFEST_FILE, SUMMARY_FILE, INCOMPLETE_FILE)
+
+
+def failures_in_time_order(summary: Mapping[str, Any]) -> List[Dict[str, Any]]:
+    """The summary's ``failures`` in time order (the core lists them by drive slot), each a
+    copy with ``holds``: what the slot held when it failed, read from the summary's
+    ``rebuilds`` (a spare's slot holds a member once a rebuild onto it is complete):
+
+    * ``"member"``: a member in its own slot (``member`` is the slot);
+    * ``"member in spare slot"``: a member a completed rebuild moved into this spare's slot
+      (``member``), so the failure is a member's, not a spare's;
+    * ``"rebuild target"``: the spare a rebuild of ``member`` was writing when it failed;
+    * ``"spare"``: an idle spare;
+    * ``"drive"``: not known (a summary without ``drives_in_array``).
+    """
+    members = summary.get("drives_in_array")
+    rebuilds = [r for r in summary.get("rebuilds") or [] if isinstance(r, Mapping)]
+    described = []
+    for failure in summary.get("failures") or []:
+        slot, at_s = failure.get("drive"), failure.get("at_s")
+        record = dict(failure, holds="drive", member=None)
+        # The latest rebuild onto this slot that had started by the failure.
+        onto = [r for r in rebuilds if r.get("target_slot") == slot and at_s is not None
+                and r.get("started_at_s") is not None and float(r["started_at_s"]) <= float(at_s)]
+        if onto:
+            rebuild = max(onto, key=lambda r: float(r["started_at_s"]))
+            ended = rebuild.get("ended_at_s")
+            if rebuild.get("outcome") == "complete" and ended is not None and float(ended) <= float(at_s):
+                record.update(holds="member in spare slot", member=rebuild.get("member"))
+            elif ended is None or float(ended) >= float(at_s):
+                record.update(holds="rebuild target", member=rebuild.get("member"))
+            else:
+                record.update(holds="spare")
+        elif isinstance(members, int) and isinstance(slot, int):
+            if slot < members:
+                record.update(holds="member", member=slot)
+            else:
+                record.update(holds="spare")
+        described.append(record)
+    return sorted(described, key=lambda f: (float(f["at_s"]) if f.get("at_s") is not None else math.inf))
 
 
 def is_run_directory(directory: Path) -> bool:
