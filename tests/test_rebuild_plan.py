@@ -489,3 +489,37 @@ def test_a_rebuild_unit_of_the_wrong_kind_says_what_it_accepts(tmp_path, capsys)
                  "--set", "rebuild.unit=7"]) == 2
     err = capsys.readouterr().err
     assert "RebuildUnitConfig" not in err and "{ cylinders = 1 }" in err
+
+
+def test_the_pareto_plot_uses_the_tables_unit_and_keeps_its_labels_inside(tmp_path):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from raidlab.rebuild_plan import draw_pareto
+
+    table = pd.DataFrame({
+        "candidate": ["a candidate with a rather long label", "mid", "mclock high_recovery_ops and a long tail"],
+        "rebuild_time_s": [10.0, 40.0, 95.0], "p99_ms": [120.0, 60.0, 20.0]})
+    # The table prints these times in seconds (under 2 min); so does the figure's axis.
+    svg = [path for path in draw_pareto(table, tmp_path / "pareto") if path.suffix == ".svg"][0]
+    assert "rebuild time (s)" in svg.read_text() and "rebuild time (min)" not in svg.read_text()
+
+    from raidlab.rebuild_plan import _duration, pareto_figure, time_unit
+
+    assert time_unit(table["rebuild_time_s"]) == (1.0, "s")
+    assert _duration(95.0, time_unit(table["rebuild_time_s"])) == "95.0 s"  # as the table prints it
+    figure = pareto_figure(table)
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    axes = figure.axes[0]
+    assert axes.get_xlabel() == "rebuild time (s)"
+    assert axes.get_xlim()[0] < 10.0 and axes.get_xlim()[1] > 95.0  # in seconds, not minutes
+    inside, whole = axes.get_window_extent(), figure.bbox
+    assert len(axes.texts) == 3
+    for text in axes.texts:
+        box = text.get_window_extent(renderer=canvas.get_renderer())
+        assert inside.x0 - 0.5 <= box.x0 and box.x1 <= inside.x1 + 0.5, text.get_text()
+        assert inside.y0 - 0.5 <= box.y0 and box.y1 <= inside.y1 + 0.5, text.get_text()
+        assert whole.x0 <= box.x0 and box.x1 <= whole.x1
+    # Hours and minutes alike: the axis follows the table's unit.
+    assert time_unit([30.0, 300.0]) == (60.0, "min") and time_unit([9000.0]) == (3600.0, "h")
+    assert _duration(30.0, (60.0, "min")) == "0.5 min"

@@ -326,14 +326,23 @@ def pick_for_slo(table: "pd.DataFrame", slo_ms: float, *, time: str = "rebuild_t
                      f"(p99 {best[1]:.1f} ms, {best[1] - slo_ms:.1f} ms over; rebuild {_duration(best[0])})")
 
 
-def _duration(seconds: float) -> str:
+def time_unit(seconds: Sequence[Any]) -> Tuple[float, str]:
+    """The unit the table's rebuild times and the Pareto plot's axis share, from the longest
+    time: seconds below 2 min, minutes below 2 h, else hours; (seconds per unit, name)."""
+    longest = max((float(t) for t in seconds if _finite(t)), default=0.0)
+    if longest < 120:
+        return 1.0, "s"
+    if longest < 2 * 3600:
+        return 60.0, "min"
+    return 3600.0, "h"
+
+
+def _duration(seconds: float, unit: Optional[Tuple[float, str]] = None) -> str:
+    """A time in ``unit`` (:func:`time_unit`; default: the unit for this time alone)."""
     if not _finite(seconds):
         return "—"
-    if seconds < 120:
-        return f"{seconds:.1f} s"
-    if seconds < 2 * 3600:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.2f} h"
+    scale, name = unit if unit is not None else time_unit([seconds])
+    return f"{seconds / scale:.2f} {name}" if name == "h" else f"{seconds / scale:.1f} {name}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -927,30 +936,41 @@ def draw_pareto(table: "pd.DataFrame", output_stem: Path, *, title: str = "Rebui
                 slo_ms: Optional[float] = None, chosen: Optional[int] = None) -> List[Path]:
     """Rebuild time against user p99 while rebuilding, one labelled point per candidate, the
     Pareto front drawn through its points (and the SLO line, the pick ringed): PNG and SVG."""
-    from matplotlib.figure import Figure
-
     from raidlab.sweep_plots import save_png_and_svg
+
+    return save_png_and_svg(pareto_figure(table, title=title, slo_ms=slo_ms, chosen=chosen), output_stem)
+
+
+def pareto_figure(table: "pd.DataFrame", *, title: str = "Rebuild plan", slo_ms: Optional[float] = None,
+                  chosen: Optional[int] = None) -> Any:
+    """The figure :func:`draw_pareto` writes (a matplotlib ``Figure``): rebuild times in the
+    unit of the table printed beside it (:func:`time_unit`), every label inside the axes."""
+    from matplotlib.figure import Figure
 
     figure = Figure(figsize=(7.6, 5.2), layout="constrained")
     axes = figure.subplots()
     times = table["rebuild_time_s"].tolist()
     p99s = table["p99_ms"].tolist()
-    hours = max((t for t in times if _finite(t)), default=0.0) >= 2 * 3600
-    scale, unit = (3600.0, "h") if hours else (60.0, "min")
+    scale, unit = time_unit(times)  # the table's unit
     front = pareto_front(times, p99s)
     # Candidates that land on one point (md at a floor above the drive's rate and PCM, say)
-    # share one label; labels of points in x order alternate above and below them.
+    # share one label; labels of points in x order alternate above and below them, and go
+    # to the left of points in the right half, so that they stay inside the axes.
     places: Dict[Tuple[float, float], List[int]] = {}
     for index, (t, p) in enumerate(zip(times, p99s)):
         if _finite(t) and _finite(p):
             places.setdefault((round(float(t), 6), round(float(p), 6)), []).append(index)
+    xs = [t / scale for t, _ in places]
+    middle = (min(xs) + max(xs)) / 2 if xs else 0.0
+    labels = []
     for number, ((t, p), indices) in enumerate(sorted(places.items())):
         on_front = any(index in front for index in indices)
         axes.scatter([t / scale], [p], s=46 if on_front else 30, zorder=3,
                      color="tab:red" if on_front else "tab:blue", edgecolor="black", linewidth=0.5)
         label = " = ".join(str(table["candidate"].iloc[index]) for index in indices)
-        axes.annotate(label, (t / scale, p), xytext=(5, 4 if number % 2 == 0 else -11), textcoords="offset points",
-                      fontsize=8)
+        left = len(places) > 1 and t / scale > middle
+        labels.append(axes.annotate(label, (t / scale, p), xytext=(-5 if left else 5, 4 if number % 2 == 0 else -11),
+                                    textcoords="offset points", fontsize=8, ha="right" if left else "left"))
     finite = [float(p) for p in p99s if _finite(p) and p > 0]
     if finite and max(finite) / min(finite) > 10:
         axes.set_yscale("log")  # one setting's p99 far above the rest would flatten them
@@ -969,7 +989,41 @@ def draw_pareto(table: "pd.DataFrame", output_stem: Path, *, title: str = "Rebui
     axes.grid(True, alpha=0.3)
     if front or slo_ms is not None:
         axes.legend(fontsize=8, loc="best")
-    return save_png_and_svg(figure, output_stem)
+    _labels_inside(figure, axes, labels)
+    return figure
+
+
+def _labels_inside(figure: Any, axes: Any, labels: Sequence[Any]) -> None:
+    """Widen the axes' limits until every label lies inside them (a long label beside the
+    outermost point would run past the axes, or out of the figure)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(figure)
+    for _ in range(8):
+        canvas.draw()  # lays the figure out (constrained): the labels' extents in pixels
+        box = axes.get_window_extent()
+        over_left = max([box.x0 - label.get_window_extent().x0 for label in labels] + [0.0])
+        over_right = max([label.get_window_extent().x1 - box.x1 for label in labels] + [0.0])
+        over_bottom = max([box.y0 - label.get_window_extent().y0 for label in labels] + [0.0])
+        over_top = max([label.get_window_extent().y1 - box.y1 for label in labels] + [0.0])
+        if max(over_left, over_right, over_bottom, over_top) <= 0.5:
+            return
+        pad = 4.0  # pixels beyond what is over
+        for over, (low, high), span, setter, log in (
+                ((over_left, over_right), axes.get_xlim(), box.width, axes.set_xlim, axes.get_xscale() == "log"),
+                ((over_bottom, over_top), axes.get_ylim(), box.height, axes.set_ylim, axes.get_yscale() == "log")):
+            lower, upper = (over[0] + pad if over[0] > 0.5 else 0.0), (over[1] + pad if over[1] > 0.5 else 0.0)
+            if not lower and not upper:
+                continue
+            # The data range keeps its pixels minus what the labels need either side.
+            keep = max(span - lower - upper, span * 0.3)
+            if log:
+                low_log, high_log = math.log10(low), math.log10(high)
+                per_pixel = (high_log - low_log) / keep
+                setter(10 ** (low_log - lower * per_pixel), 10 ** (high_log + upper * per_pixel))
+            else:
+                per_pixel = (high - low) / keep
+                setter(low - lower * per_pixel, high + upper * per_pixel)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1045,6 +1099,7 @@ def print_plan(console: "Console", outcome: PlanOutcome) -> None:
     for heading, justify in (("candidate", "left"), ("rebuild time", "right"), ("p50 ms", "right"),
                              ("p99 ms", "right"), ("P(2nd failure)", "right"), ("P(URE)", "right"), ("", "left")):
         table.add_column(heading, justify=justify, no_wrap=heading == "candidate")
+    unit = time_unit(outcome.table["rebuild_time_s"].tolist())  # one unit for the column, as the plot's axis
     for index, row in enumerate(outcome.table.to_dict("records")):
         marks = []
         if row["pareto"]:
@@ -1053,7 +1108,7 @@ def print_plan(console: "Console", outcome: PlanOutcome) -> None:
             marks.append("SLO pick" if outcome.slo.within else "closest to SLO")
         if row["status"] != "done":
             marks.append(str(row["status"]) + (f": {row['error']}" if _json_cell(row["error"]) else ""))
-        table.add_row(str(row["candidate"]), _duration(row["rebuild_time_s"]), _ms(row["p50_ms"]), _ms(row["p99_ms"]),
+        table.add_row(str(row["candidate"]), _duration(row["rebuild_time_s"], unit), _ms(row["p50_ms"]), _ms(row["p99_ms"]),
                       _percent(row["p_second_failure"]), _percent(row["p_ure"]), ", ".join(marks))
     console.print(table)
     base = outcome.base
