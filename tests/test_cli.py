@@ -422,6 +422,14 @@ def test_the_summary_of_a_data_loss_run_states_the_lost_requests_and_labels_the_
     assert [i for i, line in enumerate(lines) if "rebuilding" in line and "114" in line][0] < \
         [i for i, line in enumerate(lines) if "data loss (from 13 s)" in line][0]
     assert row(text, "lost to data loss", "910")
+    assert row(text, "data loss", "YES — at 13 s (failed drives [1, 2]") and "event(s)" not in text
+
+
+def test_the_summary_counts_in_the_singular_for_one():
+    result = synthetic_result()
+    result.summary["warnings"] = ["ibm18es.diskspecs:12: parameter not modelled"]
+    text = printed(cli.print_summary, result)
+    assert row(text, "not modelled", "1 configured parameter:") and "(s)" not in text
 
 
 def test_a_period_that_went_on_past_the_data_loss_says_so():

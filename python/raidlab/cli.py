@@ -236,7 +236,7 @@ def print_summary(console: Console, result: Result, run_dir: Optional[Path] = No
     own = run_warnings(summary)
     if len(warnings) > len(own):
         facts.add_row("not modelled",
-                      f"{len(warnings) - len(own)} configured parameter(s): see \"warnings\" in summary.json")
+                      f"{_counted(len(warnings) - len(own), 'configured parameter')}: see \"warnings\" in summary.json")
     if own:
         facts.add_row("warnings", f"{len(own)}, printed above and in \"warnings\" in summary.json")
     if run_dir is not None:
@@ -448,7 +448,7 @@ def _cache_text(cache: Mapping[str, Any]) -> str:
         return "—" if value is None or not math.isfinite(float(value)) else format(float(value), form)
 
     size = int(cache.get("size_blocks") or 0)
-    text = (f"{cache.get('policy')} of {size:,} {'block' if size == 1 else 'blocks'} ({_bytes_text(size * 4096)}): read hits "
+    text = (f"{cache.get('policy')} of {_counted(size, 'block')} ({_bytes_text(size * 4096)}): read hits "
             f"{ratio('read_hit_ratio', '.1%')}")
     if cache.get("rgr") is not None:
         text += f", RGR {ratio('rgr', '.3f')} (faulty {ratio('rgr_faulty', '.3f')})"
@@ -478,7 +478,14 @@ def _data_loss_text(result: Result) -> str:
         return "YES"
     first_time, first_detail = lost[0]
     detail = f" ({first_detail})" if first_detail else ""
-    return f"YES — {len(lost)} event(s), first at {first_time:g} s{detail}"
+    if len(lost) == 1:
+        return f"YES — at {first_time:g} s{detail}"
+    return f"YES — {len(lost):,} events, first at {first_time:g} s{detail}"
+
+
+def _counted(count: int, thing: str) -> str:
+    """``count`` things, in the singular for one: "1 spare", "2 spares"."""
+    return f"{count:,} {thing}" if count == 1 else f"{count:,} {thing}s"
 
 
 # ---------------------------------------------------------------------------------------------
