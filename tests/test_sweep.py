@@ -550,3 +550,48 @@ def test_ctrl_c_keeps_the_finished_runs_exits_130_and_leaves_no_worker(tmp_path)
         time.sleep(0.1)
     assert not any(Path(f"/proc/{pid}").exists() and
                    Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z" for pid in workers)
+
+
+def _alive(pid: int) -> bool:
+    """The process exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.engine
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs /proc")
+def test_the_workers_end_when_the_sweep_is_killed(tmp_path):
+    """kill -9 of the sweep's process alone (not its process group, as a process manager or
+    an out-of-memory kill does): the pool's workers end too, within a few seconds, instead of
+    running on as orphans."""
+    from test_reproduce import _children
+
+    # Runs of several seconds each: the workers are mid-simulation when the sweep dies.
+    spec = write(tmp_path, 'base = "base.toml"\nseeds = 8\n[set]\nworkload.requests = 3000000\n')
+    process = subprocess.Popen([sys.executable, "-m", "raidlab", "sweep", str(spec), "-o", str(tmp_path / "out"),
+                                "--jobs", "2", "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        workers: list = []
+        while time.monotonic() < deadline and process.poll() is None:
+            workers = [pid for pid in _children(process.pid)
+                       if b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+            if len(workers) == 2:
+                break
+            time.sleep(0.05)
+        assert len(workers) == 2, "the sweep's two workers never started"
+        time.sleep(1.0)  # into their first runs
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_alive(pid) for pid in workers), "workers outlived the killed sweep"
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)  # whatever is left of the test's processes
+        except ProcessLookupError:
+            pass

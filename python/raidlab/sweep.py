@@ -721,12 +721,54 @@ def _case_error(spec: SweepSpec, values: Mapping[str, Any], error: ConfigError) 
 _CANCEL: Any = None
 
 
-def _init_local_worker(cancel: Any) -> None:
+def _init_local_worker(cancel: Any, parent: Optional[int] = None) -> None:
     global _CANCEL
     from raidlab.reproduce import _init_worker
 
     _CANCEL = cancel
     _init_worker(cancel)  # SIGINT ignored: the parent handles Ctrl-C and sets `cancel`
+    if parent is not None:
+        _end_with_parent(parent)
+
+
+#: How often a worker without PR_SET_PDEATHSIG looks whether the sweep's process is still its
+#: parent (s).
+PARENT_POLL_S = 1.0
+
+
+def _end_with_parent(parent: int) -> None:
+    """End this worker process when the sweep's process ``parent`` dies, however it dies
+    (``kill -9`` included, which leaves it no chance to stop its pool): the workers would
+    otherwise run on as orphans, simulating for nobody.
+
+    On Linux the kernel sends the worker SIGKILL when its parent dies
+    (``prctl(PR_SET_PDEATHSIG)``, set through ctypes; it is about the thread that started the
+    worker, the one that called :func:`run_sweep`, which outlives its pool). Elsewhere, or if
+    that fails, a daemon thread polls ``os.getppid()``. Either way a parent that died before
+    this ran is seen at once: the worker's parent is no longer ``parent``."""
+    import signal
+
+    armed = False
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            pr_set_pdeathsig = 1  # <linux/prctl.h>
+            armed = libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != parent:
+        os._exit(1)
+    if not armed:
+        import threading
+
+        def watch() -> None:
+            while os.getppid() == parent:
+                time.sleep(PARENT_POLL_S)
+            os._exit(1)
+
+        threading.Thread(target=watch, name="raidlab-parent-watch", daemon=True).start()
 
 
 def _keep_going(fraction: float, completed: int) -> bool:
@@ -816,8 +858,9 @@ class _LocalPool:
         """A new pool of ``workers`` processes."""
         import concurrent.futures as futures
 
+        # The workers end with this process, should it be killed (see _end_with_parent).
         return futures.ProcessPoolExecutor(max_workers=workers, mp_context=self.context,
-                                           initializer=_init_local_worker, initargs=(self.cancel,))
+                                           initializer=_init_local_worker, initargs=(self.cancel, os.getpid()))
 
     def take(self, workers: int) -> Any:
         """The pool started at first, then new pools of ``workers`` processes."""
