@@ -595,3 +595,27 @@ def test_the_workers_end_when_the_sweep_is_killed(tmp_path):
             os.killpg(process.pid, signal.SIGKILL)  # whatever is left of the test's processes
         except ProcessLookupError:
             pass
+
+
+def test_a_misspelt_plot_metric_is_refused_before_any_run(tmp_path):
+    spec = write(tmp_path, 'base = "base.toml"\nseeds = 2\n[grid]\narray.drives = [5, 6]\n\n'
+                           '[[plots]]\nx = "array.drives"\nmetrics = ["rebuild_time_s"]\n\n'
+                           '[[plots]]\nx = "array.drives"\ntitle = "users"\nmetrics = ["response_ms.al.mean"]\n')
+    with pytest.raises(SweepSpecError) as caught:
+        run_sweep(spec, tmp_path / "out", jobs=1)
+    error = caught.value
+    assert not (tmp_path / "out").exists()  # nothing ran (it used to, and then refused to draw)
+    assert (error.file, error.line, error.key) == (str(spec), 13, "plots[1].metrics")
+    message = str(error)
+    assert "'response_ms.al.mean'" in message and "'users'" in message
+    assert "did you mean 'response_ms.all.mean'" in message
+    assert "response_ms.all.{count, max, mean, p50, p90, p99}" in message and "rebuild_time_s" in message
+    # Every metric a run can have passes: the summary's fields, a table that is empty in most
+    # runs, the axes and seed.
+    from raidlab.sweep import check_plot_metrics
+
+    fine = load_sweep_spec(write(tmp_path, 'base = "base.toml"\n[grid]\narray.drives = [5, 6]\n[[plots]]\n'
+                                           'x = "array.drives"\nmetrics = ["response_ms_by_period.rebuilding.p99", '
+                                           '"cache.read_hit_ratio", "content.first_stale.lba", "rebuild.order.decisions", '
+                                           '"seed", "array.drives"]\n', name="fine.toml"))
+    check_plot_metrics(fine)

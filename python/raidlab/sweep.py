@@ -1031,6 +1031,7 @@ def run_sweep(
     started = time.monotonic()
     if not isinstance(spec, SweepSpec):
         spec = load_sweep_spec(spec)
+    check_plot_metrics(spec)  # a misspelt metric is known now, not after every run
     output_dir = Path(output) if output is not None else Path("runs") / f"sweep-{spec.name}"
     argv = list(command_line) if command_line is not None else list(sys.argv)
     workers = max(1, jobs or os.cpu_count() or 1)
@@ -1227,6 +1228,110 @@ def _utc_now() -> str:
 
 def _file_part(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_") or "plot"
+
+
+#: A run with every optional part of the summary (a buffer cache, content checks, a failure
+#: rebuilt in PRO's order): its summary's fields are the metric columns a sweep's table can
+#: have (:func:`known_metrics`). Runs in milliseconds.
+_PROBE_CONFIG = """\
+seed = 1
+[array]
+layout = "raid5"
+drives = 3
+stripe_unit_kib = 4
+spares = 1
+[drive]
+zero_latency = true
+[drive.model]
+rpm = 7200
+surfaces = 1
+zones = [{ cylinders = 20, sectors_per_track = 32 }]
+seek = { kind = "formula", a_ms = 1.0, b_ms = 0.002, c_ms = 0.25 }
+head_switch_ms = 0.3
+command_overhead_ms = 0.2
+[workload]
+requests = 200
+read_fraction = 0.7
+size_kib = 4
+align_kib = 4
+[workload.arrival]
+process = "poisson"
+rate_per_s = 200
+[cache]
+policy = "vdf-lru"
+size_blocks = 16
+[content]
+check = true
+[[failures]]
+drive = 0
+at_s = 0.1
+[rebuild]
+order = "pro"
+"""
+
+
+@functools.lru_cache(maxsize=1)
+def known_metrics() -> Optional[Tuple[Tuple[str, ...], Tuple[str, ...]]]:
+    """The metric columns a sweep's table can have, from a probe run of this build: (the names,
+    the names whose value may also be a table of further fields: a ``first_stale`` that is
+    empty in the probe, an order's counts). ``None`` if the probe cannot run, so that nothing
+    is refused for want of it."""
+    from raidlab import _core
+    from raidlab.results import Result
+
+    try:
+        summary = Result.from_core(_core.run(_PROBE_CONFIG, str(Path.cwd()), None)).summary
+    except Exception:  # noqa: BLE001 - no probe: the plots' metrics are checked after the runs
+        return None
+    metrics = store.summary_metrics(summary)
+    open_ended = {name for name, value in metrics.items() if value is None} | {"rebuild.order"}
+    return tuple(sorted(metrics)), tuple(sorted(open_ended))
+
+
+def _grouped(names: Sequence[str]) -> str:
+    """``response_ms.all.{mean, p99}, rebuild_time_s``: names sharing all but their last part
+    written once."""
+    groups: Dict[str, List[str]] = {}
+    for name in names:
+        head, _, last = name.rpartition(".")
+        groups.setdefault(head, []).append(last)
+    parts = []
+    for head, lasts in groups.items():
+        if not head:
+            parts.extend(lasts)
+        else:
+            parts.append(f"{head}.{lasts[0]}" if len(lasts) == 1 else f"{head}.{{{', '.join(lasts)}}}")
+    return ", ".join(parts)
+
+
+def check_plot_metrics(spec: SweepSpec) -> None:
+    """Refuse a ``[[plots]]`` metric no run can have (a misspelt name) before anything runs:
+    a :class:`SweepSpecError` naming the file and line, the plot and the metric, with the names
+    it may take. Metrics are a run's summary fields (:func:`known_metrics`), the axes, ``seed``
+    and the table's own columns."""
+    import difflib
+
+    if not spec.plots:
+        return
+    known = known_metrics()
+    if known is None:
+        return
+    names, open_ended = known
+    columns = set(names) | set(spec.axis_keys) | {"seed", *store.FIXED_COLUMNS, *store.ERROR_COLUMNS}
+    for number, plot in enumerate(spec.plots):
+        for metric in plot.metrics:
+            if metric in columns or any(metric.startswith(prefix + ".") for prefix in open_ended):
+                continue
+            close = difflib.get_close_matches(metric, sorted(columns), n=3, cutoff=0.75)
+            hint = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+            titled = f" (the plot titled {plot.title!r})" if plot.title else ""
+            locator = _KeyLocator(spec.text)
+            line = (locator.lines.get(f"plots[{number}].metrics") or locator.lines.get(f"plots[{number}].metric")
+                    or locator.line(f"plots[{number}]"))
+            raise SweepSpecError(
+                f"no metric {metric!r} in a sweep's table{titled}{hint}; nothing was run. The metrics: "
+                f"{_grouped(names)}; and the axes, seed, run_id, status, case",
+                key=f"plots[{number}].metrics", file=spec.file, line=line)
 
 
 def draw_spec_plots(spec: SweepSpec, table: "pd.DataFrame", directory: Path) -> List[Path]:
