@@ -134,3 +134,54 @@ def test_compare_names_a_damaged_config_toml(sweep_dir, tmp_path, capsys, damage
     assert main(["compare", str(runs[1]), str(copy), "-o", str(tmp_path / "figures")]) == 2
     err = capsys.readouterr().err
     assert str(copy / "config.toml") in err and words in err
+
+
+# -- runs without results, groups without a rebuild -------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def spares_sweep_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A sweep of arrays with one spare and with none (no rebuild), 3 seeds, whose seed-2 runs
+    fail (their worker dies)."""
+    import sweep_workers
+    from test_sweep import BASE, write
+
+    from raidlab.sweep import run_sweep
+
+    directory = tmp_path_factory.mktemp("compare-spares")
+    spec = write(directory, 'base = "base.toml"\nseeds = 3\n[grid]\narray.spares = [1, 0]\n', base=BASE)
+    outcome = run_sweep(spec, directory / "out", jobs=2, run_function=sweep_workers.die_on_seed_2)
+    assert (outcome.ran, outcome.failed) == (4, 2)
+    return directory / "out"
+
+
+@pytest.mark.engine
+def test_compare_says_which_failed_runs_it_left_out(spares_sweep_dir, tmp_path, capsys):
+    import pandas as pd
+
+    table = pd.read_parquet(spares_sweep_dir / "summary.parquet")
+    failed = table.loc[table["status"] == "failed", "run_id"].tolist()
+    assert main(["compare", str(spares_sweep_dir), "-o", str(tmp_path / "fig")]) == 0
+    err = capsys.readouterr().err
+    assert "left out 2 run(s) that have no results (2 failed)" in err
+    for run_id in failed:
+        assert run_id in err
+    assert err.count("WorkerDied") == 2 and "seed 2" in err
+    assert main(["compare", str(spares_sweep_dir), "-o", str(tmp_path / "fig"), "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert sorted(run["run_id"] for run in answer["left_out"]) == sorted(failed)
+    assert {run["status"] for run in answer["left_out"]} == {"failed"}
+
+
+@pytest.mark.engine
+def test_compare_says_no_rebuild_where_a_group_has_none(spares_sweep_dir, tmp_path, capsys):
+    import re
+
+    assert main(["compare", str(spares_sweep_dir), "-o", str(tmp_path / "fig"), "--metric", "rebuild_time_s",
+                 "--metric", "response_ms.all.mean"]) == 0
+    captured = capsys.readouterr()
+    assert not re.search(r"\bnan\b", captured.out, re.I), captured.out
+    rows = [line for line in captured.out.splitlines() if line.startswith("│ rebuild_time_s")]
+    assert len(rows) == 2 and "no rebuild" in rows[1]
+    # Both groups have two seeds: no word about single runs.
+    assert "single run" not in captured.err

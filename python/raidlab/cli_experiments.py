@@ -198,10 +198,14 @@ def _command_summary(args: argparse.Namespace, out: "Console", err: "Console") -
 def _command_compare(args: argparse.Namespace, out: "Console", err: "Console") -> int:
     from rich.table import Table
 
-    from raidlab.compare import collect_runs, compare_groups, group_runs, overlay_figures
+    from raidlab.compare import (collect_runs, compare_groups, delta_text, group_runs, left_out_text, overlay_figures,
+                                 runs_left_out)
     from raidlab.exceptions import ConfigError
 
     groups = group_runs(collect_runs(args.runs))
+    left_out = runs_left_out(args.runs)  # failed or unfinished runs of the sweeps: said, not dropped silently
+    if left_out:
+        _print(err, "warning: " + left_out_text(left_out))
     if len(groups) < 2:
         raise ConfigError("compare needs runs of at least two configurations (runs differing only in the seed are "
                           "replicates of one)", key="runs")
@@ -219,6 +223,7 @@ def _command_compare(args: argparse.Namespace, out: "Console", err: "Console") -
             "groups": [{"label": g.label, "runs": [str(run.path) for run in g.runs], "seeds": g.seeds} for g in groups],
             "comparison": [{k: _json_value(v) for k, v in row.items()} for row in table.to_dict(orient="records")],
             "figures": [str(path) for path in figures],
+            "left_out": [run.as_json() for run in left_out],
         })
         return 0
     for number, group in enumerate(groups):
@@ -232,7 +237,7 @@ def _command_compare(args: argparse.Namespace, out: "Console", err: "Console") -
         reference = row["method"] == "reference"
         interval = "—" if reference or not math.isfinite(row["ci_low"]) else f"[{row['ci_low']:.4g}, {row['ci_high']:.4g}]"
         shown.add_row(row["metric"], row["group"], str(row["runs"]), _cell(row["mean"]),
-                      "—" if reference else f"{row['delta']:+.4g}", interval,
+                      delta_text(row), interval,
                       "—" if reference or not math.isfinite(row["relative"]) else f"{row['relative'] * 100:+.1f} %",
                       "" if reference else str(row["method"]))
     out.print(shown)

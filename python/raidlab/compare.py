@@ -34,7 +34,11 @@ __all__ = [
     "DEFAULT_METRICS",
     "RunRecord",
     "Group",
+    "LeftOut",
     "collect_runs",
+    "runs_left_out",
+    "left_out_text",
+    "delta_text",
     "group_runs",
     "compare_groups",
     "overlay_figures",
@@ -137,6 +141,82 @@ def collect_runs(paths: Sequence[PathLike]) -> List[RunRecord]:
     return records
 
 
+@dataclass
+class LeftOut:
+    """A run of a sweep that :func:`collect_runs` leaves out: it failed or never finished."""
+
+    sweep: Path
+    run_id: str
+    status: str
+    case: Optional[int] = None
+    seed: Optional[int] = None
+    error_type: Optional[str] = None
+    error: Optional[str] = None
+
+    def as_json(self) -> Dict[str, Any]:
+        return {"sweep": str(self.sweep), "run_id": self.run_id, "status": self.status, "case": self.case,
+                "seed": self.seed, "error_type": self.error_type, "error": self.error}
+
+
+def _plain(value: Any) -> Any:
+    """A table cell as plain Python, ``None`` for a missing one."""
+    if hasattr(value, "item") and callable(value.item):
+        value = value.item()
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    try:
+        import pandas as pd
+
+        if pd.isna(value):
+            return None
+    except (TypeError, ValueError):
+        pass
+    return value
+
+
+def runs_left_out(paths: Sequence[PathLike]) -> List[LeftOut]:
+    """The runs of the sweep directories among ``paths`` that :func:`collect_runs` leaves
+    out because they did not finish: ``failed`` (with the error) or ``pending`` (the sweep was
+    stopped first), one per run in the table's order."""
+    left: List[LeftOut] = []
+    for given in paths:
+        path = Path(given)
+        if not store.is_sweep_dir(path):
+            continue
+        table = store.read_summary(path)
+        done = set(table.loc[table["status"] == "done", "run_id"])
+        seen = set()
+        for row in table[table["status"] != "done"].to_dict("records"):
+            identity = str(row["run_id"])
+            if identity in done or identity in seen:
+                continue
+            seen.add(identity)
+            case, seed = _plain(row.get("case")), _plain(row.get("seed"))
+            left.append(LeftOut(sweep=path, run_id=identity, status=str(row["status"]),
+                                case=int(case) if case is not None else None,
+                                seed=int(seed) if seed is not None else None,
+                                error_type=_plain(row.get("error_type")), error=_plain(row.get("error"))))
+    return left
+
+
+def left_out_text(left: Sequence[LeftOut], shown: int = 5) -> str:
+    """The runs left out, in words: how many failed and how many did not finish, then the
+    first ``shown`` of them with their error."""
+    if not left:
+        return ""
+    failed = sum(1 for run in left if run.status == "failed")
+    counts = [f"{failed} failed" if failed else "", f"{len(left) - failed} did not finish" if len(left) > failed else ""]
+    lines = [f"left out {len(left)} run(s) that have no results ({', '.join(c for c in counts if c)}):"]
+    for run in left[:shown]:
+        where = f"case {run.case}, seed {run.seed}" if run.case is not None else f"seed {run.seed}"
+        what = f"{run.error_type}: {run.error}" if run.error_type or run.error else run.status
+        first_line = str(what).strip().splitlines()[0] if str(what).strip() else run.status
+        lines.append(f"  {run.sweep / store.RUNS_DIR / run.run_id} ({where}): {first_line}")
+    if len(left) > shown:
+        lines.append(f"  … and {len(left) - shown} more (raidlab summary SWEEP_DIR lists them)")
+    return "\n".join(lines)
+
+
 def _flatten(config: Mapping[str, Any], prefix: str = "") -> Dict[str, Any]:
     flat: Dict[str, Any] = {}
     for key, value in config.items():
@@ -200,16 +280,55 @@ def compare_groups(groups: Sequence[Group], metrics: Optional[Sequence[str]] = N
                 reference_seeds=reference.seeds if None not in reference.seeds else None,
                 other_seeds=group.seeds if None not in group.seeds else None)
             row: Dict[str, Any] = {"metric": metric, "group": group.label, "runs": len(group.runs),
-                                   "mean": difference.other.mean, "mean_half_width": difference.other.half_width}
+                                   "mean": difference.other.mean, "mean_half_width": difference.other.half_width,
+                                   "missing": None}
             if index == 0:
                 row.update(delta=math.nan, ci_low=math.nan, ci_high=math.nan, relative=math.nan, method="reference")
             else:
                 row.update(delta=difference.delta, ci_low=difference.delta - difference.half_width,
                            ci_high=difference.delta + difference.half_width, relative=difference.relative,
                            method=difference.method)
+                if not math.isfinite(difference.delta):
+                    # No difference: a group has no value for the metric (no rebuild to time).
+                    lacking = [g for g in (reference, group) if not math.isfinite(_mean(g.values(metric)))]
+                    row.update(method="missing", missing=_why_missing(metric, lacking, reference))
             rows.append(row)
     return pd.DataFrame(rows, columns=["metric", "group", "runs", "mean", "mean_half_width", "delta", "ci_low",
-                                       "ci_high", "relative", "method"])
+                                       "ci_high", "relative", "method", "missing"])
+
+
+#: Metrics only a run with a rebuild has.
+_REBUILD_METRICS = ("rebuild_time_s", "rebuild.", "response_ms_by_period.rebuilding.")
+
+
+def _mean(values: Sequence[float]) -> float:
+    finite = [value for value in values if math.isfinite(value)]
+    return sum(finite) / len(finite) if finite else math.nan
+
+
+def _why_missing(metric: str, lacking: Sequence[Group], reference: Group) -> str:
+    """Why a difference is missing, in words: "no rebuild" (in the reference, or in this
+    group) for a rebuild's metric when the runs had none, else "no value"."""
+    rebuild = any(metric == name or (name.endswith(".") and metric.startswith(name)) for name in _REBUILD_METRICS)
+    if rebuild and lacking and all(run.metrics.get("rebuilds") == 0 for g in lacking for run in g.runs):
+        reason = "no rebuild"
+    else:
+        reason = "no value"
+    if lacking and all(g is reference for g in lacking):
+        return f"{reason} in the reference"
+    return reason
+
+
+def delta_text(row: Mapping[str, Any]) -> str:
+    """A row of :func:`compare_groups` as its Δ cell: "—" for the reference, the signed
+    difference, or why there is none ("no rebuild", "no value"), never "nan"."""
+    if row.get("method") == "reference":
+        return "—"
+    delta = row.get("delta")
+    if isinstance(delta, (int, float)) and math.isfinite(delta):
+        return f"{delta:+.4g}"
+    missing = row.get("missing")
+    return str(missing) if isinstance(missing, str) and missing else "—"
 
 
 def overlay_figures(groups: Sequence[Group], output: PathLike, response_class: str = "all") -> List[Path]:
