@@ -243,3 +243,24 @@ def test_plot_draws_rgr_over_time(small_trace, tmp_path, capsys):
     assert run_cli("cache", path, "--policy", "lru,vdf-lru", "--size", "200", "--window", "2000", "--plot", png,
                    "-q") == 0
     assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+
+
+# -- issue 34, item 8: what a demanding user met -----------------------------------------------
+
+
+def test_raid6_runs_without_naming_a_write_penalty(small_trace, capsys):
+    # Before: "cache.write_penalty: the paper write model does not apply to raid6" unless
+    # --set write_penalty=direct; the default is now the layout's (direct for RAID-6).
+    path, blocks = small_trace
+    assert run_cli("cache", path, "--size", "300", "--layout", "raid6", "--drives", "6", "--json", "-q") == 0
+    (cell,) = json.loads(capsys.readouterr().out)["cells"]
+    assert cell["layout"] == "raid6" and cell["total"]["misses"] == lru_misses(blocks, 300)
+    assert run_cli("cache", path, "--size", "300", "--layout", "raid6", "--drives", "6", "--json", "-q",
+                   "--set", "write_penalty=direct") == 0
+    assert json.loads(capsys.readouterr().out)["cells"] == [cell]
+    # Naming the paper's RAID-5 model for RAID-6 is still refused.
+    assert run_cli("cache", path, "--size", "300", "--layout", "raid6", "--drives", "6", "-q",
+                   "--set", "write_penalty=paper") == 2
+    assert "write_penalty: the paper write model does not apply to raid6" in capsys.readouterr().err
+    report = simulate(path, policies=["lru"], sizes=[300], drives=[6], layout="raid6")
+    assert report.cells[0]["total"] == cell["total"]

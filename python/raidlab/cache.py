@@ -92,7 +92,7 @@ def simulate(
     layout: str = "raid5",
     chunk_kib: int = 64,
     writes: str = "access",
-    write_penalty: str = "paper",
+    write_penalty: Optional[str] = None,
     fail_at_request: int = 0,
     repair_at_request: Optional[int] = None,
     window_requests: int = 1_000_000,
@@ -102,7 +102,8 @@ def simulate(
     progress: Optional[Callable[[float, int], Optional[bool]]] = None,
 ) -> Optional[CacheReport]:
     """Stream ``trace`` through every policy × size × drive count × failed drive. Keys as in
-    ``docs/cache.md``; ``trace_keys`` adds keys of the trace table (``csv``,
+    ``docs/cache.md``; ``write_penalty`` ``None`` is the layout's default (``paper`` for
+    RAID-5, ``direct`` for RAID-6); ``trace_keys`` adds keys of the trace table (``csv``,
     ``max_records``). ``None`` when ``progress`` returned ``False``."""
     config = simulation_config(
         trace, policies=policies, sizes=sizes, drives=drives, failed_drive=failed_drive, layout=layout,
@@ -126,6 +127,8 @@ def simulation_config(trace: Union[str, Path], **keys: Any) -> Dict[str, Any]:
     config: Dict[str, Any] = {"trace": trace_table}
     miss_trace = keys.pop("miss_trace")
     repair = keys.pop("repair_at_request")
+    if keys.get("write_penalty") is None:
+        keys.pop("write_penalty", None)  # the layout's default
     config.update({key: (list(value) if isinstance(value, (list, tuple)) else value) for key, value in keys.items()})
     if miss_trace is not None:
         config["miss_trace"] = str(miss_trace)
@@ -324,7 +327,7 @@ def command(args: argparse.Namespace, out: Console, err: Console, reporter: Any)
     config = simulation_config(
         Path(args.trace).resolve(), policies=args.policy, sizes=args.size, drives=args.drives,
         failed_drive=_failed_drive(args.failed_drive), layout=args.layout, chunk_kib=args.chunk_kib,
-        writes=args.writes, write_penalty="paper", fail_at_request=args.fail_at,
+        writes=args.writes, write_penalty=None, fail_at_request=args.fail_at,
         repair_at_request=args.repair_at, window_requests=args.window,
         miss_trace=Path(args.miss_trace).resolve() if args.miss_trace else None,
         trace_format=args.format, trace_keys=None,

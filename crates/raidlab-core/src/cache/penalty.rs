@@ -131,6 +131,8 @@ pub struct PenaltyLayout {
     pub read_miss: fn(&StripeState) -> u32,
     /// Surviving-drive I/Os of a write, per write model (`None`: the model does not apply).
     pub write: fn(&StripeState, WriteModel) -> Option<u32>,
+    /// The write model used when the configuration names none (one that applies).
+    pub default_write: WriteModel,
     /// One line for the docs.
     pub doc: &'static str,
 }
@@ -171,6 +173,7 @@ pub static PENALTY_LAYOUTS: &[PenaltyLayout] = &[
         placement: raid5_placement,
         read_miss: read_miss_direct,
         write: raid5_write,
+        default_write: WriteModel::Paper,
         doc: "single rotated parity (raidlab's RAID-5 layout): a lost block's read miss costs n − 1",
     },
     PenaltyLayout {
@@ -179,6 +182,7 @@ pub static PENALTY_LAYOUTS: &[PenaltyLayout] = &[
         placement: raid6_placement,
         read_miss: read_miss_direct,
         write: raid6_write,
+        default_write: WriteModel::Direct,
         doc: "P + Q rotated left-symmetrically: a lost block's read miss costs n − 2; writes counted op by op",
     },
 ];
