@@ -4,9 +4,10 @@ independent LRU, against libCacheSim when it is installed, and its command line.
 from __future__ import annotations
 
 import json
+import math
 import random
 import struct
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from pathlib import Path
 from typing import List, Sequence
 
@@ -264,3 +265,38 @@ def test_raid6_runs_without_naming_a_write_penalty(small_trace, capsys):
     assert "write_penalty: the paper write model does not apply to raid6" in capsys.readouterr().err
     report = simulate(path, policies=["lru"], sizes=[300], drives=[6], layout="raid6")
     assert report.cells[0]["total"] == cell["total"]
+
+
+@pytest.mark.parametrize("name", ["trace.csv", "trace.oracleGeneral"])
+def test_a_text_trace_read_as_oracle_general_is_an_error_naming_the_file(tmp_path, capsys, name):
+    # 100 lines of 24 bytes: a whole number of 24-byte records, which were read as binary
+    # requests and reported as results.
+    text = "".join(f"{index:04d}.5,{index * 8:010d},512,R\n" for index in range(100))
+    assert len(text) == 100 * 24
+    path = tmp_path / name
+    path.write_text(text)
+    assert run_cli("cache", path, "--format", "oracleGeneral", "--size", "10", "-q") == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {path}:1: not an oracleGeneral trace: its first bytes are text"), err
+    assert capsys.readouterr().out == ""
+
+
+def test_trace_info_summarises_an_oracle_general_trace_that_raidlab_cache_reads(small_trace, tmp_path, capsys):
+    # Before: "not UTF-8 text" (auto) or "unknown trace format" (--format oracleGeneral).
+    path, blocks = small_trace
+    unnamed = tmp_path / "unnamed.bin"
+    unnamed.write_bytes(path.read_bytes())
+    counts = sorted(Counter(blocks).values(), reverse=True)
+    hot = sum(counts[:math.ceil(len(counts) / 5)]) / len(blocks)
+    for file, argv in ((path, []), (unnamed, ["--format", "oracleGeneral"]), (unnamed, [])):
+        assert run_cli("trace", "info", file, "--json", *argv) == 0
+        stats = json.loads(capsys.readouterr().out)
+        assert stats["format"] == "oracleGeneral"
+        assert stats["requests"] == len(blocks) and stats["read_fraction"] == 1.0
+        assert stats["mean_size_bytes"] == 4096.0
+        assert stats["duration_s"] == (len(blocks) - 1) // 100  # write_oracle_general: index // 100 s
+        assert stats["footprint_bytes"] == len(set(blocks)) * 4096 and stats["footprint_exact"]
+        assert stats["locality_hot20"] == pytest.approx(hot, abs=1e-12)
+    assert run_cli("trace", "info", path) == 0
+    out = capsys.readouterr().out
+    assert "(oracleGeneral trace detected)" in out and "20,000" in out and "each object counts as one" in out

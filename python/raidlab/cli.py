@@ -977,8 +977,9 @@ def _add_trace_arguments(trace: argparse.ArgumentParser) -> None:
                                      description="Read a trace once and print its statistics.")
     info.add_argument("file", metavar="FILE")
     info.add_argument("--format", default="auto",
-                      help="trace format: spc, msr, systor, tencent, csv (with --set csv.…), disksim or validate; "
-                           "default: auto, told from the first lines")
+                      help="trace format: spc, msr, systor, tencent, csv (with --set csv.…), disksim, validate, "
+                           "or oracleGeneral (libCacheSim's binary format, as raidlab cache reads it); default: auto, "
+                           "told from the name and first bytes")
     info.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
                       help="other keys of workload.trace, e.g. --set csv.time_column=0 "
                            "--set max_requests=1000; time_scale scales the duration and rate")

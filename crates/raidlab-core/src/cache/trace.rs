@@ -221,6 +221,63 @@ fn detect(path: &Path) -> Result<String> {
     Ok(if binary { ORACLE_GENERAL.to_string() } else { "auto".to_string() })
 }
 
+/// Whether `format = "auto"` reads the file at `path` as `oracleGeneral` (module docs).
+pub fn is_oracle_general(path: &Path) -> Result<bool> {
+    Ok(detect(path)? == ORACLE_GENERAL)
+}
+
+/// One record of an `oracleGeneral` file as it stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OracleRecord {
+    /// 1-based number of the record in the file.
+    pub number: u64,
+    /// Timestamp, s.
+    pub time_s: u32,
+    /// Object id.
+    pub object: u64,
+    /// Object size, bytes (0: libCacheSim and the cache skip the record).
+    pub size: u32,
+}
+
+/// The records of an `oracleGeneral` file (plain or zstd), one by one: what `trace info`
+/// summarises. Text and gzip/bzip2 files are refused as the cache's reader refuses them.
+pub struct OracleRecords {
+    reader: OracleReader,
+}
+
+impl OracleRecords {
+    /// Open `path`, reading at most `max_records` records.
+    pub fn open(path: &Path, max_records: Option<u64>) -> Result<Self> {
+        Ok(OracleRecords { reader: OracleReader::open(path, max_records)? })
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.reader.path
+    }
+
+    /// The next record; `None` at the end (or after `max_records`).
+    pub fn next_record(&mut self) -> Result<Option<OracleRecord>> {
+        let reader = &mut self.reader;
+        if reader.max_records.is_some_and(|max| reader.records >= max) {
+            return Ok(None);
+        }
+        if reader.start == reader.end && !reader.refill()? {
+            return Ok(None);
+        }
+        let record = &reader.buffer[reader.start..reader.start + ORACLE_RECORD_BYTES];
+        let parsed = OracleRecord {
+            number: reader.records + 1,
+            time_s: u32::from_le_bytes(record[0..4].try_into().expect("4 bytes")),
+            object: u64::from_le_bytes(record[4..12].try_into().expect("8 bytes")),
+            size: u32::from_le_bytes(record[12..16].try_into().expect("4 bytes")),
+        };
+        reader.start += ORACLE_RECORD_BYTES;
+        reader.records += 1;
+        Ok(Some(parsed))
+    }
+}
+
 /// A reader that adds the bytes it reads to a shared count (the progress of a file).
 struct Counting<R> {
     inner: R,
@@ -264,6 +321,19 @@ impl OracleReader {
         let mut magic = [0u8; 4];
         let sniffed = read_full(&mut counted, &mut magic).map_err(|err| Error::io(path, err))?;
         let raw = std::io::Cursor::new(magic).take(sniffed as u64).chain(counted);
+        let compression = if magic.starts_with(&GZIP_MAGIC) {
+            Some("gzip")
+        } else if magic.starts_with(BZIP2_MAGIC) {
+            Some("bzip2")
+        } else {
+            None
+        };
+        if let Some(compression) = compression {
+            return Err(not_oracle_general(
+                path,
+                &format!("it is {compression}-compressed, and an oracleGeneral file is read plain or zstd-compressed"),
+            ));
+        }
         let input: Box<dyn Read + Send> = if sniffed == 4 && magic == ZSTD_MAGIC {
             Box::new(zstd::stream::read::Decoder::new(raw).map_err(|err| Error::io(path, err))?)
         } else {
@@ -297,6 +367,12 @@ impl OracleReader {
             return Ok(false);
         }
         let filled = read_full(&mut self.input, &mut self.buffer).map_err(|err| Error::io(&self.path, err))?;
+        if self.records == 0 && self.start == 0 && self.end == 0 && looks_like_text(&self.buffer[..filled.min(SNIFF_BYTES)]) {
+            return Err(not_oracle_general(
+                &self.path,
+                "its first bytes are text (a block trace?), while an oracleGeneral file is binary 24-byte records",
+            ));
+        }
         let whole = filled / ORACLE_RECORD_BYTES * ORACLE_RECORD_BYTES;
         if filled < self.buffer.len() {
             self.exhausted = true;
@@ -352,6 +428,32 @@ impl OracleReader {
         }
         Ok(true)
     }
+}
+
+/// Share of printable ASCII (and tab, CR, LF) from which a file's first bytes are text: a
+/// record of an `oracleGeneral` file holds the zero bytes of small numbers and the 0xff of
+/// -1, so it is far below.
+const TEXT_SHARE: f64 = 0.9;
+
+/// Whether `head`, a file's first bytes, is text rather than binary records.
+fn looks_like_text(head: &[u8]) -> bool {
+    if head.is_empty() {
+        return false;
+    }
+    let printable = head.iter().filter(|&&b| (0x20..0x7f).contains(&b) || matches!(b, b'\t' | b'\n' | b'\r')).count();
+    printable as f64 >= TEXT_SHARE * head.len() as f64
+}
+
+/// The error for a file read as `oracleGeneral` that is not: names the file and `why`.
+fn not_oracle_general(path: &Path, why: &str) -> Error {
+    Error::trace(
+        path,
+        1,
+        format!(
+            "not an oracleGeneral trace: {why}; read it with its own format, or with format auto, which tells the \
+             block formats from their first lines"
+        ),
+    )
 }
 
 /// Fill `buf` as far as the input goes; the bytes read.
@@ -475,6 +577,28 @@ pub(crate) mod tests {
             }
             other => panic!("{other}"),
         }
+    }
+
+    #[test]
+    fn a_text_or_gzip_file_read_as_oracle_general_is_an_error_naming_it() {
+        // 48 bytes of CSV: two whole "records", which were read as binary requests.
+        let text = b"0.000,123456,4096,R\n0.001,654321,4096,W\n12345678";
+        assert_eq!(text.len(), 2 * ORACLE_RECORD_BYTES);
+        let file = TempFile::new("cache-text-as-oracle.csv", text);
+        let gz = TempFile::new("cache-gz-as-oracle.bin", &[0x1f, 0x8b, 8, 0, 0, 0, 0, 0]);
+        for (file, why) in [(&file, "its first bytes are text"), (&gz, "it is gzip-compressed")] {
+            match read_all(&config(&file.0, ORACLE_GENERAL), false, 10).unwrap_err() {
+                Error::Trace { file: named, message, .. } => {
+                    assert_eq!(named, file.0);
+                    assert!(message.starts_with("not an oracleGeneral trace: ") && message.contains(why), "{message}");
+                }
+                other => panic!("{other}"),
+            }
+        }
+        // Real records are far from text, even with printable times and ids.
+        let records: Vec<(u32, u64, u32)> = (0..200).map(|i| (0x4141_4141, 0x4242_4242_4242_4242 + i, 0x4343_4343)).collect();
+        let file = TempFile::new("cache-printable.oracleGeneral", &oracle_bytes(&records));
+        assert_eq!(read_all(&config(&file.0, ORACLE_GENERAL), false, 1000).unwrap().1.records, 200);
     }
 
     #[test]

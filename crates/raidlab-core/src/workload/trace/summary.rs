@@ -26,6 +26,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{open_records, to_sectors, TraceConfig, TraceStats};
+use crate::cache::trace::{is_oracle_general, OracleRecords, ORACLE_GENERAL};
 use crate::error::{Error, Result};
 use crate::sim::SECONDS_PER_YEAR;
 
@@ -251,6 +252,9 @@ const RECORDS_PER_QUESTION: u64 = 1 << 16;
 /// no.
 pub fn stats_until(cfg: &TraceConfig, keep_going: &mut dyn FnMut(u64) -> bool) -> Result<Option<TraceStats>> {
     super::check_time_scale(cfg, STATS_KEY)?;
+    if cfg.format == ORACLE_GENERAL || (cfg.format == "auto" && cfg.csv.is_none() && is_oracle_general(&cfg.path)?) {
+        return oracle_stats_until(cfg, keep_going);
+    }
     let (mut records, format) = open_records(cfg, STATS_KEY)?;
     let mut requests = 0u64;
     let mut reads = 0u64;
@@ -375,6 +379,106 @@ pub fn stats_until(cfg: &TraceConfig, keep_going: &mut dyn FnMut(u64) -> bool) -
     }))
 }
 
+/// [`stats_until`] of libCacheSim's binary `oracleGeneral` trace, which `raidlab cache` reads:
+/// its records name objects, not addresses, and carry no operation, so each object counts as
+/// one 4 KiB block (as the cache counts it: `footprint_bytes` is 4 KiB per distinct object,
+/// `locality_hot20` the share of requests to the hottest fifth of the objects) and every
+/// request as a read. `mean_size_bytes` is the objects' stated size; records of size 0 are
+/// left out, as the cache and libCacheSim leave them out. `max_requests` counts records.
+fn oracle_stats_until(cfg: &TraceConfig, keep_going: &mut dyn FnMut(u64) -> bool) -> Result<Option<TraceStats>> {
+    if cfg.csv.is_some() {
+        return Err(Error::config(format!("{STATS_KEY}.csv"), "a column mapping is only used with format = \"csv\""));
+    }
+    let mut records = OracleRecords::open(&cfg.path, cfg.max_requests)?;
+    let mut read = 0u64;
+    let mut requests = 0u64;
+    let mut size_zero = 0u64;
+    let mut size_sum = 0u128;
+    let mut earliest = u32::MAX;
+    let mut latest = 0u32;
+    let mut footprint = HyperLogLog::new();
+    let mut sample = BlockSample::default();
+    while let Some(record) = records.next_record()? {
+        read += 1;
+        if read % RECORDS_PER_QUESTION == 0 && !keep_going(read) {
+            return Ok(None);
+        }
+        if record.size == 0 {
+            size_zero += 1;
+            continue;
+        }
+        requests += 1;
+        size_sum += u128::from(record.size);
+        earliest = earliest.min(record.time_s);
+        latest = latest.max(record.time_s);
+        let h = hash(record.object);
+        footprint.insert_hash(h);
+        sample.access(record.object, h);
+    }
+    let mut notes = vec![
+        "an oracleGeneral trace names objects, not addresses, and has no reads or writes: each object counts as one \
+         4 KiB block, as raidlab cache counts it (footprint: 4 KiB per distinct object), and every request as a read"
+            .to_string(),
+    ];
+    if size_zero > 0 {
+        notes.push(format!("{size_zero} records of size 0 left out, as raidlab cache and libCacheSim leave them out"));
+    }
+    if requests == 0 {
+        return Ok(Some(TraceStats {
+            format: ORACLE_GENERAL,
+            requests: 0,
+            read_fraction: 0.0,
+            mean_size_bytes: 0.0,
+            duration_s: 0.0,
+            iops: 0.0,
+            footprint_bytes: 0,
+            footprint_exact: true,
+            footprint_error: 0.0,
+            locality_hot20: 0.0,
+            locality_hot20_exact: true,
+            locality_hot20_error: 0.0,
+            volumes: None,
+            whole_second_timestamps: false,
+            notes,
+        }));
+    }
+    let exact = sample.is_exact();
+    let distinct = if exact { sample.len() as f64 } else { footprint.estimate().round() };
+    let (hot_share, hot_error) = sample.hot_share();
+    let duration_s = f64::from(latest - earliest) * cfg.time_scale;
+    let whole_second_timestamps = requests > 1;
+    if whole_second_timestamps {
+        notes.push(
+            "every timestamp is a whole second (oracleGeneral keeps seconds): the duration and the rate are known to a \
+             second"
+                .to_string(),
+        );
+    }
+    if !exact {
+        notes.push(format!(
+            "footprint and hot-20 % share are estimates: the trace names more than {SAMPLE_CAPACITY} distinct objects \
+             (± is three standard errors)"
+        ));
+    }
+    Ok(Some(TraceStats {
+        format: ORACLE_GENERAL,
+        requests,
+        read_fraction: 1.0,
+        mean_size_bytes: size_sum as f64 / requests as f64,
+        duration_s,
+        iops: if duration_s > 0.0 { requests as f64 / duration_s } else { 0.0 },
+        footprint_bytes: distinct as u64 * BLOCK_BYTES,
+        footprint_exact: exact,
+        footprint_error: if exact { 0.0 } else { ERRORS_IN_BOUND * HyperLogLog::RELATIVE_STANDARD_ERROR },
+        locality_hot20: hot_share,
+        locality_hot20_exact: exact,
+        locality_hot20_error: ERRORS_IN_BOUND * hot_error,
+        volumes: None,
+        whole_second_timestamps,
+        notes,
+    }))
+}
+
 /// The note on the widest step between consecutive records (`(ns, line before, line
 /// after)`) when it is most of the trace's `span_ns` and far wider than the others (see
 /// [`WIDE_STEP_OVER_MEAN`]).
@@ -409,6 +513,29 @@ mod tests {
     use super::super::tests::{config, TempFile, MSR_SAMPLE, SYSTOR_SAMPLE, TENCENT_SAMPLE};
     use super::super::FoldMode;
     use super::*;
+
+    #[test]
+    fn oracle_general_traces_are_summarised_as_the_cache_reads_them() {
+        // Objects 7 7 8 9 (and one of size 0) over 10 s: 3 distinct objects, 4 requests.
+        let records = [(100, 7, 4096), (104, 7, 4096), (105, 8, 512), (107, 3, 0), (110, 9, 8192)];
+        let bytes = crate::cache::trace::tests::oracle_bytes(&records);
+        let file = TempFile::new("stats.oracleGeneral.bin", &bytes);
+        let unnamed = TempFile::new("stats-oracle.bin", &bytes);
+        for (file, format) in [(&file, "auto"), (&unnamed, "auto"), (&unnamed, "oracleGeneral")] {
+            let stats = stats(&config(&file.0, format)).unwrap();
+            assert_eq!(stats.format, "oracleGeneral");
+            assert_eq!((stats.requests, stats.read_fraction), (4, 1.0));
+            assert_eq!(stats.mean_size_bytes, (4096.0 * 2.0 + 512.0 + 8192.0) / 4.0);
+            assert_eq!((stats.duration_s, stats.iops), (10.0, 0.4));
+            assert_eq!(stats.footprint_bytes, 3 * 4096);
+            // The hottest fifth of 3 objects is one, object 7: 2 of the 4 requests.
+            assert_eq!(stats.locality_hot20, 0.5);
+            assert!(stats.notes.iter().any(|note| note.contains("1 records of size 0")), "{:?}", stats.notes);
+        }
+        let text = TempFile::new("stats-text.csv", b"0,1,512,r,0\n0,2,512,r,1\n0,3,512,r,2\n0,4,512,r,3\n");
+        let err = stats(&config(&text.0, "oracleGeneral")).unwrap_err().to_string();
+        assert!(err.contains("not an oracleGeneral trace"), "{err}");
+    }
 
     #[test]
     fn msr_sample_stats() {
