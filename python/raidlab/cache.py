@@ -315,6 +315,30 @@ def add_arguments(parser: argparse.ArgumentParser, handler: Callable[..., int]) 
     parser.set_defaults(handler=handler)
 
 
+#: The option of ``raidlab cache`` each key of the core's configuration comes from.
+_OPTION_OF_KEY = {
+    "trace": "TRACE", "trace.path": "TRACE", "trace.format": "--format", "policies": "--policy",
+    "sizes": "--size", "drives": "--drives", "failed_drive": "--failed-drive", "layout": "--layout",
+    "chunk_kib": "--chunk-kib", "writes": "--writes", "fail_at_request": "--fail-at",
+    "repair_at_request": "--repair-at", "window_requests": "--window", "miss_trace": "--miss-trace",
+}
+
+
+def _option_error(error: ConfigError, overrides: Sequence[str]) -> ConfigError:
+    """``error`` of the core's table, which raidlab wrote from the command line, named by the
+    user's option (``--fail-at``, ``--set write_penalty``) and without the line and excerpt
+    of that table, which the user never saw."""
+    key = error.key[len("cache."):] if error.key.startswith("cache.") else ""
+    plain = re.sub(r"\[\d+\]", "", key)
+    set_keys = [item.split("=", 1)[0].strip() for item in overrides]
+    given = next((name for name in reversed(set_keys) if plain == name or plain.startswith(name + ".")), None)
+    if given is not None:
+        option = f"--set {given}"
+    else:
+        option = _OPTION_OF_KEY.get(plain) or _OPTION_OF_KEY.get(plain.split(".")[0]) or (f"--set {plain}" if plain else "")
+    return ConfigError(without_excerpt(error.message), key=option)
+
+
 def _failed_drive(text: str) -> Union[int, str]:
     text = text.strip()
     return int(text) if text.isdigit() else text
@@ -335,7 +359,10 @@ def command(args: argparse.Namespace, out: Console, err: Console, reporter: Any)
     text = to_toml(config)
     if args.set:
         text = apply_overrides(text, args.set)
-    output = _core.cache_simulate(text, str(Path.cwd()), reporter)
+    try:
+        output = _core.cache_simulate(text, str(Path.cwd()), reporter)
+    except ConfigError as error:
+        raise _option_error(error, args.set) from None
     if output is None:
         raise KeyboardInterrupt
     report = CacheReport(json.loads(output))
