@@ -303,6 +303,51 @@ def test_a_text_trace_read_as_oracle_general_is_an_error_naming_the_file(tmp_pat
     assert capsys.readouterr().out == ""
 
 
+def test_fail_at_past_the_trace_end_is_a_warning_naming_it(small_trace, capsys):
+    # Before: the run reported fault-free figures under "failed drive 0", without a word.
+    path, _ = small_trace
+    assert run_cli("cache", path, "--size", "300", "--fail-at", "1000000", "-q") == 0
+    err = capsys.readouterr().err
+    assert "warning: --fail-at 1,000,000 is at or past the trace's end (20,000 block requests)" in err
+    assert run_cli("cache", path, "--size", "300", "--fail-at", "19999", "-q") == 0
+    assert "warning" not in capsys.readouterr().err
+    # Not failing any drive: the schedule does not matter, no warning.
+    assert run_cli("cache", path, "--size", "300", "--fail-at", "1000000", "--failed-drive", "none", "-q") == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_a_trace_shorter_than_the_window_plots_a_step_and_says_so(small_trace, tmp_path, capsys, monkeypatch):
+    # Before: one window per line, one point each, drawn as nothing: an empty figure.
+    import matplotlib.figure
+
+    drawn = []
+    save = matplotlib.figure.Figure.savefig
+
+    def record(figure, *args, **kwargs):
+        drawn.append([(list(line.get_xdata()), list(line.get_ydata())) for line in figure.axes[0].lines])
+        return save(figure, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", record)
+    path, _ = small_trace
+    png = tmp_path / "rgr.png"
+    assert run_cli("cache", path, "--policy", "lru,vdf-lru", "--size", "200", "--plot", png, "-q", "--json") == 0
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert "fill less than one --window of 1,000,000" in captured.err
+    (lines,) = drawn
+    assert len(lines) == 2
+    for (xs, ys), cell in zip(lines, report["cells"]):
+        # A step from the first request to the trace's end at the run's RGR: a visible line.
+        assert xs == [0, 20_000] and ys == [cell["total"]["rgr"]] * 2
+    assert png.read_bytes().startswith(b"\x89PNG")
+    # Several windows: the last one's step runs to the end too, and no warning.
+    drawn.clear()
+    assert run_cli("cache", path, "--size", "200", "--window", "8000", "--plot", png, "-q") == 0
+    assert "warning" not in capsys.readouterr().err
+    (((xs, ys),),) = drawn
+    assert xs == [0, 8000, 16000, 20000] and ys[-1] == ys[-2]
+
+
 def test_trace_info_summarises_an_oracle_general_trace_that_raidlab_cache_reads(small_trace, tmp_path, capsys):
     # Before: "not UTF-8 text" (auto) or "unknown trace format" (--format oracleGeneral).
     path, blocks = small_trace

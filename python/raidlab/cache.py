@@ -213,19 +213,26 @@ def print_report(console: Console, report: CacheReport) -> None:
 
 
 def plot_rgr(report: CacheReport, path: Union[str, Path]) -> Path:
-    """RGR per window over the trace, one line per cell (at most 24), to a PNG."""
+    """RGR per window over the trace, one line per cell (at most 24), to a PNG. Each window's
+    step runs to the next window's first request, the last one's to the trace's end, so a
+    trace of one window draws one flat step (a lone point drew nothing)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     cells = report.cells[:24]
+    end = int(report.trace["requests"])
     figure, axes = plt.subplots(figsize=(9, 4.5))
     for cell in cells:
         windows = cell["windows"]
+        if not windows["first_request"]:
+            continue
         failed = "none" if cell["failed_drive"] is None else cell["failed_drive"]
         label = f"{cell['policy']} {cell['size_blocks']:,} blocks, {cell['drives']} drives, failed {failed}"
-        axes.plot(windows["first_request"], windows["rgr"], drawstyle="steps-post", label=label)
+        xs = list(windows["first_request"]) + [max(end, windows["first_request"][-1] + 1)]
+        ys = list(windows["rgr"]) + [windows["rgr"][-1]]
+        axes.plot(xs, ys, drawstyle="steps-post", label=label)
     axes.set_xlabel("request (4 KiB block)")
     axes.set_ylabel("RGR (surviving-drive I/Os per request)")
     axes.set_ylim(bottom=0)
@@ -339,6 +346,10 @@ def _option_error(error: ConfigError, overrides: Sequence[str]) -> ConfigError:
     return ConfigError(without_excerpt(error.message), key=option)
 
 
+def _warn(err: Console, message: str) -> None:
+    err.print(f"warning: {message}", markup=False, highlight=False, soft_wrap=True)
+
+
 def _failed_drive(text: str) -> Union[int, str]:
     text = text.strip()
     return int(text) if text.isdigit() else text
@@ -346,7 +357,7 @@ def _failed_drive(text: str) -> Union[int, str]:
 
 def command(args: argparse.Namespace, out: Console, err: Console, reporter: Any) -> int:
     """Run ``raidlab cache`` (``reporter``: the progress callback, closed by the caller)."""
-    from raidlab.config import apply_overrides
+    from raidlab.config import apply_overrides, parse_toml
 
     config = simulation_config(
         Path(args.trace).resolve(), policies=args.policy, sizes=args.size, drives=args.drives,
@@ -366,13 +377,28 @@ def command(args: argparse.Namespace, out: Console, err: Console, reporter: Any)
     if output is None:
         raise KeyboardInterrupt
     report = CacheReport(json.loads(output))
+    requests = int(report.trace["requests"])
+    failing = any(cell["failed_drive"] is not None for cell in report.cells)
+    fail_at = parse_toml(text).get("fail_at_request", 0)  # --fail-at, or --set fail_at_request
+    if failing and fail_at > 0 and fail_at >= requests:
+        _warn(err, f"--fail-at {fail_at:,} is at or past the trace's end ({requests:,} block requests): no request "
+                   "saw the failed drive, so every RGR and hit ratio here is the fault-free array's")
+    plotted = False
     if args.plot:
-        plot_rgr(report, args.plot)
+        if requests == 0:
+            _warn(err, f"the trace holds no block requests: nothing to plot, {args.plot} not written")
+        else:
+            if requests <= args.window:
+                _warn(err, f"the trace's {requests:,} block requests fill less than one --window of "
+                           f"{args.window:,}: each line of {args.plot} is one flat step, the whole run's RGR; "
+                           f"give a smaller --window (such as {max(1, requests // 20):,}) to see RGR over time")
+            plot_rgr(report, args.plot)
+            plotted = True
     if args.json:
         out.print_json(data=report.raw)
     else:
         print_report(out, report)
-        if args.plot:
+        if plotted:
             out.print(f"wrote {args.plot}", markup=False, highlight=False, soft_wrap=True)
     return 0
 
