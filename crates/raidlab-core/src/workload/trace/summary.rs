@@ -400,7 +400,7 @@ fn oracle_stats_until(cfg: &TraceConfig, keep_going: &mut dyn FnMut(u64) -> bool
     let mut sample = BlockSample::default();
     while let Some(record) = records.next_record()? {
         read += 1;
-        if read % RECORDS_PER_QUESTION == 0 && !keep_going(read) {
+        if read.is_multiple_of(RECORDS_PER_QUESTION) && !keep_going(read) {
             return Ok(None);
         }
         if record.size == 0 {
