@@ -87,7 +87,7 @@ OPTIONAL_COLUMNS: Dict[str, List[str]] = {
 TEXT_COLUMNS = {"histogram": ["class"], "outcomes": ["kind", "detail"]}
 
 #: The periods of ``summary["response_ms_by_period"]``, in the order a run passes through them.
-REBUILD_PERIODS = ("normal", "degraded", "rebuilding", "after")
+REBUILD_PERIODS = ("normal", "degraded", "rebuilding", "after", "data_loss")
 
 PathLike = Union[str, "os.PathLike[str]"]
 

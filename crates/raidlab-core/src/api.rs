@@ -164,6 +164,7 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
             "writes_sent_on": s.writes_sent_on,
             "destage_writes": s.destage_writes,
             "lost_destages": s.lost_destages,
+            "lost_fill_blocks": s.lost_fill_blocks,
             "superseded_fill_blocks": s.superseded_fill_blocks,
             "rgr": if front.has_placement() { finite(rgr) } else { serde_json::Value::Null },
             "rgr_faulty": if front.has_placement() { finite(rgr_faulty) } else { serde_json::Value::Null },
@@ -200,6 +201,7 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
                 "ended_at_s": r.ended_at.map(ns_to_s),
                 "rebuild_time_s": seconds,
                 "outcome": r.outcome,
+                "reason": if r.reason.is_empty() { serde_json::Value::Null } else { json!(r.reason) },
                 "units": r.units,
                 "units_by_executor": r.made_current[0],
                 "units_by_user_writes": r.made_current[1],
@@ -212,6 +214,15 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
             }
             record
         })
+        .collect();
+    // In time order, each with what the slot held when it failed (the outcome's detail: a
+    // spare, a rebuild's target, or a member rebuilt into a spare's slot).
+    let failures: Vec<serde_json::Value> = sim
+        .recorder
+        .outcomes
+        .iter()
+        .filter(|o| o.kind == "drive_failed")
+        .map(|o| json!({"drive": o.drive, "at_s": ns_to_s(o.time), "held": o.detail}))
         .collect();
     let rebuild_time_s = sim.rebuilds.iter().find(|r| r.outcome == "complete").and_then(|r| r.ended_at.map(|e| ns_to_s(e - r.started_at)));
     json!({
@@ -241,7 +252,12 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
             "reconstruct_write_segments": stats.rcw_segments,
         },
         "replans": stats.replans,
-        "failures": sim.drives.iter().enumerate().filter_map(|(i, d)| d.failed_at.map(|t| json!({"drive": i, "at_s": ns_to_s(t)}))).collect::<Vec<_>>(),
+        "failures": failures,
+        "members_not_rebuilt": sim
+            .members_not_rebuilt()
+            .into_iter()
+            .map(|(member, why)| json!({"member": member, "reason": why}))
+            .collect::<Vec<_>>(),
         "data_loss": data_loss_at.is_some(),
         "data_loss_at_s": data_loss_at,
         "lost_requests": rec.lost_requests,
@@ -297,7 +313,9 @@ pub fn tables(sim: &Simulation) -> Vec<Table> {
                 .collect()
         };
         timeseries.columns.push(f64s("cache_read_hit_ratio", per_window(|c| c.read_hits)));
-        timeseries.columns.push(f64s("cache_rgr", per_window(|c| c.miss_penalty)));
+        // RGR only where the summary has one (a layout the cache knows the placement of).
+        let rgr = if front.has_placement() { per_window(|c| c.miss_penalty) } else { vec![f64::NAN; n] };
+        timeseries.columns.push(f64s("cache_rgr", rgr));
     }
     let (mut class, mut upper, mut count) = (Vec::new(), Vec::new(), Vec::new());
     let histograms = rec.histograms();

@@ -33,15 +33,16 @@ use crate::request::{Origin, RequestRecord, UserRequest};
 use crate::sim::{gcd, ns_to_s, s_to_ns, EventQueue, Nanos, RngStream, StreamId, MAX_SIM_TIME_NS, SECONDS_PER_YEAR};
 use crate::workload::{ArrivalConfig, Loop, SyntheticGenerator, Workload};
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Event {
     Arrival,
     DiskDone { drive: u32, epoch: u32 },
     Failure { drive: u32 },
     /// A spare arrives in slot `slot`.
     SpareArrives { slot: u32 },
-    /// Start rebuilding failed member `member` if a spare is free (after `rebuild.delay_s`).
-    RebuildStart { member: u32 },
+    /// Start the next rebuild, if a failed member that can be rebuilt and a spare are both
+    /// ready (`rebuild.delay_s` after the member's failure and the spare's arrival).
+    RebuildStart,
     /// A rebuild policy asked to be woken (a rate limit).
     RebuildTimer,
     /// A drive's class discipline held its queued work back until now (a limit): start
@@ -51,10 +52,38 @@ enum Event {
     CacheAnswer,
 }
 
+impl Event {
+    /// Who owns the event, in words, for the watchdog's error.
+    fn owner(self) -> String {
+        match self {
+            Event::Arrival => "the workload (arrivals)".into(),
+            Event::DiskDone { drive, .. } => format!("drive {drive} (completions)"),
+            Event::Failure { drive } => format!("the failure schedule (drive {drive})"),
+            Event::SpareArrives { slot } => format!("the failure schedule (spare slot {slot})"),
+            Event::RebuildStart => "the rebuild's start".into(),
+            Event::RebuildTimer => "the rebuild discipline's timer".into(),
+            Event::DriveWake { drive, .. } => format!("drive {drive}'s class discipline (wake-ups)"),
+            Event::CacheAnswer => "the buffer cache (answers)".into(),
+        }
+    }
+}
+
 /// Op tokens of rebuild jobs have this bit set in their top half (and not the one-op bit):
 /// see `array::rebuild_io`.
 const REBUILD_TOKEN: u64 = 1 << 62;
 const ONE_OP_TOKEN: u64 = 1 << 63;
+
+/// The watchdog's bound on events handled at one simulated instant, beyond those the user
+/// requests arriving then may need ([`EVENTS_PER_ARRIVAL`] each): a run that handles more
+/// without its clock moving is stuck in a loop, and stops with an error naming the owner of
+/// the event, instead of spinning for ever.
+const STUCK_EVENTS: u64 = 1 << 20;
+/// Events one arrival may cause at its own instant (its ops, a cache's answers, the rebuild
+/// pulls its completions start), for the watchdog.
+const EVENTS_PER_ARRIVAL: u64 = 64;
+/// The watchdog's bound on rounds of one event's handling (operations issued, failed at once
+/// and issued again) before the run stops with an error.
+const STUCK_ROUNDS: u64 = 1 << 20;
 
 /// User reads a rebuild order may have waiting before they are handed to it without a
 /// decision.
@@ -72,6 +101,9 @@ pub struct RebuildRecord {
     pub ended_at: Option<Nanos>,
     /// How it ended: `complete`, `abandoned`, or `running` at the end of the run.
     pub outcome: &'static str,
+    /// Why it was abandoned, or why it was still running when the run ended (empty for a
+    /// complete one).
+    pub reason: String,
     /// Rebuild units, and units made current by the executor, user writes and piggybacking.
     pub units: u64,
     pub made_current: [u64; 3],
@@ -208,10 +240,13 @@ pub struct Simulation {
     pub model: Arc<DriveModel>,
     /// The rebuild policies (with `[rebuild]`).
     pub rebuild: Option<Rebuild>,
-    /// Spare slots present and unused.
-    spare_pool: Vec<u32>,
-    /// Failed members waiting for a spare, in failure order.
-    waiting_members: Vec<u32>,
+    /// Spare slots present and unused, each with the time from which a rebuild may use it
+    /// (`rebuild.delay_s` after its arrival).
+    spare_pool: Vec<(u32, Nanos)>,
+    /// Failed members not being rebuilt, in failure order (an abandoned rebuild's member
+    /// first), each with the time from which its rebuild may start (`rebuild.delay_s` after
+    /// its failure).
+    waiting_members: Vec<(u32, Nanos)>,
     /// When each member failed.
     member_failed_at: Vec<Option<Nanos>>,
     /// Every rebuild of the run, in start order.
@@ -348,6 +383,31 @@ impl Simulation {
                         format!("{} sectors is larger than the {used} sectors a member holds", unit_sectors.unwrap_or(0)),
                     ));
                 }
+                if let Some(rate) = r.rate_mb_s {
+                    // Each survivor reads the whole member at most at this rate: a rebuild
+                    // longer than the time series holds ends the run in an error about
+                    // `metrics.window_s`, which is not what is wrong.
+                    let bytes = used as f64 * crate::disk::SECTOR_BYTES as f64;
+                    let seconds = bytes / (rate * 1e6);
+                    let series_s = config.metrics.window_s * crate::metrics::MAX_WINDOWS as f64;
+                    let horizon_s = ns_to_s(MAX_SIM_TIME_NS);
+                    if seconds > series_s.min(horizon_s) {
+                        return Err(Error::config(
+                            "rebuild.rate_mb_s",
+                            format!(
+                                "at {} MB/s, rebuilding a member's {:.1} MB takes at least {} s (about {} years), longer \
+                                 than a run may simulate ({:.0} s: {} windows of metrics.window_s = {} s): raise the rate",
+                                crate::error::readable(rate),
+                                bytes / 1e6,
+                                crate::error::readable(seconds.round()),
+                                crate::error::readable((seconds / SECONDS_PER_YEAR).round()),
+                                series_s.min(horizon_s),
+                                crate::metrics::MAX_WINDOWS,
+                                config.metrics.window_s
+                            ),
+                        ));
+                    }
+                }
                 let fits = |k: u32, per: u64| (k as u64).saturating_mul(per) <= used;
                 let shortest_track = model.geometry.zones().iter().map(|z| z.sectors_per_track as u64).min().unwrap_or(1);
                 if let Some(k) = r.unit.tracks.filter(|&k| !fits(k, shortest_track)) {
@@ -419,7 +479,7 @@ impl Simulation {
             events_processed: 0,
             cancelled: false,
             warnings,
-            spare_pool: (config_drives..config_drives + config_spares).collect(),
+            spare_pool: (config_drives..config_drives + config_spares).map(|slot| (slot, 0)).collect(),
             waiting_members: Vec::new(),
             member_failed_at: vec![None; config_drives as usize],
             rebuilds: Vec::new(),
@@ -504,7 +564,20 @@ impl Simulation {
     pub fn run(&mut self, mut progress: Option<ProgressHook<'_>>) -> Result<()> {
         self.start_workload()?;
         let mut last_report = std::time::Instant::now();
+        // The watchdog: events handled at this instant, and the bound the arrivals at it set.
+        let (mut instant_events, mut instant_bound) = (0u64, STUCK_EVENTS);
         while let Some((t, event)) = self.events.pop() {
+            if t == self.now {
+                instant_events += 1;
+                if event == Event::Arrival {
+                    instant_bound += EVENTS_PER_ARRIVAL;
+                }
+                if instant_events > instant_bound {
+                    return Err(self.stuck(event, instant_events));
+                }
+            } else {
+                (instant_events, instant_bound) = (0, STUCK_EVENTS);
+            }
             self.now = t;
             match event {
                 Event::Arrival => self.on_arrival()?,
@@ -515,7 +588,7 @@ impl Simulation {
                 }
                 Event::Failure { drive } => self.on_failure(drive)?,
                 Event::SpareArrives { slot } => self.on_spare_arrives(slot)?,
-                Event::RebuildStart { member } => self.on_rebuild_start(member)?,
+                Event::RebuildStart => self.on_rebuild_start()?,
                 Event::DriveWake { drive, epoch } => {
                     if self.drives[drive as usize].epoch == epoch {
                         self.start_next(drive);
@@ -560,6 +633,7 @@ impl Simulation {
             // The series reaches the end of the run, which a rebuild may hold past the last
             // request (c(t) then shows its end).
             self.recorder.extend_to(self.now)?;
+            self.rebuild_at_the_end()?;
         }
         if !self.cancelled {
             self.load_warnings();
@@ -808,16 +882,25 @@ impl Simulation {
         }
         slot.failed_at = Some(now);
         slot.epoch += 1;
-        self.spare_pool.retain(|&s| s != drive);
-        self.recorder.outcomes.push(Outcome { time: now, kind: "drive_failed", drive: drive as i64, detail: String::new() });
-        if let Some(member) = self.controller.member_in_slot(drive) {
-            if self.member_failed_at[member as usize].is_none() || self.controller.failed_members().contains(&member) {
-                self.member_failed_at[member as usize] = Some(now);
+        self.spare_pool.retain(|&(s, _)| s != drive);
+        let member = self.controller.member_in_slot(drive);
+        let detail = match member {
+            Some(m) if m != drive => format!("member {m}, rebuilt into spare slot {drive}"),
+            Some(m) => format!("member {m}"),
+            None if self.rebuilds.last().is_some_and(|r| r.target == drive && r.outcome == "running") => {
+                "the target of the rebuild in progress".into()
             }
-            if self.rebuild.is_some() && !self.lost() {
-                self.waiting_members.push(member);
-                let delay = s_to_ns(self.config.rebuild.as_ref().map_or(0.0, |r| r.delay_s));
-                self.events.push(now + delay, Event::RebuildStart { member });
+            None => "a spare".into(),
+        };
+        self.recorder.outcomes.push(Outcome { time: now, kind: "drive_failed", drive: drive as i64, detail });
+        if let Some(member) = member {
+            self.member_failed_at[member as usize] = Some(now);
+            if self.rebuild.is_some() {
+                // Whether it can be rebuilt (a source survives) is asked when a spare is
+                // free: a member whose data is lost waits, and is reported so at the end.
+                let ready = now + s_to_ns(self.config.rebuild.as_ref().map_or(0.0, |r| r.delay_s));
+                self.waiting_members.push((member, ready));
+                self.events.push(ready, Event::RebuildStart);
             }
         }
         if lost {
@@ -854,15 +937,99 @@ impl Simulation {
         Ok(())
     }
 
-    /// Whether the failures so far lost data.
-    fn lost(&self) -> bool {
-        self.controller.data_lost()
+    /// The run ended with a rebuild running: say why in its record. A rebuild left running
+    /// when nothing else was left to happen has stalled: an error naming it, not a result.
+    fn rebuild_at_the_end(&mut self) -> Result<()> {
+        let reason = if self.cancelled {
+            "the run was cancelled"
+        } else if self.overloaded_at.is_some() {
+            "the run ended overloaded (metrics.max_backlog_requests)"
+        } else {
+            "the run ended"
+        };
+        let Some(record) = self.rebuilds.last_mut().filter(|r| r.outcome == "running") else { return Ok(()) };
+        if !self.cancelled && !self.stop_now {
+            let (done, count) = self.controller.rebuilding().map_or((0, 0), |r| (r.states.rebuilt(), r.states.count()));
+            let in_flight = self.controller.rebuilding().map_or(0, |r| {
+                (0..r.states.count()).filter(|&u| r.states.get(u) == crate::array::state::UnitState::InFlight).count()
+            });
+            return Err(Error::Invariant(format!(
+                "the rebuild of member {} onto slot {} stalled at {:.3} s with {done} of {count} units current: nothing \
+                 was left to happen, and it issued no more work ({in_flight} units claimed; the executor `{}`, discipline `{}`)",
+                record.member,
+                record.target,
+                ns_to_s(self.now),
+                self.config.rebuild.as_ref().map_or("", |r| r.executor.as_str()),
+                self.config.rebuild.as_ref().map_or("", |r| r.discipline.as_str()),
+            )));
+        }
+        record.reason = reason.into();
+        Ok(())
+    }
+
+    /// The watchdog's error: `events` events at this instant, the last of them `event`.
+    #[cold]
+    fn stuck(&self, event: Event, events: u64) -> Error {
+        let rebuild = match self.controller.rebuilding() {
+            Some(r) => format!(
+                "; the rebuild of member {} onto slot {} has {} of {} units current",
+                r.member,
+                r.target,
+                r.states.rebuilt(),
+                r.states.count()
+            ),
+            None => String::new(),
+        };
+        Error::Invariant(format!(
+            "the run made no progress in simulated time: {events} events at {:.6} s without the clock moving, the \
+             last owned by {}{rebuild}",
+            ns_to_s(self.now),
+            event.owner()
+        ))
+    }
+
+    /// Whether a rebuild may still start: a spare is in the pool (ready now or later) and a
+    /// waiting member can be rebuilt.
+    fn another_rebuild_may_start(&self) -> bool {
+        !self.spare_pool.is_empty() && self.waiting_members.iter().any(|&(m, _)| self.controller.can_rebuild(m))
+    }
+
+    /// Why failed member `member`, waiting at the end of the run, is not being rebuilt.
+    pub fn why_not_rebuilt(&self, member: u32) -> &'static str {
+        let waiting = self.waiting_members.iter().find(|&&(m, _)| m == member);
+        if self.rebuild.is_none() {
+            "the run has no [rebuild] table"
+        } else if !self.controller.can_rebuild(member) {
+            "no surviving source holds its data: it is lost"
+        } else if waiting.is_some_and(|&(_, ready)| ready > self.now) {
+            "its rebuild.delay_s had not passed when the run ended"
+        } else if self.controller.rebuilding().is_some() {
+            "another member's rebuild was running when the run ended (one rebuild runs at a time)"
+        } else if self.spare_pool.is_empty() {
+            "no spare was left to rebuild it onto"
+        } else {
+            "the spare's rebuild.delay_s had not passed when the run ended"
+        }
+    }
+
+    /// The failed members not being rebuilt at the end of the run, each with why.
+    pub fn members_not_rebuilt(&self) -> Vec<(u32, &'static str)> {
+        let rebuilding = self.controller.rebuilding().map(|r| r.member);
+        self.controller
+            .failed_members()
+            .iter()
+            .copied()
+            .filter(|&m| Some(m) != rebuilding)
+            .map(|m| (m, self.why_not_rebuilt(m)))
+            .collect()
     }
 
     /// Tell the recorder which period the array is in now.
     fn update_period(&mut self) {
         use crate::metrics::Period;
-        let period = if self.controller.rebuilding().is_some() {
+        let period = if self.controller.data_lost() {
+            Period::DataLoss
+        } else if self.controller.rebuilding().is_some() {
             Period::Rebuilding
         } else if !self.controller.failed_members().is_empty() {
             Period::Degraded
@@ -877,28 +1044,35 @@ impl Simulation {
     fn on_spare_arrives(&mut self, slot: u32) -> Result<()> {
         let now = self.now;
         self.drives[slot as usize].present = true;
-        self.spare_pool.push(slot);
+        let ready = now + s_to_ns(self.config.rebuild.as_ref().map_or(0.0, |r| r.delay_s));
+        self.spare_pool.push((slot, ready));
         self.recorder.outcomes.push(Outcome { time: now, kind: "spare_arrived", drive: slot as i64, detail: String::new() });
-        let delay = s_to_ns(self.config.rebuild.as_ref().map_or(0.0, |r| r.delay_s));
-        if let Some(&member) = self.waiting_members.first() {
-            self.events.push(now + delay, Event::RebuildStart { member });
+        if !self.waiting_members.is_empty() {
+            self.events.push(ready, Event::RebuildStart);
         }
         Ok(())
     }
 
-    /// Start rebuilding `member` if it still waits, nothing else rebuilds and a spare is free.
-    fn on_rebuild_start(&mut self, member: u32) -> Result<()> {
+    /// Start the next rebuild if nothing rebuilds, a spare is ready, and a waiting member is
+    /// ready and can be rebuilt (a source of its data survives): the first such member, in
+    /// the order they wait, onto the first ready spare.
+    fn on_rebuild_start(&mut self) -> Result<()> {
         let now = self.now;
-        if self.controller.rebuilding().is_some() || self.lost() || !self.waiting_members.contains(&member) {
+        if self.controller.rebuilding().is_some() || self.rebuild.is_none() {
             return Ok(());
         }
-        let Some(target) = self.spare_pool.first().copied() else { return Ok(()) };
+        let Some(spare) = self.spare_pool.iter().position(|&(_, ready)| ready <= now) else { return Ok(()) };
+        let controller = &self.controller;
+        let Some(waiting) = self.waiting_members.iter().position(|&(m, ready)| ready <= now && controller.can_rebuild(m)) else {
+            return Ok(());
+        };
+        let (target, member) = (self.spare_pool[spare].0, self.waiting_members[waiting].0);
         let Some(rebuild) = self.rebuild.as_mut() else { return Ok(()) };
         let units = RebuildUnits::new(&self.model.geometry, self.controller.layout().member_sectors(), rebuild.config.measure());
         let count = units.count();
         self.controller.start_rebuild(member, target, units, rebuild.config.redirect_reads, rebuild.config.piggyback)?;
-        self.spare_pool.remove(0);
-        self.waiting_members.retain(|&m| m != member);
+        self.spare_pool.remove(spare);
+        self.waiting_members.remove(waiting);
         rebuild.begin(&mut self.controller);
         self.rebuilds.push(RebuildRecord {
             member,
@@ -907,6 +1081,7 @@ impl Simulation {
             started_at: now,
             ended_at: None,
             outcome: "running",
+            reason: String::new(),
             units: count,
             made_current: [0; 3],
             order_counters: Vec::new(),
@@ -968,6 +1143,9 @@ impl Simulation {
         if let Some(record) = self.rebuilds.last_mut() {
             record.ended_at = Some(now);
             record.outcome = outcome;
+            if outcome != "complete" {
+                record.reason = detail.clone();
+            }
             record.made_current = made_current;
             record.order_counters = self.rebuild.as_ref().map(Rebuild::order_counters).unwrap_or_default();
         }
@@ -979,7 +1157,14 @@ impl Simulation {
     fn dispatch_rebuild_events(&mut self) {
         let events = std::mem::take(&mut self.controller.rebuild_events);
         let now = self.now;
+        // Once a lost source restarted the rebuild's jobs, the aborts in the rest of this
+        // batch are of jobs from before it, whose ids the restart may have given to new ones.
+        let mut restarted = false;
         for &event in &events {
+            if restarted && matches!(event, RebuildEvent::Read { ok: false, .. } | RebuildEvent::Written { ok: false, .. }) {
+                continue;
+            }
+            restarted |= matches!(event, RebuildEvent::SourceLost { .. });
             match event {
                 RebuildEvent::Written { ok: true, .. } => self.note_progress(),
                 RebuildEvent::Complete { member, slot, made_current } => {
@@ -987,12 +1172,30 @@ impl Simulation {
                     self.end_rebuild("complete", made_current, member, format!("member {member} now in slot {slot}"));
                     self.member_failed_at[member as usize] = None;
                 }
-                RebuildEvent::Abandoned { member, made_current } => {
-                    self.end_rebuild("abandoned", made_current, member, "the target or a source failed".into());
-                    if !self.lost() {
-                        // It starts again, on the next spare, below.
-                        self.waiting_members.insert(0, member);
-                    }
+                RebuildEvent::Abandoned { member, made_current, reason } => {
+                    self.end_rebuild("abandoned", made_current, member, reason.describe());
+                    // Nothing is being rebuilt from now on: c(t) has no value (the units the
+                    // abandoned rebuild made current are not the member's any more).
+                    self.set_progress(f64::NAN);
+                    // First in line to start again, on the next spare, if a source of its
+                    // data survives (asked when it starts).
+                    // A target that still works is not a spare again: it holds a partial copy
+                    // of the member, and writes planned while it was the target may still be
+                    // queued at it (reused at once, they landed on the next rebuild's units).
+                    self.waiting_members.insert(0, (member, now));
+                }
+                RebuildEvent::SourceLost { slot } => {
+                    let sources = self.controller.rebuilding().map(|r| r.sources.clone()).unwrap_or_default();
+                    let member = self.rebuilds.last().map_or(-1, |r| r.member as i64);
+                    self.recorder.outcomes.push(Outcome {
+                        time: now,
+                        kind: "rebuild_source_lost",
+                        drive: member,
+                        detail: format!(
+                            "source slot {slot} failed; the rebuild goes on from {} (the units in flight start again)",
+                            plural_slots(&sources)
+                        ),
+                    });
                 }
                 _ => {}
             }
@@ -1005,11 +1208,11 @@ impl Simulation {
         }
         if events.iter().any(|e| matches!(e, RebuildEvent::Complete { .. } | RebuildEvent::Abandoned { .. })) {
             self.update_period();
-            // A rebuild that starts again on another spare is not the end.
-            let ended = events.iter().any(|e| matches!(e, RebuildEvent::Complete { .. })) || self.waiting_members.is_empty();
+            // A rebuild that can start again on another spare is not the end.
+            let ended = events.iter().any(|e| matches!(e, RebuildEvent::Complete { .. })) || !self.another_rebuild_may_start();
             self.stop_now |= ended && self.config.rebuild.as_ref().is_some_and(|r| r.end_run);
-            if let Some(&member) = self.waiting_members.first() {
-                self.events.push(now, Event::RebuildStart { member });
+            if !self.waiting_members.is_empty() {
+                self.events.push(now, Event::RebuildStart);
             }
         }
         let mut events = events;
@@ -1022,7 +1225,12 @@ impl Simulation {
 
     /// Queue the controller's new operations and account completed requests, until quiet.
     fn flush(&mut self) -> Result<()> {
+        let mut rounds = 0u64;
         loop {
+            rounds += 1;
+            if rounds > STUCK_ROUNDS {
+                return Err(self.stuck_in_flush());
+            }
             // The operations issued so far, read in place: an op issued while these are
             // queued (a drive failed under one of them) lands after them and is queued on the
             // next round. Swapping the outbox for an empty one instead would read the vectors
@@ -1096,6 +1304,21 @@ impl Simulation {
         }
     }
 
+    /// The watchdog's error for one event whose handling does not end.
+    #[cold]
+    fn stuck_in_flush(&self) -> Error {
+        let owner = if !self.controller.rebuild_events.is_empty() || self.controller.rebuilding().is_some() {
+            "the rebuild (its operations fail at once and are issued again)"
+        } else {
+            "the controller (its operations fail at once and are issued again)"
+        };
+        Error::Invariant(format!(
+            "the run made no progress in simulated time: one event at {:.6} s was handled for {STUCK_ROUNDS} rounds, \
+             owned by {owner}",
+            ns_to_s(self.now)
+        ))
+    }
+
     /// Keep a completion of a request the cache issued, for `cache_children_done` (out of
     /// line: the completion loop of a run without a cache stays as it was).
     #[cold]
@@ -1162,5 +1385,41 @@ impl Simulation {
             self.events.push(now + think, Event::Arrival);
         }
         Ok(())
+    }
+}
+
+/// "slot 2" or "slots [2, 3]".
+fn plural_slots(slots: &[u32]) -> String {
+    match slots {
+        [one] => format!("slot {one}"),
+        _ => format!("slots {slots:?}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The watchdog: a run whose events keep coming at one instant, without the clock moving
+    /// and without arrivals to account for them, stops with an error naming their owner
+    /// instead of spinning.
+    #[test]
+    fn a_run_stuck_at_one_instant_stops_with_an_error_naming_the_owner() {
+        let text = "[array]\nlayout = \"raid0\"\ndrives = 2\n[workload]\nrequests = 10\n";
+        let config = Config::from_toml(text, std::path::Path::new(".")).unwrap();
+        let mut sim = Simulation::new(config).unwrap();
+        for _ in 0..STUCK_EVENTS + 2 {
+            sim.events.push(0, Event::RebuildTimer);
+        }
+        let error = sim.run(None).unwrap_err().to_string();
+        assert!(error.contains("no progress in simulated time") && error.contains("the rebuild discipline's timer"), "{error}");
+        // Fewer than the bound run to the end.
+        let config = Config::from_toml(text, std::path::Path::new(".")).unwrap();
+        let mut sim = Simulation::new(config).unwrap();
+        for _ in 0..1000 {
+            sim.events.push(0, Event::RebuildTimer);
+        }
+        sim.run(None).unwrap();
+        assert_eq!(sim.recorder.completed, 10);
     }
 }

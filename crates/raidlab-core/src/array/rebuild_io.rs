@@ -57,11 +57,42 @@ pub enum RebuildEvent {
     /// Every rebuild unit is current: member `member` now lives in slot `slot`. Units made
     /// current, by [`MadeCurrentBy`].
     Complete { member: u32, slot: u32, made_current: [u64; 3] },
-    /// The rebuild of `member` stopped unfinished (its target or a source failed).
-    Abandoned { member: u32, made_current: [u64; 3] },
+    /// The rebuild of `member` stopped unfinished, for `reason`.
+    Abandoned { member: u32, made_current: [u64; 3], reason: AbandonReason },
+    /// Source slot `slot` of a mirror's rebuild failed while another copy survives: the
+    /// rebuild goes on from the surviving copies. Every job in flight was cancelled (its unit
+    /// is unrebuilt again once its ops are back), so the policies start afresh on the new
+    /// sources; the units already current stay current.
+    SourceLost { slot: u32 },
+    /// Unit `unit` is unrebuilt again: a job that held it drained after one of its ops was
+    /// aborted, or after [`RebuildEvent::SourceLost`] cancelled it. An executor that found
+    /// nothing left to claim may claim it now.
+    Released { unit: u64 },
     /// A user write waits for job `job`'s stripes: its reads should be forced (issued now,
     /// at user priority), as RAIDframe forces the reconstruction of a stripe a write hits.
     Force { job: u32 },
+}
+
+/// Why a rebuild stopped unfinished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AbandonReason {
+    /// The target slot failed: the rebuild starts again on another spare, if there is one.
+    TargetFailed { slot: u32 },
+    /// A source the lost data depends on failed (a parity layout's survivor, or a mirror's
+    /// last surviving copy): the data of the unrebuilt units is lost.
+    SourceFailed { slot: u32 },
+}
+
+impl AbandonReason {
+    /// The reason in words, for the run's outcomes and summary.
+    pub fn describe(self) -> String {
+        match self {
+            AbandonReason::TargetFailed { slot } => format!("its target, slot {slot}, failed"),
+            AbandonReason::SourceFailed { slot } => {
+                format!("source slot {slot} failed, and no other source holds the unrebuilt units: their data is lost")
+            }
+        }
+    }
 }
 
 /// The rebuild of one lost member onto a target slot.
@@ -113,6 +144,8 @@ pub struct Job {
     /// Whether its unit goes back to unrebuilt when it has drained (an op was aborted, the
     /// rebuild goes on).
     give_back: bool,
+    /// Whether [`Controller::restart_rebuild_jobs`] cancelled it.
+    restarted: bool,
     generation: u32,
     next_waiter: u32,
     live: bool,
@@ -152,6 +185,23 @@ impl Controller {
         self.member_slot.iter().position(|&s| s == slot).map(|m| m as u32)
     }
 
+    /// Whether failed member `member` can be rebuilt now: the layout keeps redundancy, and
+    /// its reconstruction's sources survive (every one for parity, at least one copy for a
+    /// mirror). A member whose data is lost cannot be.
+    pub fn can_rebuild(&self, member: u32) -> bool {
+        let Some(slot) = self.member_slot.get(member as usize).copied() else { return false };
+        if !self.failed[slot as usize] {
+            return false;
+        }
+        let Some(reconstruction) = self.layout.reconstruction(member) else { return false };
+        let alive = |m: &u32| !self.failed[self.member_slot[*m as usize] as usize];
+        if reconstruction.xor {
+            reconstruction.sources.iter().all(alive)
+        } else {
+            reconstruction.sources.iter().any(alive)
+        }
+    }
+
     /// The rebuild in progress.
     pub fn rebuilding(&self) -> Option<&Rebuilding> {
         self.rebuild.as_deref()
@@ -178,7 +228,16 @@ impl Controller {
         let reconstruction = self.layout.reconstruction(member).ok_or_else(|| {
             Error::config("rebuild", format!("layout {} keeps no redundancy: a lost drive cannot be rebuilt", self.layout.name()))
         })?;
-        let sources = reconstruction.sources.iter().map(|&m| self.member_slot[m as usize]).collect();
+        let mut sources: Vec<u32> = reconstruction.sources.iter().map(|&m| self.member_slot[m as usize]).collect();
+        if !reconstruction.xor {
+            // A mirror reads the copies that survive; parity needs them all.
+            sources.retain(|&s| !self.failed[s as usize]);
+        }
+        if sources.is_empty() || sources.iter().any(|&s| self.failed[s as usize]) {
+            return Err(Error::Invariant(format!(
+                "rebuild of member {member} started with no complete set of surviving sources (its data is lost)"
+            )));
+        }
         self.generation += 1;
         let states = UnitStates::new(units.count());
         self.rebuild = Some(Box::new(Rebuilding {
@@ -280,7 +339,7 @@ impl Controller {
     }
 
     /// The rebuild stops unfinished: its jobs drain, the target is no longer written.
-    fn abandon_rebuild(&mut self) {
+    fn abandon_rebuild(&mut self, reason: AbandonReason) {
         let Some(r) = self.rebuild.take() else { return };
         self.write_only[r.target as usize] = false;
         // The target slot keeps its own failed flag: a failed target stays failed, a working
@@ -295,7 +354,7 @@ impl Controller {
                 }
             }
         }
-        self.rebuild_events.push(RebuildEvent::Abandoned { member: r.member, made_current: r.made_current });
+        self.rebuild_events.push(RebuildEvent::Abandoned { member: r.member, made_current: r.made_current, reason });
     }
 
     /// Slot `slot` failed while a rebuild runs: if it is the target or a source, the rebuild
@@ -304,11 +363,45 @@ impl Controller {
         let Some(r) = self.rebuild.as_deref() else { return };
         if slot == r.target {
             self.target_dead = true;
-            self.abandon_rebuild();
+            self.abandon_rebuild(AbandonReason::TargetFailed { slot });
         } else if r.sources.contains(&slot) {
-            // A source gone: for parity, data is lost; for a mirror, the rebuild may start
-            // again from another copy.
-            self.abandon_rebuild();
+            if !r.xor && r.sources.len() > 1 {
+                // A mirror with another copy left: go on from the copies that survive.
+                self.drop_rebuild_source(slot);
+            } else {
+                // Parity needs every source; a mirror's last copy is the data itself.
+                self.abandon_rebuild(AbandonReason::SourceFailed { slot });
+            }
+        }
+    }
+
+    /// Mirror source `slot` failed and another copy survives: drop it from the sources, and
+    /// tell the policies ([`RebuildEvent::SourceLost`]), which restart their jobs on the
+    /// copies left ([`Controller::restart_rebuild_jobs`]). The units already current stay so.
+    fn drop_rebuild_source(&mut self, slot: u32) {
+        let Some(r) = self.rebuild.as_deref_mut() else { return };
+        r.sources.retain(|&s| s != slot);
+        self.rebuild_events.push(RebuildEvent::SourceLost { slot });
+    }
+
+    /// Cancel every job of the rebuild in progress, each giving its unit back once its ops
+    /// are in ([`RebuildEvent::Released`]), for policies that plan afresh (after
+    /// [`RebuildEvent::SourceLost`]). Called by the policies when they handle that event, so
+    /// that a job they claimed since the source failed is cancelled too.
+    pub fn restart_rebuild_jobs(&mut self) {
+        let Some(r) = self.rebuild.as_deref() else { return };
+        let generation = r.generation;
+        for j in 0..self.jobs.len() {
+            let job = &mut self.jobs[j];
+            if !job.live || job.generation != generation || job.cancelled {
+                continue;
+            }
+            job.cancelled = true;
+            job.give_back = true;
+            job.restarted = true;
+            if job.outstanding == 0 && job.locked {
+                self.rebuild_release(j as u32);
+            }
         }
     }
 
@@ -334,7 +427,11 @@ impl Controller {
             if j.next_stripe > j.last_stripe {
                 self.jobs[job as usize].locked = true;
                 if self.jobs[job as usize].cancelled {
-                    self.free_job(job);
+                    if self.jobs[job as usize].give_back {
+                        self.rebuild_release(job);
+                    } else {
+                        self.free_job(job);
+                    }
                 } else {
                     self.rebuild_events.push(RebuildEvent::Locked { job });
                 }
@@ -372,6 +469,14 @@ impl Controller {
     /// Whether job `job` holds its stripes' locks.
     pub fn job_locked(&self, job: u32) -> bool {
         self.jobs[job as usize].locked
+    }
+
+    /// Whether job `job` is no longer the policies' to follow: freed, or cancelled by
+    /// [`Controller::restart_rebuild_jobs`] (its events reach the policies after they started
+    /// afresh).
+    pub fn job_forgotten(&self, job: u32) -> bool {
+        let j = &self.jobs[job as usize];
+        !j.live || j.restarted
     }
 
     /// Whether job `job` belongs to an abandoned rebuild.
@@ -416,6 +521,7 @@ impl Controller {
         if let Some(r) = self.rebuild.as_deref_mut() {
             if r.generation == j.generation {
                 r.states.release(j.unit);
+                self.rebuild_events.push(RebuildEvent::Released { unit: j.unit });
             }
         }
         self.free_job(job);
@@ -613,6 +719,7 @@ impl Controller {
             outstanding: 0,
             cancelled: false,
             give_back: false,
+            restarted: false,
             generation: r.generation,
             next_waiter: NONE,
             live: true,

@@ -139,6 +139,8 @@ pub struct FrontStats {
     pub superseded_fill_blocks: u64,
     /// Destage writes that lost data (a second failure).
     pub lost_destages: u64,
+    /// Blocks a fill could not bring because the array lost their data: not cached.
+    pub lost_fill_blocks: u64,
 }
 
 /// One time-series window's read block accesses, hits and miss penalties (surviving-drive
@@ -615,10 +617,15 @@ impl FrontCache {
         let start = block * BLOCK_SECTORS;
         let (from, to) = (record.lba.max(start), (record.lba + record.sectors as u64).min(start + BLOCK_SECTORS));
         let values = held.get(&block).copied();
+        let mut stale = false;
         for lba in from..to {
             let actual = values.map_or(!0, |values| values[(lba - start) as usize]);
             let expected = self.truth.get(&lba).map_or_else(|| initial_value(lba), |&(value, _)| value);
+            stale |= expected != actual;
             self.note_check(lba, expected, actual);
+        }
+        if stale {
+            self.content.stale_reads += 1;
         }
     }
 
@@ -649,7 +656,15 @@ impl FrontCache {
                         continue; // superseded: not cached any more, or newer values cached
                     }
                     self.filling.remove(&block);
-                    if self.held.is_some() && !done.lost {
+                    if done.lost {
+                        // The array lost the block's data: the read failed, and nothing
+                        // was brought to keep. A later read misses and asks the array again.
+                        self.cache.remove(block);
+                        if let Some(held) = self.held.as_mut() {
+                            held.remove(&block);
+                        }
+                        self.stats.lost_fill_blocks += 1;
+                    } else if self.held.is_some() {
                         stale |= self.fill_values(block, seq, controller);
                     }
                 }

@@ -114,10 +114,16 @@ pub enum Period {
     Rebuilding = 2,
     /// After the last rebuild ended, every member working again.
     After = 3,
+    /// After the failures lost data: some of it has no surviving copy or parity group, for
+    /// the rest of the run.
+    DataLoss = 4,
 }
 
+/// Periods there are.
+pub const PERIODS: usize = 5;
+
 /// Names of the periods in results, in `Period` order.
-pub const PERIOD_NAMES: [&str; 4] = ["normal", "degraded", "rebuilding", "after"];
+pub const PERIOD_NAMES: [&str; PERIODS] = ["normal", "degraded", "rebuilding", "after", "data_loss"];
 
 /// Names of the classes in result tables, in `Class` order.
 pub const CLASS_NAMES: [&str; 4] = ["all", "read", "write", "degraded_read"];
@@ -150,7 +156,7 @@ pub struct Recorder {
     /// nothing is recorded per period: `period_histograms` cover normal mode).
     period_starts: Vec<(Nanos, Period)>,
     /// Response times after warm-up by the period each request arrived in.
-    period_histograms: [Histogram; 4],
+    period_histograms: [Histogram; PERIODS],
 }
 
 /// One completed request, as `metrics.record_responses` records it.
@@ -276,9 +282,9 @@ impl Recorder {
 
     /// Response-time histograms by period; for a run that stayed normal, the `Normal` entry
     /// is every request's.
-    pub fn period_histograms(&self) -> [Histogram; 4] {
+    pub fn period_histograms(&self) -> [Histogram; PERIODS] {
         if self.period_starts.is_empty() {
-            let mut h: [Histogram; 4] = Default::default();
+            let mut h: [Histogram; PERIODS] = Default::default();
             h[0] = self.histograms()[Class::All as usize].clone();
             return h;
         }

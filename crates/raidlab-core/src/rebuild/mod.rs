@@ -210,6 +210,20 @@ impl RebuildConfig {
         if self.parallel_units == 0 {
             return Err(Error::config("rebuild.parallel_units", "must be at least 1"));
         }
+        // Settings one executor alone reads: given for the other, they would be ignored and
+        // still saved in the run's configuration as if they had counted.
+        if self.executor != "sor" && self.parallel_units != default_parallel() {
+            return Err(Error::config(
+                "rebuild.parallel_units",
+                format!("only the `sor` executor rebuilds several units at once; `{}` does not read it", self.executor),
+            ));
+        }
+        if self.executor != "dor" && self.buffer == BufferModel::Shared {
+            return Err(Error::config(
+                "rebuild.buffer",
+                format!("only the `dor` executor has read buffers to share; `{}` does not read it", self.executor),
+            ));
+        }
         match (self.discipline.as_str(), self.rate_mb_s) {
             ("rate", None) => return Err(Error::config("rebuild.rate_mb_s", "the `rate` discipline needs a rate")),
             ("rate", Some(r)) if !(r.is_finite() && r > 0.0) => {
@@ -421,6 +435,24 @@ impl Rebuild {
         if matches!(event, RebuildEvent::Abandoned { .. } | RebuildEvent::Complete { .. }) {
             self.executor.reset();
             return;
+        }
+        if let RebuildEvent::SourceLost { .. } = event {
+            // Plan afresh from the surviving copies: every job in flight is cancelled, its
+            // unit given back once its ops are in.
+            controller.restart_rebuild_jobs();
+            self.executor.reset();
+            if let Some(r) = controller.rebuilding() {
+                self.discipline.begin(&r.sources, r.target, r.xor);
+            }
+            self.pump(now, controller, drives, geometry);
+            return;
+        }
+        if let RebuildEvent::Read { job, ok: false, .. } | RebuildEvent::Written { job, ok: false, .. } = event {
+            // An aborted op of a job the policies no longer follow (it was restarted after a
+            // lost source, or drained and freed): nothing of theirs to undo.
+            if controller.job_forgotten(job) {
+                return;
+            }
         }
         if let RebuildEvent::Read { job, drive, ok: true } = event {
             let (start, end) = controller.job_range(job);

@@ -7,6 +7,7 @@ mod config_errors;
 mod cache_front;
 mod content_integrity;
 mod determinism;
+mod failure_schedules;
 mod failures;
 mod pro;
 mod queueing;

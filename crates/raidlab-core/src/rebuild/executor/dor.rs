@@ -192,6 +192,8 @@ impl Executor for Dor {
                     }
                 }
             }
+            // A unit given back once its job drained: it may be claimed again.
+            RebuildEvent::Released { .. } => self.exhausted = false,
             RebuildEvent::Read { ok: false, .. } | RebuildEvent::Written { ok: false, .. } => {
                 // Only when a drive failed under the rebuild, which abandons it.
                 self.reset();

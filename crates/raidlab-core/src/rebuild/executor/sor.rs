@@ -70,6 +70,8 @@ impl Executor for Sor {
                 // A unit given back may be claimed again.
                 self.exhausted = false;
             }
+            // A unit given back once its job drained: it may be claimed again.
+            RebuildEvent::Released { .. } => self.exhausted = false,
             _ => {}
         }
         self.pump(ctx);
