@@ -166,6 +166,19 @@ pub fn in_plain_words(message: &str) -> String {
             searched = start + plain.len();
         }
     }
+    // serde's "expected struct RebuildUnitConfig": a table, and for the tables a user meets
+    // in this form, what it holds.
+    while let Some(start) = out.find("expected struct ") {
+        let name_start = start + "expected struct ".len();
+        let name_end = out[name_start..].find(|c: char| !c.is_ascii_alphanumeric() && c != '_').map_or(out.len(), |i| name_start + i);
+        let plain = match &out[name_start..name_end] {
+            "RebuildUnitConfig" => {
+                "expected a table: `{ tracks = 1 }` (the default), `{ sectors = 2048 }` or `{ cylinders = 1 }`"
+            }
+            _ => "expected a table",
+        };
+        out.replace_range(start..name_end, plain);
+    }
     // serde's names for what was found: "integer `-5`", "floating point `1.5`".
     for (rust, plain) in [("integer `", "`"), ("floating point `", "`")] {
         out = out.replace(rust, plain);
@@ -203,6 +216,12 @@ impl Config {
                     cfg.array.layout
                 ),
             ));
+        }
+        // A `[drive]` table that names no drive (only its queue, or `capacity_sectors`) is the
+        // default preset's, as an absent `[drive]` is.
+        let drive = &mut cfg.drive;
+        if drive.preset.is_none() && drive.model.is_none() && drive.diskspec.is_none() {
+            drive.preset = crate::disk::DriveConfig::default().preset;
         }
         // Serde's default arrival process is the synthetic workload's Poisson one; a trace
         // workload without `[workload.arrival]` replays at its own timestamps instead.
@@ -381,7 +400,10 @@ impl Config {
         if self.array.spares > 0 && !self.failures.iter().any(|f| f.kind == FailureKind::DriveFails) {
             return Err(Error::config(
                 "array.spares",
-                format!("{} spares are never used: no drive fails (add a `[[failures]]` entry)", self.array.spares),
+                match self.array.spares {
+                    1 => "1 spare is never used: no drive fails (add a `[[failures]]` entry)".to_string(),
+                    n => format!("{n} spares are never used: no drive fails (add a `[[failures]]` entry)"),
+                },
             ));
         }
         if let Some(cache) = &self.cache {

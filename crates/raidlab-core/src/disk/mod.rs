@@ -54,8 +54,8 @@ pub enum RotationModel {
 #[serde(deny_unknown_fields)]
 pub struct DriveConfig {
     /// Name of a built-in drive (see `docs/drives.md`): `ibm0661`, `hc550`, `ibm18es`,
-    /// `cheetah9LP`, `st3146807lc`. Exactly one of `preset`, `model` and `diskspec` must be
-    /// given.
+    /// `cheetah9LP`, `st3146807lc`. At most one of `preset`, `model` and `diskspec` may be
+    /// given; with none, the drive is `ibm0661`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<String>,
     /// A drive described parameter by parameter, instead of a preset.

@@ -114,3 +114,34 @@ fn the_content_model_refuses_a_stripe_piece_too_large_to_follow() {
     assert!(e.starts_with("content.check: a request moves "), "{e}");
     assert!(e.contains("sectors in one stripe; the content model follows at most 16777216 (8 GiB)"), "{e}");
 }
+
+/// Settings that were accepted and ignored, or refused blaming the wrong key (issue of the
+/// failure sequences): each is refused naming its own key, or now works as documented.
+#[test]
+fn rebuild_settings_of_the_other_executor_and_a_rate_too_slow_name_their_own_key() {
+    let base = "[array]\nlayout = \"raid5\"\ndrives = 5\nspares = 1\n[drive]\npreset = \"ibm0661\"\ncapacity_sectors = 40000\n\
+                [workload]\nduration_s = 5\n[[failures]]\ndrive = 1\nat_s = 1\n[rebuild]\n";
+    let refused = |rebuild: &str| {
+        let text = format!("{base}{rebuild}\n");
+        match raidlab_core::api::run_toml(&text, std::path::Path::new("."), None) {
+            Ok(_) => panic!("accepted: {rebuild}"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let e = refused("executor = \"dor\"\nparallel_units = 4");
+    assert!(e.starts_with("rebuild.parallel_units:"), "{e}");
+    let e = refused("executor = \"sor\"\nbuffer = \"shared\"");
+    assert!(e.starts_with("rebuild.buffer:"), "{e}");
+    let e = refused("discipline = \"rate\"\nrate_mb_s = 1e-9");
+    assert!(e.starts_with("rebuild.rate_mb_s:") && e.contains("raise the rate"), "{e}");
+    let e = refused("unit = 7");
+    assert!(e.contains("expected a table") && e.contains("tracks = 1") && !e.contains("RebuildUnitConfig"), "{e}");
+    // A `[drive]` table with only `capacity_sectors` is the default drive's.
+    let text = base.replace("preset = \"ibm0661\"\n", "");
+    let out = raidlab_core::api::run_toml(&text, std::path::Path::new("."), None).unwrap();
+    assert_eq!(out.summary["rebuilds"][0]["outcome"], "complete");
+    // One spare is "1 spare".
+    let text = "[array]\nlayout = \"raid5\"\ndrives = 5\nspares = 1\n[workload]\nduration_s = 1\n";
+    let e = raidlab_core::api::run_toml(text, std::path::Path::new("."), None).unwrap_err().to_string();
+    assert!(e.contains("1 spare is never used"), "{e}");
+}
