@@ -1087,3 +1087,14 @@ def test_a_configuration_that_is_not_utf8_exits_2_naming_the_file_line_and_colum
     assert run_cli("run", path) == 2
     err = capsys.readouterr().err
     assert err == f"error: {path}:{line}: not UTF-8 text (byte {byte} at column {column})\n"
+
+
+def test_a_failed_content_check_reads_as_a_sentence_and_names_only_what_failed():
+    """The FAILED line said "(N stale … (0 reads))" and listed the rebuilt sectors even for
+    the cache, which rebuilds none."""
+    from raidlab.cli import _content_text
+    text = _content_text({"stale_sectors": 8, "sectors_checked": 9240, "stale_reads": 1})
+    assert text == "FAILED — 8 of 9,240 sectors read were stale, in 1 read"
+    text = _content_text({"stale_sectors": 0, "sectors_checked": 10, "rebuilt_sectors_wrong": 3,
+                          "rebuilt_sectors_checked": 40})
+    assert text == "FAILED — 3 of 40 rebuilt sectors were wrong"

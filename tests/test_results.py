@@ -565,7 +565,7 @@ def test_a_real_run_has_the_documented_summary_and_tables(engine_result: Result)
     summary = engine_result.summary
     assert summary["seed"] == 1
     assert summary["requests_completed"] == 2000
-    assert summary["failures"] == [{"drive": 2, "at_s": 5.0}]
+    assert summary["failures"] == [{"drive": 2, "at_s": 5.0, "held": "member 2"}]
     for name in ("all", "read", "write", "degraded_read"):
         assert set(summary["response_ms"][name]) >= {"count", "mean", "p50", "p90", "p99", "max"}
     assert summary["response_ms"]["all"]["count"] == 2000

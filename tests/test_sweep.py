@@ -135,7 +135,7 @@ def test_a_specification_or_base_that_is_not_utf8_names_its_file_and_line(tmp_pa
     # A value where a table is expected: what the key accepts, not the core's type name
     # (serde's "expected struct RebuildUnitConfig").
     ('base = "base.toml"\n[grid]\n"rebuild.unit" = [7, 8]\n', "grid.rebuild.unit", 3,
-     "expected a table (the rebuild unit: `{ tracks = 1 }` (default), `{ sectors = 2048 }` or `{ cylinders = 1 }`)"),
+     "expected a table: `{ tracks = 1 }` (the default), `{ sectors = 2048 }` or `{ cylinders = 1 }`"),
 ])
 def test_values_the_core_rejects_name_the_specification_key(tmp_path, spec, key, line, words):
     error = spec_error(tmp_path, spec)

@@ -435,8 +435,13 @@ def _content_text(content: Mapping[str, Any]) -> str:
     if stale == 0 and wrong == 0:
         text = f"passed — {checked:,} sectors read, none stale"
         return text + (f"; {rebuilt:,} rebuilt sectors, none wrong" if rebuilt else "")
-    return (f"FAILED — {stale:,} stale of {checked:,} sectors read ({int(content.get('stale_reads') or 0):,} reads); "
-            f"{wrong:,} wrong of {rebuilt:,} rebuilt sectors")
+    reads = int(content.get("stale_reads") or 0)
+    parts = []
+    if stale:
+        parts.append(f"{stale:,} of {checked:,} sectors read were stale, in {reads:,} read{'' if reads == 1 else 's'}")
+    if wrong:
+        parts.append(f"{wrong:,} of {rebuilt:,} rebuilt sectors were wrong")
+    return "FAILED — " + "; ".join(parts)
 
 
 def _cache_text(cache: Mapping[str, Any]) -> str:
