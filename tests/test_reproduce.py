@@ -291,3 +291,20 @@ def test_ctrl_c_prints_interrupted_exits_130_and_leaves_no_worker(tmp_path):
     while alive() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert alive() == []
+
+
+def test_a_reproduction_worker_ends_when_the_process_that_started_it_is_gone():
+    """The reproductions' pool workers end with the process that started them, as the
+    sweep's do (kill -9 left them running as orphans). A worker told that its parent is a
+    process that is not its parent (the parent died before it started) exits at once."""
+    import subprocess
+    import sys
+
+    code = "from raidlab.reproduce import _init_worker; _init_worker(None, parent=1); print('ran on')"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "ran on" not in done.stdout, (done.returncode, done.stdout, done.stderr)
+    # Its real parent: it runs on.
+    code = ("import os; from raidlab.reproduce import _init_worker; "
+            "_init_worker(None, parent=os.getppid()); print('ran on')")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "ran on" in done.stdout, (done.returncode, done.stdout, done.stderr)

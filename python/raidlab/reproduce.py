@@ -438,9 +438,14 @@ def _core_hash(base: Path, overrides: Sequence[str]) -> str:
 _CANCEL: Any = None
 
 
-def _init_worker(cancel: Any) -> None:
+def _init_worker(cancel: Any, parent: Optional[int] = None) -> None:
     global _CANCEL
     _CANCEL = cancel
+    if parent is not None:
+        # End with the process that started the pool, kill -9 included (see the sweep's).
+        from raidlab.sweep import _end_with_parent
+
+        _end_with_parent(parent)
     # The parent handles Ctrl-C and cancels us through `cancel`. We started with SIGINT
     # blocked (see `_sigint_blocked`): ignore it, which also drops one pending since, then
     # unblock it.
@@ -531,7 +536,7 @@ def execute(
     context = multiprocessing.get_context("spawn")
     cancel = context.Event()
     executor = futures.ProcessPoolExecutor(max_workers=min(jobs, total), mp_context=context,
-                                           initializer=_init_worker, initargs=(cancel,))
+                                           initializer=_init_worker, initargs=(cancel, os.getpid()))
     pending: Dict[Any, RunSpec] = {}
     try:
         # Workers are started as tasks are submitted. Started while this thread blocks
