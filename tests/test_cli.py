@@ -356,6 +356,17 @@ def test_print_rebuilds_of_an_unfinished_and_an_abandoned_rebuild():
     assert "by piggyback" in text
 
 
+def test_print_rebuilds_says_why_a_rebuild_stopped_and_why_a_member_is_not_rebuilt():
+    """The summary's reasons are printed: a run whose failed member was never rebuilt said
+    nothing about it (a 3-copy mirror with one spare, its second member waiting)."""
+    summary = json.loads(json.dumps(REBUILD_SUMMARY))
+    summary["rebuilds"][0].update(outcome="abandoned", reason="its target, slot 6, failed")
+    summary["members_not_rebuilt"] = [{"member": 2, "reason": "no spare was left to rebuild it onto"}]
+    text = " ".join(printed(cli.print_rebuilds, summary).split())
+    assert "member 2's rebuild onto slot 6 was abandoned: its target, slot 6, failed" in text
+    assert "member 2 not rebuilt: no spare was left to rebuild it onto" in text
+
+
 @pytest.mark.parametrize("summary", [{}, {"rebuilds": []}, {"rebuilds": [], "response_ms_by_period": REBUILD_SUMMARY["response_ms_by_period"]}])
 def test_print_rebuilds_prints_nothing_for_a_run_without_rebuild(summary):
     assert printed(cli.print_rebuilds, summary) == ""

@@ -255,6 +255,14 @@ def print_rebuilds(console: Console, summary: Mapping[str, Any]) -> None:
     rebuilds = summary.get("rebuilds") or []
     if rebuilds:
         _print_rebuild_table(console, rebuilds)
+    # Why a rebuild stopped or was still running, and why a failed member is not rebuilt.
+    for rebuild in rebuilds:
+        if rebuild.get("reason"):
+            console.print(f"member {rebuild.get('member')}'s rebuild onto slot {rebuild.get('target_slot')} "
+                          f"{'was abandoned' if rebuild.get('outcome') == 'abandoned' else 'was still running'}: "
+                          f"{rebuild['reason']}", highlight=False)
+    for waiting in summary.get("members_not_rebuilt") or []:
+        console.print(f"member {waiting.get('member')} not rebuilt: {waiting.get('reason')}", highlight=False)
     print_periods(console, summary)
 
 
