@@ -23,6 +23,7 @@ pub mod layout;
 pub mod metrics;
 pub mod rebuild;
 pub mod request;
+pub mod results;
 pub mod sim;
 pub mod workload;
 pub mod warnings;
