@@ -395,7 +395,7 @@ def test_a_directory_that_is_not_a_run_is_refused_unless_forced(tmp_path: Path):
 
 
 def test_the_core_s_tables_are_written_without_pandas_and_read_back_alike(tmp_path: Path):
-    """A run's own tables go through raidlab._parquet, from the binding's memoryviews or from
+    """A run's own tables are written by the core, from the binding's memoryviews or from
     NumPy arrays; a DataFrame through pyarrow. All read back with the same values and types."""
     import numpy as np
 
@@ -424,15 +424,15 @@ def test_the_core_s_tables_are_written_without_pandas_and_read_back_alike(tmp_pa
     assert loaded["memoryview"].timeseries["arrivals"].dtype == np.int64
 
 
-def test_nullable_columns_read_back_value_for_value_across_pages(tmp_path: Path, monkeypatch):
-    """raidlab._parquet with nullable=True (a sweep's summary table): nulls anywhere, runs of
-    them across page boundaries, truth values bit-packed, every kind read back by pyarrow."""
+def test_nullable_columns_read_back_value_for_value(tmp_path: Path):
+    """write_parquet with nullable=True (a sweep's summary table): nulls anywhere, every kind
+    read back by pyarrow with its type. (Runs of nulls across page boundaries: the core's
+    unit tests.)"""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from raidlab import _parquet
+    from raidlab.results import write_parquet
 
-    monkeypatch.setattr(_parquet, "VALUES_PER_PAGE", 3)
     columns = {
         "text": ["a", None, "é", None, None, None, "long " * 20, "", None, "z"],
         "flag": [True, False, None, True, True, True, True, True, True, None],
@@ -441,14 +441,14 @@ def test_nullable_columns_read_back_value_for_value_across_pages(tmp_path: Path,
         "none": [None] * 10,
     }
     path = tmp_path / "nullable.parquet"
-    _parquet.write_table(path, columns, nullable=True)
-    table = pq.read_table(path)
+    write_parquet(path, columns, nullable=True)
+    table = pq.read_table(path, page_checksum_verification=True)
     assert table.schema.types == [pa.string(), pa.bool_(), pa.int64(), pa.float64(), pa.string()]
     expected = dict(columns, mean=[None if value is None else float(value) for value in columns["mean"]])
     assert table.to_pydict() == expected
     assert [field.nullable for field in table.schema] == [True] * 5
     with pytest.raises(TypeError, match="'mixed'"):
-        _parquet.write_table(path, {"mixed": [1, "one"]}, nullable=True)
+        write_parquet(path, {"mixed": [1, "one"]}, nullable=True)
 
 
 # -- rebuild onto spares: the columns and summary keys that came with it ---------------------
@@ -720,13 +720,12 @@ def test_a_damaged_page_of_a_table_is_an_error_not_wrong_values(tmp_path: Path, 
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from raidlab._parquet import write_table
-    from raidlab.results import _read_table
+    from raidlab.results import _read_table, write_parquet
 
     path = tmp_path / "timeseries.parquet"
     values = np.arange(1000, dtype="<f8") + 0.25
     if writer == "raidlab":
-        write_table(path, {"value": values})
+        write_parquet(path, {"value": values})
     else:
         pq.write_table(pa.table({"value": values}), path, write_page_checksum=True, compression="none")
     assert _read_table("custom", path)["value"].tolist() == values.tolist()

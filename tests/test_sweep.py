@@ -273,7 +273,7 @@ def test_the_summary_is_plain_parquet_that_other_readers_open(tmp_path):
 
 
 def test_the_summary_written_without_pandas_reads_back_as_the_pandas_table(tmp_path):
-    """summary_columns written by raidlab._parquet (what a sweep writes) against
+    """summary_columns written by the core (what a sweep writes) against
     summary_frame (its DataFrame): the same columns and values; a missing value (None or NaN)
     is null, a column of only missing values is text, integers with a missing value stay
     integers in the file, and pandas is not imported to write it."""

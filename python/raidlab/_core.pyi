@@ -3,7 +3,7 @@
 # same kind and parameters, and that the binary has no public name missing here.
 # Names starting with "_" are typing helpers that exist only in this stub.
 
-from typing import Callable, Dict, List, Optional, Tuple, TypedDict, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypedDict, Union
 
 # A numeric column is a read-only memoryview of format "d" (float64) or "q" (int64), native
 # byte order; text is a list of str.
@@ -91,6 +91,18 @@ def cache_simulate(
     """Stream a trace through buffer caches (GIL released): the report as JSON, or ``None``
     when ``progress`` returned ``False``. An exception in ``progress`` (or Ctrl-C) stops the
     pass and propagates."""
+
+def write_parquet(
+    path: str,
+    columns: List[Tuple[str, str, Union[bytes, Sequence[Any]]]],
+    nullable: bool = False,
+) -> None:
+    """Write a table as a Parquet file (GIL released): one row group, plain uncompressed
+    pages, each with its CRC-32. ``columns``: ``(name, kind, values)`` in order, ``kind``
+    ``"int64"``, ``"float64"``, ``"bool"`` or ``"string"``; ``values`` a list (``None`` for
+    a null where ``nullable``: every column nullable), or for ``int64`` and ``float64``
+    without ``nullable``, ``bytes`` of 8-byte numbers in native byte order. Raises
+    ``RaidlabIOError`` naming ``path`` on failure."""
 
 def version() -> str:
     """Version of the core and binding."""

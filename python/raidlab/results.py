@@ -15,7 +15,7 @@ hold an ``INCOMPLETE`` file, left by a save that did not finish: loading refuses
 
 Plots and reports read these files; they never rerun the simulation. pandas and pyarrow are
 imported only when a table is read as a DataFrame or loaded from a file: a run's own tables
-are written by :mod:`raidlab._parquet`, so ``raidlab run`` does without them.
+are written by the core (:func:`write_parquet`), so ``raidlab run`` does without them.
 """
 
 from __future__ import annotations
@@ -443,17 +443,76 @@ def _put_in_place(staging: Path, directory: Path) -> None:
 
 
 def _write_table(table: Any, path: Path) -> None:
-    """One table as Parquet: the core's columns by :mod:`raidlab._parquet`; a DataFrame
+    """One table as Parquet: the core's columns by :func:`write_parquet`; a DataFrame
     (loaded, or made by a user) by pyarrow, which keeps any dtype it holds."""
     if isinstance(table, dict):
-        from raidlab._parquet import write_table
-
-        write_table(path, table)
+        write_parquet(path, table)
         return
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     pq.write_table(pa.Table.from_pandas(table, preserve_index=False), path, write_page_checksum=True)
+
+
+def write_parquet(path: PathLike, columns: Mapping[str, Any], *, nullable: bool = False) -> None:
+    """Write ``columns`` (name → values, all of one length) as a Parquet file at ``path``, by
+    the core (``raidlab._core.write_parquet``), without pandas, pyarrow or NumPy: one row
+    group, plain uncompressed pages, each with its CRC-32.
+
+    Values: a ``memoryview`` of format ``"q"`` or ``"d"`` (as ``raidlab._core.run`` hands
+    numbers over), a NumPy array of integers, truth values (written as integers) or floats,
+    or a sequence of text, of integers or of numbers (floats). With ``nullable`` (a sweep's
+    summary table), every column is nullable: a sequence of text, truth values, integers or
+    numbers with ``None`` for a null, its kind that of the values that are not ``None`` (a
+    column of nulls only is text). Raises ``TypeError`` for a column of mixed kinds and
+    :class:`RaidlabIOError` naming ``path`` if the file cannot be written."""
+    from raidlab import _core
+
+    _core.write_parquet(
+        os.fspath(path),
+        [(name, *(_nullable_parquet_column(name, values) if nullable else _parquet_column(values)))
+         for name, values in columns.items()],
+        nullable,
+    )
+
+
+def _parquet_column(values: Any) -> Tuple[str, Any]:
+    """(kind, values) of a column without nulls, as ``raidlab._core.write_parquet`` takes it:
+    numbers as ``bytes`` in native byte order where they come as a memoryview or an array."""
+    if isinstance(values, memoryview) and values.format in ("q", "d"):
+        return ("int64" if values.format == "q" else "float64"), values.tobytes()
+    if hasattr(values, "to_numpy"):  # a pandas Series
+        values = values.to_numpy()
+    dtype = getattr(values, "dtype", None)
+    if dtype is not None and dtype.kind in "iub":
+        return "int64", values.astype("=i8", copy=False).tobytes()
+    if dtype is not None and dtype.kind == "f":
+        return "float64", values.astype("=f8", copy=False).tobytes()
+    items = list(values)
+    if all(isinstance(item, str) for item in items):
+        return "string", items
+    if items and all(isinstance(item, int) for item in items):
+        return "int64", [int(item) for item in items]
+    if items and all(isinstance(item, (int, float)) and not isinstance(item, bool) for item in items):
+        return "float64", [float(item) for item in items]
+    raise TypeError("a column holds integers, floats or text, one kind throughout")
+
+
+def _nullable_parquet_column(name: str, values: Any) -> Tuple[str, List[Any]]:
+    """(kind, values with ``None`` for nulls) of a nullable column: its kind from the values
+    that are not ``None`` (text, truth values, integers, or numbers with a float among them);
+    a column of nulls only is text."""
+    items = list(values)
+    present = [item for item in items if item is not None]
+    if all(isinstance(item, str) for item in present):
+        return "string", items
+    if all(isinstance(item, bool) for item in present):
+        return "bool", items
+    if all(isinstance(item, int) and not isinstance(item, bool) for item in present):
+        return "int64", items
+    if all(isinstance(item, (int, float)) and not isinstance(item, bool) for item in present):
+        return "float64", [None if item is None else float(item) for item in items]
+    raise TypeError(f"column {name!r} mixes kinds of values: text, truth values and numbers apart")
 
 
 def _write_json(path: Path, value: Any) -> None:

@@ -205,16 +205,16 @@ def summary_columns(rows: Sequence[Mapping[str, Any]], axis_columns: Sequence[st
 
 def write_summary(path: PathLike, table: Union["pd.DataFrame", Mapping[str, Sequence[Any]]]) -> Path:
     """Write ``table`` as ``summary.parquet`` at ``path`` atomically (temporary file, then a
-    rename): columns from :func:`summary_columns` by :mod:`raidlab._parquet`, every column
-    nullable (a column of only missing values is text; integers with missing values stay
-    integers); or a DataFrame by pyarrow, without its index."""
+    rename): columns from :func:`summary_columns` by :func:`raidlab.results.write_parquet`,
+    every column nullable (a column of only missing values is text; integers with missing
+    values stay integers); or a DataFrame by pyarrow, without its index."""
     target = Path(path)
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         if isinstance(table, Mapping):
-            from raidlab._parquet import write_table
+            from raidlab.results import write_parquet
 
-            write_table(temporary, table, nullable=True)
+            write_parquet(temporary, table, nullable=True)
         else:
             import pyarrow as pa
             import pyarrow.parquet as pq

@@ -19,11 +19,12 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Once;
 
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyMemoryView};
 use pyo3::IntoPyObjectExt;
 use raidlab_core::api::{self, ColumnData, Progress, RunOutput};
+use raidlab_core::results::parquet::{self as parquet_file, Values};
 use raidlab_core::Error;
 
 /// The Python module that defines the exception classes (pure Python, so they can carry
@@ -517,6 +518,78 @@ fn cache_simulate(py: Python<'_>, config_toml: &str, base_dir: &str, progress: O
     into_py_result(py, outcome)
 }
 
+/// Write a table as a Parquet file at `path` (`raidlab_core::results::parquet::write_table`;
+/// GIL released while it writes). `columns`: `(name, kind, values)` in column order, `kind`
+/// one of `int64`, `float64`, `bool`, `string`. `values`: a list (`None` for a null where
+/// `nullable`), or, for `int64` and `float64` without `nullable`, `bytes` of 8-byte numbers in
+/// native byte order (a memoryview's or a NumPy array's `tobytes()`). With `nullable`, every
+/// column is nullable. A failure raises `RaidlabIOError` naming `path`.
+#[pyfunction]
+#[pyo3(signature = (path, columns, nullable=false))]
+fn write_parquet(
+    py: Python<'_>,
+    path: &str,
+    columns: Vec<(String, String, Bound<'_, PyAny>)>,
+    nullable: bool,
+) -> PyResult<()> {
+    let columns = columns
+        .into_iter()
+        .map(|(name, kind, values)| parquet_column(name, &kind, &values, nullable))
+        .collect::<PyResult<Vec<_>>>()?;
+    let outcome = py.detach(|| guarded(|| parquet_file::write_table(Path::new(path), &columns)));
+    into_py_result(py, outcome)
+}
+
+/// One column of `write_parquet` as the core's.
+fn parquet_column(
+    name: String,
+    kind: &str,
+    values: &Bound<'_, PyAny>,
+    nullable: bool,
+) -> PyResult<parquet_file::Column> {
+    /// Values and their present flags from a list with `None` for nulls.
+    fn split<T>(items: Vec<Option<T>>) -> (Vec<T>, Vec<bool>) {
+        let present = items.iter().map(Option::is_some).collect();
+        (items.into_iter().flatten().collect(), present)
+    }
+    if nullable {
+        let (values, present) = match kind {
+            "int64" => { let (v, p) = split(values.extract::<Vec<Option<i64>>>()?); (Values::I64(v), p) }
+            "float64" => { let (v, p) = split(values.extract::<Vec<Option<f64>>>()?); (Values::F64(v), p) }
+            "bool" => { let (v, p) = split(values.extract::<Vec<Option<bool>>>()?); (Values::Bool(v), p) }
+            "string" => { let (v, p) = split(values.extract::<Vec<Option<String>>>()?); (Values::Str(v), p) }
+            other => return Err(unknown_kind(&name, other)),
+        };
+        return Ok(parquet_file::Column::nullable(name, values, present));
+    }
+    let bytes = values.cast::<PyBytes>().ok().map(|bytes| bytes.as_bytes());
+    let numbers = |bytes: &[u8]| -> PyResult<Vec<[u8; 8]>> {
+        if bytes.len() % 8 != 0 {
+            return Err(PyValueError::new_err(format!(
+                "column {name:?}: {} bytes is not a whole number of 8-byte values",
+                bytes.len()
+            )));
+        }
+        Ok(bytes.chunks_exact(8).map(|chunk| chunk.try_into().expect("8 bytes")).collect())
+    };
+    let values = match (kind, bytes) {
+        ("int64", Some(bytes)) => Values::I64(numbers(bytes)?.into_iter().map(i64::from_ne_bytes).collect()),
+        ("float64", Some(bytes)) => Values::F64(numbers(bytes)?.into_iter().map(f64::from_ne_bytes).collect()),
+        ("int64", None) => Values::I64(values.extract()?),
+        ("float64", None) => Values::F64(values.extract()?),
+        ("bool", _) => Values::Bool(values.extract()?),
+        ("string", _) => Values::Str(values.extract()?),
+        (other, _) => return Err(unknown_kind(&name, other)),
+    };
+    Ok(parquet_file::Column::required(name, values))
+}
+
+fn unknown_kind(name: &str, kind: &str) -> PyErr {
+    PyValueError::new_err(format!(
+        "column {name:?}: unknown kind {kind:?} (int64, float64, bool or string)"
+    ))
+}
+
 /// Version of the binding and core (the Cargo workspace version).
 #[pyfunction]
 fn version() -> &'static str {
@@ -570,6 +643,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(version, module)?)?;
     module.add_function(wrap_pyfunction!(policy_catalogue, module)?)?;
     module.add_function(wrap_pyfunction!(cache_simulate, module)?)?;
+    module.add_function(wrap_pyfunction!(write_parquet, module)?)?;
     module.add_function(wrap_pyfunction!(_raise_for_test, module)?)?;
     Ok(())
 }
