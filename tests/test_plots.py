@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-import raidlab.plots
+import raidlab.output.plots
 from raidlab.plots import (
     MAX_BARS,
     complete_windows,
@@ -118,13 +118,13 @@ def test_plot_run_to_an_unknown_image_suffix_is_a_raidlab_io_error(tmp_path):
 def drawn_figures(monkeypatch):
     """The figures plot_run draws, kept as they are saved (the file is still written)."""
     figures = []
-    save = raidlab.plots.save_figure
+    save = raidlab.output.plots.save_figure
 
     def keep(figure, output, dpi):
         figures.append(figure)
         return save(figure, output, dpi)
 
-    monkeypatch.setattr(raidlab.plots, "save_figure", keep)
+    monkeypatch.setattr(raidlab.output.plots, "save_figure", keep)
     return figures
 
 

@@ -513,7 +513,7 @@ def _command_plot(args: argparse.Namespace, out: Console, err: Console) -> int:
         from raidlab.cli_experiments import command_plot_sweep
 
         return command_plot_sweep(args, out, err)
-    from raidlab.plots import plot_run
+    from raidlab.output.plots import plot_run
     from raidlab.results import Result
 
     result = Result.load(args.run_dir)
@@ -836,7 +836,7 @@ def _command_schema(args: argparse.Namespace, out: Console, err: Console) -> int
 
 
 def _command_docs_config(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from raidlab.config_reference import render_config_reference, undocumented_keys
+    from raidlab.output.config_reference import render_config_reference, undocumented_keys
 
     schema = _schema()
     _write_or_print(render_config_reference(schema), args.output, out)

@@ -321,7 +321,7 @@ def command_reproduce(args: argparse.Namespace, out: "Console", err: "Console") 
             done = reproductions.reproduce_all(output, contexts=contexts or None, **common)
             files, failed = done["files"], done["failed"]
         else:
-            from raidlab.report import write_report
+            from raidlab.output.report import write_report
 
             report = reproductions.run_reproduction(
                 reproduction, reproductions.Context(output=output, studies=studies,

@@ -337,7 +337,7 @@ def overlay_figures(groups: Sequence[Group], output: PathLike, response_class: s
     replicates' histograms pooled), each as PNG and SVG in ``output``."""
     from matplotlib.figure import Figure
 
-    from raidlab.plots import has_rebuild_progress
+    from raidlab.output.plots import has_rebuild_progress
     from raidlab.sweep_plots import draw_cdf_overlay, draw_timeseries_overlay, save_png_and_svg
 
     directory = Path(output)

@@ -825,7 +825,7 @@ def _draw(result: StudyResult, labels: Mapping[str, str], output: Path) -> Optio
     import matplotlib
 
     matplotlib.use("Agg", force=False)
-    from raidlab.plots import save_figure
+    from raidlab.output.plots import save_figure
 
     draw = {"timeseries": _draw_timeseries, "sweep": _draw_sweep, "grid": _draw_grid, "fit": _draw_fit}[kind]
     figure = draw(result, labels)

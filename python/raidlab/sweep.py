@@ -621,7 +621,7 @@ def _type_in_words(message: str, key: str) -> str:
 def _reference_rows() -> Dict[str, str]:
     """Each configuration key's description in the reference (``docs/config.md``)."""
     from raidlab import _core
-    from raidlab.config_reference import _Renderer, _walk
+    from raidlab.output.config_reference import _Renderer, _walk
 
     schema = json.loads(_core.config_schema())
     return {row.key: row.description for row in _walk(_Renderer(schema).section("", schema, "Top level"))}

@@ -224,7 +224,7 @@ def draw_cdf_overlay(
 
 def save_png_and_svg(figure: "Figure", output_stem: Path, dpi: int = 110) -> List[Path]:
     """Write ``figure`` as ``<output_stem>.png`` and ``<output_stem>.svg``."""
-    from raidlab.plots import save_figure
+    from raidlab.output.plots import save_figure
 
     stem = Path(output_stem)
     return [save_figure(figure, stem.with_name(stem.name + ".png"), dpi=dpi),

@@ -299,7 +299,7 @@ def plot_validation(validation: Validation, output: PathLike, title: Optional[st
     """Draw :func:`draw_validation_cdfs` into a PNG at ``output`` (directories created)."""
     from matplotlib.figure import Figure
 
-    from raidlab.plots import save_figure
+    from raidlab.output.plots import save_figure
 
     figure = Figure(figsize=(7, 4.5), layout="constrained")
     draw_validation_cdfs(figure.subplots(), validation, title)

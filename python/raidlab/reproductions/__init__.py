@@ -11,7 +11,7 @@ numbers beside the published ones. It is either
 plus **one line** in :data:`REPRODUCTIONS` naming it, its title and the heading of its notes
 in ``docs/reproduction.md``. ``raidlab reproduce NAME`` runs one; ``raidlab reproduce --all``
 runs every one and writes ``report.md`` and a self-contained ``report.html``
-(:mod:`raidlab.report`) with, per paper, its tables (the paper's numbers beside raidlab's and
+(:mod:`raidlab.output.report`) with, per paper, its tables (the paper's numbers beside raidlab's and
 the differences), its figures and its notes. ``docs/architecture.md`` has the recipe.
 """
 
@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence
 
 from raidlab.exceptions import ConfigError, RaidlabError
-from raidlab.report import PaperReport
+from raidlab.output.report import PaperReport
 
 __all__ = [
     "Reproduction",
@@ -181,7 +181,7 @@ def reproduce_all(
     reported as not run, with its error, and the others go on. ``contexts[name]`` overrides
     the :class:`Context` fields of one reproduction (``options``, ``studies``, ``extra``…).
     Returns ``{"reports", "files", "failed"}``."""
-    from raidlab.report import write_report
+    from raidlab.output.report import write_report
 
     chosen = [entry(name) for name in only] if only else list(REPRODUCTIONS)
     reports: List[PaperReport] = []

@@ -27,7 +27,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
-from raidlab.report import PaperReport, ReportFigure, ReportTable, number_text
+from raidlab.output.report import PaperReport, ReportFigure, ReportTable, number_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -271,7 +271,7 @@ def _draw_fig3(done: "pd.DataFrame", sweep_dir: Path, output: Path, orders: Dict
     """Fig. 3's three panels (one per trace): R(t) of DOR and PRO over the I/O intensity."""
     from matplotlib.figure import Figure
 
-    from raidlab.plots import complete_windows, merged_bars
+    from raidlab.output.plots import complete_windows, merged_bars
     from raidlab.results import Result
     from raidlab.store import RUNS_DIR
     from raidlab.sweep_plots import mean_timeseries, save_png_and_svg

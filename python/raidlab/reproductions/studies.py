@@ -2,7 +2,7 @@
 
 :func:`raidlab.reproduce.reproduce` runs the studies and writes their CSVs, figures and
 ``report.md`` into the reproduction's directory; this module turns its per-study tables into
-:class:`~raidlab.report.ReportTable` rows: the varied values, raidlab's mean ± standard
+:class:`~raidlab.output.report.ReportTable` rows: the varied values, raidlab's mean ± standard
 deviation over seeds, and where the paper has a number, the paper's number and the
 difference.
 """
@@ -13,7 +13,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, List, Mapping
 
-from raidlab.report import PaperReport, ReportFigure, ReportTable, difference_text, number_text
+from raidlab.output.report import PaperReport, ReportFigure, ReportTable, difference_text, number_text
 
 if TYPE_CHECKING:
     from raidlab.reproduce import StudyResult

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, List
 
-from raidlab.report import PaperReport, ReportFigure, ReportTable, difference_text, number_text
+from raidlab.output.report import PaperReport, ReportFigure, ReportTable, difference_text, number_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -80,7 +80,7 @@ def _draw(done: "pd.DataFrame", sweep_dir: Path, output: Path) -> Path:
     utilization (mean over seeds) with the thesis's mean: from the run directories' tables."""
     from matplotlib.figure import Figure
 
-    from raidlab.plots import save_figure
+    from raidlab.output.plots import save_figure
     from raidlab.results import Result
     from raidlab.store import RUNS_DIR
     from raidlab.sweep_plots import draw_cdf_overlay

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, List
 
 from raidlab.exceptions import RaidlabError, RaidlabIOError
-from raidlab.report import PaperReport, ReportFigure, ReportTable, difference_text, number_text
+from raidlab.output.report import PaperReport, ReportFigure, ReportTable, difference_text, number_text
 
 if TYPE_CHECKING:
     from raidlab.reproductions import Context

@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from raidlab.exceptions import ConfigError
-from raidlab.report import PaperReport, ReportFigure, ReportTable, number_text
+from raidlab.output.report import PaperReport, ReportFigure, ReportTable, number_text
 
 if TYPE_CHECKING:
     import pandas as pd
