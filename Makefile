@@ -107,7 +107,7 @@ bench: build ## Criterion benchmarks of the core, then `raidlab bench`, whole `r
 
 bench-sweep: build ## A 64-run sweep on 1 and 2 worker processes: scaling and the machinery's time per run
 	$(COMPILE_BYTECODE)
-	$(BIN)/python -m raidlab.sweep_bench
+	$(BIN)/python -m raidlab.experiments.sweep_bench
 
 bench-rebuild-plan: build ## raidlab rebuild-plan's default set (8 candidates) on 1 M requests, timed by /usr/bin/time
 	rm -rf target/bench/rebuild-plan

@@ -439,7 +439,7 @@ def test_a_failure_after_the_workload_is_a_warning_naming_fail_at_and_the_end(tm
 
 
 def test_the_warning_is_given_before_anything_runs(tmp_path, monkeypatch):
-    import raidlab.sweep
+    import raidlab.experiments.sweep
 
     heard = []
 
@@ -450,7 +450,7 @@ def test_the_warning_is_given_before_anything_runs(tmp_path, monkeypatch):
         assert heard, "the runs started before the warning was given"
         raise Stop
 
-    monkeypatch.setattr(raidlab.sweep, "run_sweep", stop)
+    monkeypatch.setattr(raidlab.experiments.sweep, "run_sweep", stop)
     with pytest.raises(Stop):
         run_plan(_config(tmp_path), tmp_path / "out", fail_at_s=250, warn=heard.append,
                  candidates=[Candidate("vsm", {"rebuild.discipline": "vsm"})])

@@ -317,7 +317,7 @@ def test_the_workers_start_while_the_runs_are_resolved_and_stop_when_the_plan_fa
     them than the specification has runs; a plan the core rejects leaves none running."""
     import multiprocessing
 
-    from raidlab import sweep
+    from raidlab.experiments import sweep
 
     running_at_planning = []
     plan = sweep.expand_sweep

@@ -747,7 +747,7 @@ _VALIDATE_ROWS = ((None, "all requests"), ("read", "reads"), ("write", "writes")
 def _command_validate(args: argparse.Namespace, out: Console, err: Console) -> int:
     from rich.table import Table
 
-    from raidlab.validate import drive_table, plot_validation, validate
+    from raidlab.experiments.validate import drive_table, plot_validation, validate
 
     drive = drive_table(args.drive)
     validation = validate(args.drive, args.trace)  # the name itself: a missing file is named as one
@@ -795,7 +795,7 @@ def _three(value: Any) -> str:
 
 
 def _command_docs_validation(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from raidlab.validate import write_validation_report
+    from raidlab.experiments.validate import write_validation_report
 
     command = f"raidlab docs validation -o {args.output} --diskspecs {args.diskspecs}"
     entries = write_validation_report(args.diskspecs, args.output, command=command)

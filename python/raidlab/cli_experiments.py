@@ -97,7 +97,7 @@ class SweepProgressBar:
 
 
 def _command_sweep(args: argparse.Namespace, out: "Console", err: "Console") -> int:
-    from raidlab.sweep import run_sweep
+    from raidlab.experiments.sweep import run_sweep
 
     bar = SweepProgressBar(err, enabled=not args.quiet, label=f"sweep {Path(args.spec).stem}")
     try:
@@ -198,7 +198,7 @@ def _command_summary(args: argparse.Namespace, out: "Console", err: "Console") -
 def _command_compare(args: argparse.Namespace, out: "Console", err: "Console") -> int:
     from rich.table import Table
 
-    from raidlab.compare import (collect_runs, compare_groups, delta_text, group_runs, left_out_text, overlay_figures,
+    from raidlab.experiments.compare import (collect_runs, compare_groups, delta_text, group_runs, left_out_text, overlay_figures,
                                  runs_left_out)
     from raidlab.exceptions import ConfigError
 
@@ -366,8 +366,8 @@ def command_plot_sweep(args: argparse.Namespace, out: "Console", err: "Console")
     summary.parquet, or one figure of ``--metric`` against ``--x`` (by ``--series``)."""
     from raidlab import store
     from raidlab.exceptions import ConfigError
-    from raidlab.sweep import draw_spec_plots, load_sweep_spec
-    from raidlab.sweep_plots import plot_metrics
+    from raidlab.experiments.sweep import draw_spec_plots, load_sweep_spec
+    from raidlab.experiments.sweep_plots import plot_metrics
 
     directory = Path(args.run_dir)
     table = store.read_summary(directory)

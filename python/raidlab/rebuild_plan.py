@@ -2,7 +2,7 @@
 
 For the user's own array, drive and workload (a run configuration), one member fails and is
 rebuilt onto a hot spare under each candidate rebuild discipline or setting; each candidate
-is one run of a sweep (:mod:`raidlab.sweep`: the local process pool or Dask, content-addressed
+is one run of a sweep (:mod:`raidlab.experiments.sweep`: the local process pool or Dask, content-addressed
 run directories, resuming). The answer is one row per candidate::
 
     candidate ─▶ rebuild time, user p50 / p99 while rebuilding,
@@ -182,7 +182,7 @@ def candidates_from_table(table: Any, where: str = "rebuild_plan") -> List[Candi
     """Candidates from a ``[rebuild_plan]`` table: ``[[rebuild_plan.candidates]]`` tables, each
     with an optional ``label`` and ``note`` and the keys it sets (dotted key paths; a quoted key
     with dots is a path whose value is taken whole, as in a sweep's points)."""
-    from raidlab.sweep import _flatten
+    from raidlab.experiments.sweep import _flatten
 
     if not isinstance(table, Mapping):
         raise ConfigError("expected a table with [[rebuild_plan.candidates]]", key=where)
@@ -750,7 +750,7 @@ def check_candidates(
     from raidlab.catalogue import family
     from raidlab.config import apply_overrides, to_toml
     from raidlab.reproduce import toml_literal
-    from raidlab.sweep import _core_message
+    from raidlab.experiments.sweep import _core_message
 
     known = family("rebuild_disciplines").names
     text = to_toml(base.document)
@@ -838,7 +838,7 @@ def run_plan(
     from raidlab import _core
     from raidlab.config import load_config, parse_toml, read_utf8, to_toml
     from raidlab.reproduce import toml_literal
-    from raidlab.sweep import load_sweep_spec, run_sweep
+    from raidlab.experiments.sweep import load_sweep_spec, run_sweep
 
     started = time.monotonic()
     afr = check_afr(afr)
@@ -936,7 +936,7 @@ def draw_pareto(table: "pd.DataFrame", output_stem: Path, *, title: str = "Rebui
                 slo_ms: Optional[float] = None, chosen: Optional[int] = None) -> List[Path]:
     """Rebuild time against user p99 while rebuilding, one labelled point per candidate, the
     Pareto front drawn through its points (and the SLO line, the pick ringed): PNG and SVG."""
-    from raidlab.sweep_plots import save_png_and_svg
+    from raidlab.experiments.sweep_plots import save_png_and_svg
 
     return save_png_and_svg(pareto_figure(table, title=title, slo_ms=slo_ms, chosen=chosen), output_stem)
 

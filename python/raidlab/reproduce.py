@@ -443,7 +443,7 @@ def _init_worker(cancel: Any, parent: Optional[int] = None) -> None:
     _CANCEL = cancel
     if parent is not None:
         # End with the process that started the pool, kill -9 included (see the sweep's).
-        from raidlab.sweep import _end_with_parent
+        from raidlab.experiments.sweep import _end_with_parent
 
         _end_with_parent(parent)
     # The parent handles Ctrl-C and cancels us through `cancel`. We started with SIGINT

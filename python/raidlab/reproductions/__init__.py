@@ -106,8 +106,8 @@ class Context:
     def run_sweep(self, label: str, spec: Any, directory: Path) -> Any:
         """Run sweep ``spec`` into ``directory`` with this context's jobs, ``--set`` overrides
         and command line, reporting finished and failed runs as progress under ``label``;
-        returns the sweep's outcome (``raidlab.sweep.run_sweep``)."""
-        from raidlab.sweep import run_sweep
+        returns the sweep's outcome (``raidlab.experiments.sweep.run_sweep``)."""
+        from raidlab.experiments.sweep import run_sweep
 
         def progress(event: str, counts: dict) -> None:
             if event in ("start", "run"):

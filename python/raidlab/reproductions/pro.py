@@ -162,7 +162,7 @@ def _spec_text(base: Path, cases: List[Tuple[str, int, str, Path]], orders: Dict
 
 def run(context: "Context") -> PaperReport:
     from raidlab.reproduce import default_experiments_dir
-    from raidlab.sweep import load_sweep_spec
+    from raidlab.experiments.sweep import load_sweep_spec
 
     options = dict(context.options or {})
     capacity_gib = float(options.get("capacity_gib", DEFAULT_CAPACITY_GIB))
@@ -274,7 +274,7 @@ def _draw_fig3(done: "pd.DataFrame", sweep_dir: Path, output: Path, orders: Dict
     from raidlab.output.plots import complete_windows, merged_bars
     from raidlab.results import Result
     from raidlab.store import RUNS_DIR
-    from raidlab.sweep_plots import mean_timeseries, save_png_and_svg
+    from raidlab.experiments.sweep_plots import mean_timeseries, save_png_and_svg
 
     panels = [t for t in traces if ("raid5", 3, t) in paths]
     if not panels:

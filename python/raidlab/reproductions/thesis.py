@@ -39,8 +39,8 @@ def _cell(column: str, value: float) -> str:
 
 def run(context: "Context") -> PaperReport:
     from raidlab.reproduce import default_experiments_dir, toml_literal
-    from raidlab.stats import mean_interval
-    from raidlab.sweep import load_sweep_spec
+    from raidlab.experiments.stats import mean_interval
+    from raidlab.experiments.sweep import load_sweep_spec
 
     experiments = Path(context.experiments_dir) if context.experiments_dir else default_experiments_dir()
     base = (experiments / CONFIG).resolve()
@@ -83,7 +83,7 @@ def _draw(done: "pd.DataFrame", sweep_dir: Path, output: Path) -> Path:
     from raidlab.output.plots import save_figure
     from raidlab.results import Result
     from raidlab.store import RUNS_DIR
-    from raidlab.sweep_plots import draw_cdf_overlay
+    from raidlab.experiments.sweep_plots import draw_cdf_overlay
 
     results = [Result.load(sweep_dir / RUNS_DIR / run_id) for run_id in done["run_id"]]
     figure = Figure(figsize=(11, 4.4), layout="constrained")

@@ -1,8 +1,8 @@
 """DiskSim's validation traces: each drive model against the real drive's measured times.
 
-For every drive of :data:`raidlab.validate.DISKSIM_PUBLISHED` (or ``options["drives"]``),
+For every drive of :data:`raidlab.experiments.validate.DISKSIM_PUBLISHED` (or ``options["drives"]``),
 replays ``<diskspecs>/NAME.trace`` on the drive built from ``NAME.parv``
-(:func:`raidlab.validate.validate`) and reports raidlab's demerit beside DiskSim's published
+(:func:`raidlab.experiments.validate.validate`) and reports raidlab's demerit beside DiskSim's published
 one, the measured and simulated means, and the CDF plot. The specs and traces are in
 ``../shared/diskspecs`` (``--diskspecs`` elsewhere); without them the reproduction is
 reported as not run.
@@ -29,7 +29,7 @@ def default_diskspecs_dir() -> Path:
 
 
 def run(context: "Context") -> PaperReport:
-    from raidlab.validate import DISKSIM_PUBLISHED, plot_validation, validate
+    from raidlab.experiments.validate import DISKSIM_PUBLISHED, plot_validation, validate
 
     directory = Path(context.diskspecs_dir) if context.diskspecs_dir else default_diskspecs_dir()
     if not directory.is_dir():

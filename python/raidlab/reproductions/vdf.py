@@ -281,7 +281,7 @@ def _rgr_grid(trace: Path, drives: Sequence[int], sizes: Sequence[int], jobs: in
 def _grid_key(trace: Path, drives: Sequence[int], sizes: Sequence[int]) -> Dict[str, Any]:
     """What the grid depends on: the trace (as :func:`_trace_tag` names it), the drive counts,
     the sizes, the chunk and the core's version (a rebuilt core may count differently)."""
-    from raidlab.sweep import code_version
+    from raidlab.experiments.sweep import code_version
 
     return {"trace": _trace_tag(trace), "drives": list(drives), "sizes": list(sizes), "chunk_kib": CHUNK_KIB,
             "code": code_version()}
@@ -336,7 +336,7 @@ def _miss_streams(trace: Path, tag: str, folder: Path, streams: Sequence[Tuple[s
 
     from raidlab.cache import simulate
 
-    from raidlab.sweep import code_version
+    from raidlab.experiments.sweep import code_version
 
     folder.mkdir(parents=True, exist_ok=True)
     # A stream written by another build of the core is written again (its cache may differ).
@@ -452,7 +452,7 @@ def run(context: "Context") -> PaperReport:
     raidlab's and figures in the shape of Figs. 3-5 and 7-9. Finished files and runs are
     reused by a second call with the same options."""
     from raidlab.reproduce import default_experiments_dir
-    from raidlab.sweep import load_sweep_spec
+    from raidlab.experiments.sweep import load_sweep_spec
 
     options = dict(context.options or {})
     unknown = set(options) - {"trace", "records", "replay_records", "area_gib", "capacity_gib", "drives", "sizes",
@@ -698,7 +698,7 @@ def _draw_rgr(grid: Mapping[Tuple[str, int, int], Mapping[str, Optional[float]]]
     """RGR against cache size, one panel per drive count, one line per policy."""
     from matplotlib.figure import Figure
 
-    from raidlab.sweep_plots import save_png_and_svg
+    from raidlab.experiments.sweep_plots import save_png_and_svg
 
     if not grid:
         return None
@@ -734,7 +734,7 @@ def _draw_service(pd_: Mapping[Tuple[str, int, int, int], Optional[float]], driv
     """Three panels: improvement against threads (Fig. 7), cache size (Fig. 8), disks (Fig. 9)."""
     from matplotlib.figure import Figure
 
-    from raidlab.sweep_plots import save_png_and_svg
+    from raidlab.experiments.sweep_plots import save_png_and_svg
 
     panels = []
     if FIG78_DRIVES in drives:
