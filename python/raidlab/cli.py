@@ -878,7 +878,7 @@ def _command_reproduce(args: argparse.Namespace, out: Console, err: Console) -> 
         TimeRemainingColumn,
     )
 
-    from raidlab.reproduce import command_line_text, reproduce
+    from raidlab.reproductions.reproduce import command_line_text, reproduce
 
     studies = [name.strip() for name in args.studies.split(",") if name.strip()] if args.studies else None
     output = Path(args.output) if args.output else Path("runs") / f"reproduce-{args.paper}"

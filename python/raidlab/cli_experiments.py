@@ -302,7 +302,7 @@ def command_reproduce(args: argparse.Namespace, out: "Console", err: "Console") 
             from raidlab.cli import _command_reproduce
 
             return _command_reproduce(args, out, err)
-    from raidlab.reproduce import command_line_text
+    from raidlab.reproductions.reproduce import command_line_text
 
     studies = [name.strip() for name in args.studies.split(",") if name.strip()] if args.studies else None
     output = Path(args.output) if args.output else Path("runs") / f"reproduce-{args.paper or 'all'}"

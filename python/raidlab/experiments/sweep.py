@@ -432,7 +432,7 @@ def _describe(value: Any) -> str:
 
 
 def _literal(value: Any) -> str:
-    from raidlab.reproduce import toml_literal
+    from raidlab.reproductions.reproduce import toml_literal
 
     try:
         text = toml_literal(value)
@@ -648,7 +648,7 @@ def expand_sweep(
     naming the specification key that set the value, before anything runs."""
     from raidlab import _core
     from raidlab.config import apply_overrides, read_utf8
-    from raidlab.reproduce import toml_literal
+    from raidlab.reproductions.reproduce import toml_literal
 
     output = Path(output).resolve()
     version = code_version()
@@ -723,7 +723,7 @@ _CANCEL: Any = None
 
 def _init_local_worker(cancel: Any, parent: Optional[int] = None) -> None:
     global _CANCEL
-    from raidlab.reproduce import _init_worker
+    from raidlab.reproductions.reproduce import _init_worker
 
     _CANCEL = cancel
     _init_worker(cancel)  # SIGINT ignored: the parent handles Ctrl-C and sets `cancel`
@@ -840,7 +840,7 @@ class _LocalPool:
     def __init__(self, workers: int) -> None:
         import multiprocessing
 
-        from raidlab.reproduce import _sigint_blocked
+        from raidlab.reproductions.reproduce import _sigint_blocked
 
         self.context = multiprocessing.get_context("spawn")
         self.cancel = self.context.Event()
@@ -869,7 +869,7 @@ class _LocalPool:
 
     def close(self) -> None:
         """Stop the started pool if no round took it (nothing to run, or the plan failed)."""
-        from raidlab.reproduce import _shutdown
+        from raidlab.reproductions.reproduce import _shutdown
 
         started, self.started = self.started, None
         if started is not None:
@@ -896,7 +896,7 @@ def _run_local(tasks: Sequence[RunTask], pool: _LocalPool, handle: Handler, run:
     import concurrent.futures as futures
     from concurrent.futures.process import BrokenProcessPool
 
-    from raidlab.reproduce import _shutdown, _sigint_blocked
+    from raidlab.reproductions.reproduce import _shutdown, _sigint_blocked
 
     queue: Deque[RunTask] = deque(tasks)
     #: Runs in flight when a pool broke, to be run alone.
@@ -1158,7 +1158,7 @@ def _run_planned(spec: SweepSpec, output_dir: Path, pool: Optional[_LocalPool], 
 
 def _rows(plan: SweepPlan, answers: Mapping[str, Mapping[str, Any]]) -> List[Dict[str, Any]]:
     """The summary table's rows: one per (case, seed) of the plan, in plan order."""
-    from raidlab.reproduce import toml_literal
+    from raidlab.reproductions.reproduce import toml_literal
 
     metrics_of: Dict[str, Dict[str, Any]] = {}
     rows = []

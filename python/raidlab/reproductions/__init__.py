@@ -4,7 +4,7 @@ A reproduction reruns what a paper (or a published data set) measured and report
 numbers beside the published ones. It is either
 
 * a **config folder**, ``experiments/<folder>/`` with ``base.toml`` and ``studies.toml``,
-  run by :mod:`raidlab.reproduce` (Fu et al.'s rebuild study is one); or
+  run by :mod:`raidlab.reproductions.reproduce` (Fu et al.'s rebuild study is one); or
 * a **module** in this package with ``run(context) -> PaperReport``
   (:mod:`raidlab.reproductions.thesis`, :mod:`raidlab.reproductions.validation`);
 

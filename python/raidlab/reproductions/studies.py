@@ -1,6 +1,6 @@
 """A config-folder reproduction (``experiments/<folder>/studies.toml``) as a report part.
 
-:func:`raidlab.reproduce.reproduce` runs the studies and writes their CSVs, figures and
+:func:`raidlab.reproductions.reproduce.reproduce` runs the studies and writes their CSVs, figures and
 ``report.md`` into the reproduction's directory; this module turns its per-study tables into
 :class:`~raidlab.output.report.ReportTable` rows: the varied values, raidlab's mean ± standard
 deviation over seeds, and where the paper has a number, the paper's number and the
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, List, Mapping
 from raidlab.output.report import PaperReport, ReportFigure, ReportTable, difference_text, number_text
 
 if TYPE_CHECKING:
-    from raidlab.reproduce import StudyResult
+    from raidlab.reproductions.reproduce import StudyResult
     from raidlab.reproductions import Context, Reproduction
 
 __all__ = ["run_studies", "study_table"]
@@ -34,7 +34,7 @@ def study_table(result: "StudyResult", labels: Mapping[str, str]) -> ReportTable
     """One row per case of a study: its values, rebuild time (and the paper's with the
     difference, where the study has paper numbers), response time while rebuilding and in
     normal mode."""
-    from raidlab.reproduce import show_value
+    from raidlab.reproductions.reproduce import show_value
 
     study, table = result.study, result.table
     keys = study.keys
@@ -68,7 +68,7 @@ def study_table(result: "StudyResult", labels: Mapping[str, str]) -> ReportTable
 
 def run_studies(reproduction: "Reproduction", context: "Context") -> PaperReport:
     """Run the studies of ``experiments/<reproduction.studies>`` into ``context.output``."""
-    from raidlab.reproduce import reproduce
+    from raidlab.reproductions.reproduce import reproduce
 
     total = {"runs": 0}
 

@@ -383,7 +383,7 @@ def _miss_streams(trace: Path, tag: str, folder: Path, streams: Sequence[Tuple[s
 
 def _spec(base: Path, name: str, seeds: List[int], set_keys: Mapping[str, Any],
           points: List[Mapping[str, Any]]) -> str:
-    from raidlab.reproduce import toml_literal
+    from raidlab.reproductions.reproduce import toml_literal
 
     lines = [f"base = {toml_literal(str(base))}", f"name = {toml_literal(name)}", f"seeds = {toml_literal(seeds)}",
              "", "[set]"]
@@ -451,7 +451,7 @@ def run(context: "Context") -> PaperReport:
     ``context.output`` and return the report: tables with the paper's numbers beside
     raidlab's and figures in the shape of Figs. 3-5 and 7-9. Finished files and runs are
     reused by a second call with the same options."""
-    from raidlab.reproduce import default_experiments_dir
+    from raidlab.reproductions.reproduce import default_experiments_dir
     from raidlab.experiments.sweep import load_sweep_spec
 
     options = dict(context.options or {})
