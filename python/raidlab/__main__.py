@@ -1,23 +1,11 @@
-"""The ``raidlab`` command: the console script and ``python -m raidlab`` both run :func:`main`.
+"""``python -m raidlab``: the ``raidlab`` command (:mod:`raidlab.cli.__main__`).
 
-:func:`raidlab.cli.main` turns a Ctrl-C into one line and exit status 130 while a command runs.
-Loading :mod:`raidlab.cli` itself (argparse, tomllib, dataclasses, ...) takes tens of
-milliseconds before that guard exists, so this module imports it inside one.
+Compatibility path: ``raidlab.__main__:main``, the console script's entry point in earlier installs, is :func:`raidlab.cli.__main__.main`.
 """
 
 import sys
 
-
-def main() -> int:
-    """Run the ``raidlab`` command with ``sys.argv``; returns the exit status."""
-    try:
-        from raidlab.cli import main as run_command
-
-        return run_command()
-    except KeyboardInterrupt:  # reported as raidlab.cli.main reports it, which may not be loaded
-        print("interrupted", file=sys.stderr)
-        return 130
-
+from raidlab.cli.__main__ import main
 
 if __name__ == "__main__":
     sys.exit(main())

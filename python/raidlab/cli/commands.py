@@ -21,12 +21,12 @@
     raidlab docs catalogue [-o FILE]
 
 The experiments-at-scale commands (sweep, summary, compare, list, reproduce --all) live in
-:mod:`raidlab.cli_experiments`.
+:mod:`raidlab.cli.experiments`.
 
 User errors (configuration, trace, drive spec, files) print ``error: <message>`` — with the
 key path or ``file:line`` — and exit with status 2; no traceback. Ctrl-C prints
 ``interrupted`` and exits with status 130, whenever it comes: :func:`main` catches it while a
-command runs, and :mod:`raidlab.__main__` (the console script) while this module loads. This
+command runs, and :mod:`raidlab.cli.__main__` (the console script) while this module loads. This
 module imports nothing slow at its top (rich, pandas, pyarrow and Matplotlib take most of a
 second to load): commands import what they need where they need it, inside :func:`main`.
 """
@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 
 from raidlab import _core, __version__
 from raidlab.config import apply_overrides, load_config, to_toml
-from raidlab.console import LazyConsole, rich_console
+from raidlab.cli.console import LazyConsole, rich_console
 from raidlab.exceptions import ConfigError, RaidlabError, RaidlabIOError
 
 if TYPE_CHECKING:  # slow imports: at run time, inside the functions that use them
@@ -510,7 +510,7 @@ def _command_plot(args: argparse.Namespace, out: Console, err: Console) -> int:
     from raidlab.store import is_sweep_dir
 
     if is_sweep_dir(args.run_dir) or args.x or args.metric:
-        from raidlab.cli_experiments import command_plot_sweep
+        from raidlab.cli.experiments import command_plot_sweep
 
         return command_plot_sweep(args, out, err)
     from raidlab.output.plots import plot_run
@@ -1068,13 +1068,13 @@ def _add_docs_arguments(docs: argparse.ArgumentParser) -> None:
     docs_validation.add_argument("--diskspecs", metavar="DIR", default="../shared/diskspecs",
                                  help="directory of the DiskSim specs and traces (default: %(default)s)")
     docs_validation.set_defaults(handler=_command_docs_validation)
-    from raidlab.cli_experiments import add_docs_commands
+    from raidlab.cli.experiments import add_docs_commands
 
     add_docs_commands(docs_commands)
 
 
 def _add_reproduce_arguments(reproduce: argparse.ArgumentParser) -> None:
-    from raidlab.cli_experiments import command_reproduce
+    from raidlab.cli.experiments import command_reproduce
 
     reproduce.description = ("Run one reproduction of the registry (raidlab.reproductions), or every one with "
                              "--all. A config-folder reproduction (fu) runs the studies of "
@@ -1135,15 +1135,15 @@ COMMANDS: Sequence[Tuple[str, str, Callable[[argparse.ArgumentParser], None]]] =
     ("docs", "generate documentation", _add_docs_arguments),
     ("reproduce", "rerun a paper's studies and report them beside its numbers", _add_reproduce_arguments),
     ("sweep", "run a sweep specification: many runs over axes, collected into summary.parquet",
-     _elsewhere("raidlab.cli_experiments", "add_sweep_arguments")),
+     _elsewhere("raidlab.cli.experiments", "add_sweep_arguments")),
     ("summary", "print the summary of a run or a sweep",
-     _elsewhere("raidlab.cli_experiments", "add_summary_arguments")),
+     _elsewhere("raidlab.cli.experiments", "add_summary_arguments")),
     ("compare", "compare runs: metric differences with confidence intervals, overlaid R(t), c(t), CDFs",
-     _elsewhere("raidlab.cli_experiments", "add_compare_arguments")),
+     _elsewhere("raidlab.cli.experiments", "add_compare_arguments")),
     ("list", "list what a configuration can name: presets, layouts, schedulers, trace formats, policies",
-     _elsewhere("raidlab.cli_experiments", "add_list_arguments")),
+     _elsewhere("raidlab.cli.experiments", "add_list_arguments")),
     ("rebuild-plan", "how long will my rebuild take, and what will it cost? (one run per rebuild setting)",
-     _elsewhere("raidlab.rebuild_plan", "add_arguments")),
+     _elsewhere("raidlab.cli.rebuild_plan", "add_arguments")),
 )
 
 
@@ -1156,7 +1156,7 @@ def _command_word(arguments: Sequence[str]) -> Optional[str]:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the ``raidlab`` command line ``argv`` (default ``sys.argv[1:]``); returns the exit
-    status. The console script calls it through :func:`raidlab.__main__.main`, which also
+    status. The console script calls it through :func:`raidlab.cli.__main__.main`, which also
     catches a Ctrl-C while this module loads."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     try:

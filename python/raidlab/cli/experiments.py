@@ -1,4 +1,4 @@
-"""The ``raidlab`` commands for experiments at scale (registered by :mod:`raidlab.cli`)::
+"""The ``raidlab`` commands for experiments at scale (registered by :mod:`raidlab.cli.commands`)::
 
     raidlab sweep SPEC [-o DIR] [--jobs J | --scheduler tcp://HOST:PORT] [--set key=value ...] [--quiet]
     raidlab summary RUN_OR_SWEEP_DIR [--json]
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
-from raidlab.console import rich_console
+from raidlab.cli.console import rich_console
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -178,7 +178,7 @@ def _command_summary(args: argparse.Namespace, out: "Console", err: "Console") -
         _print_sweep_table(out, table, list(dict.fromkeys(axes)))
         return 0
     if store.is_run_dir(path):
-        from raidlab.cli import print_summary
+        from raidlab.cli.commands import print_summary
         from raidlab.results import Result
 
         result = Result.load(path)
@@ -266,7 +266,7 @@ def _command_list(args: argparse.Namespace, out: "Console", err: "Console") -> i
 
 def _command_docs_catalogue(args: argparse.Namespace, out: "Console", err: "Console") -> int:
     from raidlab.catalogue import render_catalogue
-    from raidlab.cli import _write_or_print
+    from raidlab.cli.commands import _write_or_print
 
     _write_or_print(render_catalogue(), args.output, out)
     return 0
@@ -299,7 +299,7 @@ def command_reproduce(args: argparse.Namespace, out: "Console", err: "Console") 
     if args.paper:
         reproduction = reproductions.entry(args.paper)
         if reproduction.studies is not None:
-            from raidlab.cli import _command_reproduce
+            from raidlab.cli.commands import _command_reproduce
 
             return _command_reproduce(args, out, err)
     from raidlab.reproductions.reproduce import command_line_text
