@@ -12,7 +12,7 @@ Ctrl-C guard exists.
 import importlib
 
 #: Where the names of the former module ``raidlab.cli`` are now, looked up in this order.
-_MODULES = ("raidlab.cli.commands",)
+_MODULES = ("raidlab.cli.commands", "raidlab.cli.summary")
 
 
 def __getattr__(name: str):

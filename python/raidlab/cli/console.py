@@ -1,19 +1,21 @@
 """Standard output and error for the ``raidlab`` commands: plain lines written as they are,
-and a ``rich`` console made only when something is drawn (a table, JSON, a progress bar).
+and a ``rich`` console made only when something is drawn (a table, JSON, a progress bar);
+and :func:`write_or_print`, for the commands that generate a document.
 
 Why: importing ``rich`` takes about a sixth of a short ``raidlab run``, whose quiet output
-is one line. This module imports nothing but the standard library.
+is one line. At its top, this module imports nothing but the standard library.
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-__all__ = ["LazyConsole", "rich_console"]
+__all__ = ["LazyConsole", "rich_console", "write_or_print"]
 
 
 class LazyConsole:
@@ -60,3 +62,21 @@ def rich_console(console: Any) -> Console:
     """The rich console behind ``console`` (a :class:`LazyConsole` or a rich ``Console``), for
     rich's own widgets (progress bars), which need the real one."""
     return console.rich if isinstance(console, LazyConsole) else console
+
+
+def write_or_print(text: str, output: Optional[str], out: Any) -> None:
+    """Write ``text`` to the file ``output`` and say so on ``out``, or to standard output when
+    ``output`` is None (a generated document, ``-o FILE`` or not)."""
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    path = Path(output)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        from raidlab.exceptions import RaidlabIOError
+
+        raise RaidlabIOError(error.strerror or str(error), file=str(path), errno=error.errno) from None
+    out.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional
 
-from raidlab.cli.console import rich_console
+from raidlab.cli.console import rich_console, write_or_print
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -178,7 +178,7 @@ def _command_summary(args: argparse.Namespace, out: "Console", err: "Console") -
         _print_sweep_table(out, table, list(dict.fromkeys(axes)))
         return 0
     if store.is_run_dir(path):
-        from raidlab.cli.commands import print_summary
+        from raidlab.cli.summary import print_summary
         from raidlab.results import Result
 
         result = Result.load(path)
@@ -266,9 +266,8 @@ def _command_list(args: argparse.Namespace, out: "Console", err: "Console") -> i
 
 def _command_docs_catalogue(args: argparse.Namespace, out: "Console", err: "Console") -> int:
     from raidlab.catalogue import render_catalogue
-    from raidlab.cli.commands import _write_or_print
 
-    _write_or_print(render_catalogue(), args.output, out)
+    write_or_print(render_catalogue(), args.output, out)
     return 0
 
 
@@ -299,8 +298,6 @@ def command_reproduce(args: argparse.Namespace, out: "Console", err: "Console") 
     if args.paper:
         reproduction = reproductions.entry(args.paper)
         if reproduction.studies is not None:
-            from raidlab.cli.commands import _command_reproduce
-
             return _command_reproduce(args, out, err)
     from raidlab.reproductions.reproduce import command_line_text
 
@@ -332,6 +329,67 @@ def command_reproduce(args: argparse.Namespace, out: "Console", err: "Console") 
     for name in failed:
         _print(err, f"warning: {name} was not run (its error is in the report)")
     _print(out, f"wrote {', '.join(str(path) for path in files)} in {time.monotonic() - started:.1f} s")
+    return 0
+
+
+def _command_reproduce(args: argparse.Namespace, out: "Console", err: "Console") -> int:
+    """``raidlab reproduce PAPER`` of a config-folder reproduction: its studies on a process
+    pool (:func:`raidlab.reproductions.reproduce.reproduce`), one progress bar of simulations."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from raidlab.reproductions.reproduce import command_line_text, reproduce
+
+    studies = [name.strip() for name in args.studies.split(",") if name.strip()] if args.studies else None
+    output = Path(args.output) if args.output else Path("runs") / f"reproduce-{args.paper}"
+    progress = Progress(
+        TextColumn(f"reproducing {args.paper}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("simulations"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=rich_console(err),
+        transient=True,
+    )
+    task: Any = None
+
+    def on_plan(plan: Any) -> None:
+        nonlocal task
+        err.print(f"{len(plan.runs)} simulations ({plan.requested} requested by "
+                  f"{len(plan.studies)} studies; {plan.requested - len(plan.runs)} shared)",
+                  markup=False, highlight=False, soft_wrap=True)
+        progress.start()
+        task = progress.add_task("reproduce", total=len(plan.runs))
+
+    def on_done(done: int, total: int) -> None:
+        progress.update(task, completed=done)
+
+    started = time.monotonic()
+    try:
+        plan, _, files = reproduce(
+            args.paper,
+            output=output,
+            experiments_dir=Path(args.experiments) if args.experiments else None,
+            seeds=args.seeds,
+            studies=studies,
+            jobs=args.jobs,
+            extra=args.set,
+            command_line=command_line_text(args.argv),
+            on_plan=on_plan,
+            on_done=on_done,
+        )
+    finally:
+        progress.stop()
+    report = next((f for f in files if f.name == "report.md"), output / "report.md")
+    out.print(f"wrote {report} ({len(files)} files in {output}); {len(plan.runs)} simulations in "
+              f"{time.monotonic() - started:.1f} s", markup=False, highlight=False, soft_wrap=True)
     return 0
 
 
