@@ -7,12 +7,14 @@ defaults, the JSON Schema). This module only gets TOML text to it:
 * :func:`apply_overrides` applies ``--set key=value`` overrides (``array.drives=6``,
   ``failures[0].at_s=2.5``); values are TOML literals, and a value that is not valid TOML
   (``raid6``) is taken as a string;
-* :func:`to_toml` writes a mapping as TOML (via ``tomli_w``).
+* :func:`to_toml` writes a mapping as TOML (via ``tomli_w``);
+* :func:`toml_literal` writes one value as the TOML literal of a ``key=value`` override.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -37,6 +39,7 @@ __all__ = [
     "to_toml",
     "parse_override",
     "apply_overrides",
+    "toml_literal",
 ]
 
 #: What :func:`raidlab.run` and :func:`load_config` accept.
@@ -320,3 +323,24 @@ def _show_key(path: Sequence[Union[str, int]]) -> str:
     for part in path:
         shown += f"[{part}]" if isinstance(part, int) else (f".{part}" if shown else part)
     return shown
+
+
+def toml_literal(value: Any) -> str:
+    """``value`` as a TOML literal for a ``key=value`` override (inline tables on one line)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)  # a JSON string is a valid TOML basic string
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_literal(item) for item in value) + "]"
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{json.dumps(str(k))} = {toml_literal(v)}" for k, v in value.items()) + " }"
+    raise TypeError(f"cannot write {value!r} as a TOML literal")

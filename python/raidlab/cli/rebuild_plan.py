@@ -210,7 +210,7 @@ def candidates_from_table(table: Any, where: str = "rebuild_plan") -> List[Candi
 
 
 def _label_of(overrides: Mapping[str, Any]) -> str:
-    from raidlab.reproductions.reproduce import toml_literal
+    from raidlab.config import toml_literal
 
     discipline = overrides.get("rebuild.discipline")
     rest = [f"{key.rsplit('.', 1)[-1]}={toml_literal(value)}" for key, value in overrides.items()
@@ -679,7 +679,7 @@ def plan_rows(
     order) and run directory (for the survivors' reads), with the exposure computed."""
     import pandas as pd
 
-    from raidlab.reproductions.reproduce import toml_literal
+    from raidlab.config import toml_literal
 
     survivors = max(0, _group_size(resolved) - 1)
     rows = []
@@ -749,7 +749,7 @@ def check_candidates(
     from raidlab import _core
     from raidlab.catalogue import family
     from raidlab.config import apply_overrides, to_toml
-    from raidlab.reproductions.reproduce import toml_literal
+    from raidlab.config import toml_literal
     from raidlab.experiments.sweep import _core_message
 
     known = family("rebuild_disciplines").names
@@ -784,7 +784,7 @@ def _without_repeats(
     """The candidates without those that set the same keys to the same values as an earlier
     one (``--policy pcm --policy pcm``): one run would stand for both, and the counts of runs
     would not add up to the candidates. Also the repeats left out: (label, earlier label)."""
-    from raidlab.reproductions.reproduce import toml_literal
+    from raidlab.config import toml_literal
 
     seen: Dict[Tuple[Tuple[str, str], ...], str] = {}
     kept: Tuple[List[Candidate], List[str], List[Dict[str, Any]]] = ([], [], [])
@@ -837,7 +837,7 @@ def run_plan(
     """
     from raidlab import _core
     from raidlab.config import load_config, parse_toml, read_utf8, to_toml
-    from raidlab.reproductions.reproduce import toml_literal
+    from raidlab.config import toml_literal
     from raidlab.experiments.sweep import load_sweep_spec, run_sweep
 
     started = time.monotonic()

@@ -432,7 +432,7 @@ def _describe(value: Any) -> str:
 
 
 def _literal(value: Any) -> str:
-    from raidlab.reproductions.reproduce import toml_literal
+    from raidlab.config import toml_literal
 
     try:
         text = toml_literal(value)
@@ -648,7 +648,7 @@ def expand_sweep(
     naming the specification key that set the value, before anything runs."""
     from raidlab import _core
     from raidlab.config import apply_overrides, read_utf8
-    from raidlab.reproductions.reproduce import toml_literal
+    from raidlab.config import toml_literal
 
     output = Path(output).resolve()
     version = code_version()
@@ -723,52 +723,12 @@ _CANCEL: Any = None
 
 def _init_local_worker(cancel: Any, parent: Optional[int] = None) -> None:
     global _CANCEL
-    from raidlab.reproductions.reproduce import _init_worker
+    from raidlab.experiments.pool import end_with_parent, ignore_sigint
 
     _CANCEL = cancel
-    _init_worker(cancel)  # SIGINT ignored: the parent handles Ctrl-C and sets `cancel`
+    ignore_sigint()  # the parent handles Ctrl-C and sets `cancel`
     if parent is not None:
-        _end_with_parent(parent)
-
-
-#: How often a worker without PR_SET_PDEATHSIG looks whether the sweep's process is still its
-#: parent (s).
-PARENT_POLL_S = 1.0
-
-
-def _end_with_parent(parent: int) -> None:
-    """End this worker process when the sweep's process ``parent`` dies, however it dies
-    (``kill -9`` included, which leaves it no chance to stop its pool): the workers would
-    otherwise run on as orphans, simulating for nobody.
-
-    On Linux the kernel sends the worker SIGKILL when its parent dies
-    (``prctl(PR_SET_PDEATHSIG)``, set through ctypes; it is about the thread that started the
-    worker, the one that called :func:`run_sweep`, which outlives its pool). Elsewhere, or if
-    that fails, a daemon thread polls ``os.getppid()``. Either way a parent that died before
-    this ran is seen at once: the worker's parent is no longer ``parent``."""
-    import signal
-
-    armed = False
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            pr_set_pdeathsig = 1  # <linux/prctl.h>
-            armed = libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0) == 0
-        except (OSError, AttributeError):
-            armed = False
-    if os.getppid() != parent:
-        os._exit(1)
-    if not armed:
-        import threading
-
-        def watch() -> None:
-            while os.getppid() == parent:
-                time.sleep(PARENT_POLL_S)
-            os._exit(1)
-
-        threading.Thread(target=watch, name="raidlab-parent-watch", daemon=True).start()
+        end_with_parent(parent)
 
 
 def _keep_going(fraction: float, completed: int) -> bool:
@@ -840,7 +800,7 @@ class _LocalPool:
     def __init__(self, workers: int) -> None:
         import multiprocessing
 
-        from raidlab.reproductions.reproduce import _sigint_blocked
+        from raidlab.experiments.pool import sigint_blocked
 
         self.context = multiprocessing.get_context("spawn")
         self.cancel = self.context.Event()
@@ -850,7 +810,7 @@ class _LocalPool:
         # One task per worker: the pool starts a process for each task it has no idle worker
         # for. Workers start with SIGINT blocked until their initializer ignores it (see
         # reproduce.execute).
-        with _sigint_blocked():
+        with sigint_blocked():
             for _ in range(workers):
                 self.started.submit(_start_worker)
 
@@ -858,7 +818,7 @@ class _LocalPool:
         """A new pool of ``workers`` processes."""
         import concurrent.futures as futures
 
-        # The workers end with this process, should it be killed (see _end_with_parent).
+        # The workers end with this process, should it be killed (see raidlab.experiments.pool.end_with_parent).
         return futures.ProcessPoolExecutor(max_workers=workers, mp_context=self.context,
                                            initializer=_init_local_worker, initargs=(self.cancel, os.getpid()))
 
@@ -869,11 +829,11 @@ class _LocalPool:
 
     def close(self) -> None:
         """Stop the started pool if no round took it (nothing to run, or the plan failed)."""
-        from raidlab.reproductions.reproduce import _shutdown
+        from raidlab.experiments.pool import shutdown
 
         started, self.started = self.started, None
         if started is not None:
-            _shutdown(started)
+            shutdown(started)
 
 
 def _start_worker() -> None:
@@ -896,7 +856,7 @@ def _run_local(tasks: Sequence[RunTask], pool: _LocalPool, handle: Handler, run:
     import concurrent.futures as futures
     from concurrent.futures.process import BrokenProcessPool
 
-    from raidlab.reproductions.reproduce import _shutdown, _sigint_blocked
+    from raidlab.experiments.pool import shutdown, sigint_blocked
 
     queue: Deque[RunTask] = deque(tasks)
     #: Runs in flight when a pool broke, to be run alone.
@@ -913,7 +873,7 @@ def _run_local(tasks: Sequence[RunTask], pool: _LocalPool, handle: Handler, run:
                     task = source.popleft()
                     # Workers start as tasks are submitted; with SIGINT blocked they inherit
                     # the block until their initializer ignores it (see reproduce.execute).
-                    with _sigint_blocked():
+                    with sigint_blocked():
                         in_flight[executor.submit(run, task)] = task
                 done, _ = futures.wait(list(in_flight), return_when=futures.FIRST_COMPLETED)
                 for future in done:
@@ -933,7 +893,7 @@ def _run_local(tasks: Sequence[RunTask], pool: _LocalPool, handle: Handler, run:
                     break
         except BaseException:
             pool.cancel.set()
-            _shutdown(executor)
+            shutdown(executor)
             raise
         executor.shutdown(wait=not broken, cancel_futures=True)
         if alone:
@@ -1158,7 +1118,7 @@ def _run_planned(spec: SweepSpec, output_dir: Path, pool: Optional[_LocalPool], 
 
 def _rows(plan: SweepPlan, answers: Mapping[str, Mapping[str, Any]]) -> List[Dict[str, Any]]:
     """The summary table's rows: one per (case, seed) of the plan, in plan order."""
-    from raidlab.reproductions.reproduce import toml_literal
+    from raidlab.config import toml_literal
 
     metrics_of: Dict[str, Dict[str, Any]] = {}
     rows = []

@@ -149,7 +149,7 @@ def _order_names() -> Dict[str, str]:
 
 def _spec_text(base: Path, cases: List[Tuple[str, int, str, Path]], orders: Dict[str, str],
                seeds: List[int], capacity_sectors: int) -> str:
-    from raidlab.reproductions.reproduce import toml_literal
+    from raidlab.config import toml_literal
 
     lines = [f"base = {toml_literal(str(base))}", 'name = "pro"', f"seeds = {toml_literal(seeds)}", "",
              "[set]", f'"drive.capacity_sectors" = {capacity_sectors}', "",

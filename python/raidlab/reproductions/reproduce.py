@@ -24,17 +24,17 @@ before ``KeyboardInterrupt`` propagates, so no worker is left behind.
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import os
 import shlex
-import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from raidlab.config import toml_literal
 from raidlab.exceptions import ConfigError, RaidlabError, RaidlabIOError
+from raidlab.experiments.pool import end_with_parent, ignore_sigint, shutdown, sigint_blocked
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -295,27 +295,6 @@ def _cases(study: Study) -> List[Case]:
     return cases
 
 
-def toml_literal(value: Any) -> str:
-    """``value`` as a TOML literal for a ``key=value`` override (inline tables on one line)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return repr(value)
-    if isinstance(value, str):
-        return json.dumps(value)  # a JSON string is a valid TOML basic string
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(toml_literal(item) for item in value) + "]"
-    if isinstance(value, Mapping):
-        return "{ " + ", ".join(f"{json.dumps(str(k))} = {toml_literal(v)}" for k, v in value.items()) + " }"
-    raise TypeError(f"cannot write {value!r} as a TOML literal")
-
-
 def same_value(a: Any, b: Any) -> bool:
     """Equality that keeps ``true`` and ``1`` apart and compares numbers by value."""
     if isinstance(a, bool) or isinstance(b, bool):
@@ -443,18 +422,9 @@ def _init_worker(cancel: Any, parent: Optional[int] = None) -> None:
     _CANCEL = cancel
     if parent is not None:
         # End with the process that started the pool, kill -9 included (see the sweep's).
-        from raidlab.experiments.sweep import _end_with_parent
-
-        _end_with_parent(parent)
-    # The parent handles Ctrl-C and cancels us through `cancel`. We started with SIGINT
-    # blocked (see `_sigint_blocked`): ignore it, which also drops one pending since, then
-    # unblock it.
-    try:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        if hasattr(signal, "pthread_sigmask"):
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    except (ValueError, OSError):  # pragma: no cover - not the main thread
-        pass
+        end_with_parent(parent)
+    # The parent handles Ctrl-C and cancels us through `cancel`.
+    ignore_sigint()
 
 
 def _keep_going(fraction: float, completed: int) -> bool:
@@ -543,7 +513,7 @@ def execute(
         # SIGINT, they inherit the blocked mask and keep it until their initializer ignores
         # SIGINT: a Ctrl-C at the terminal, sent to the whole process group, then reaches
         # only this process, which gets it (if it came meanwhile) when the block ends.
-        with _sigint_blocked():
+        with sigint_blocked():
             for spec in plan.runs:
                 future = executor.submit(run_one, str(plan.paper.base), spec.overrides, spec.needs_timeseries)
                 pending[future] = spec
@@ -564,37 +534,10 @@ def execute(
                 on_done(done, total)
     except BaseException:
         cancel.set()
-        _shutdown(executor)
+        shutdown(executor)
         raise
     executor.shutdown(wait=True)
     return results
-
-
-class _sigint_blocked:
-    """Block SIGINT in this thread (and so in the processes and threads it starts) for the
-    ``with`` block; a SIGINT that arrives meanwhile is delivered when it ends."""
-
-    def __enter__(self) -> None:
-        self.previous = None
-        if hasattr(signal, "pthread_sigmask"):
-            self.previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-
-    def __exit__(self, *exc: Any) -> None:
-        if self.previous is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, self.previous)
-
-
-def _shutdown(executor: Any) -> None:
-    """Cancel what has not started and wait for the workers (their simulations see the
-    cancel event within about 0.1 s). A second Ctrl-C while waiting terminates them."""
-    try:
-        executor.shutdown(wait=True, cancel_futures=True)
-    except KeyboardInterrupt:
-        for process in list((getattr(executor, "_processes", None) or {}).values()):
-            process.terminate()
-        for process in list((getattr(executor, "_processes", None) or {}).values()):
-            process.join(timeout=5)
-        raise
 
 
 # ---------------------------------------------------------------------------------------------

@@ -38,7 +38,8 @@ def _cell(column: str, value: float) -> str:
 
 
 def run(context: "Context") -> PaperReport:
-    from raidlab.reproductions.reproduce import default_experiments_dir, toml_literal
+    from raidlab.config import toml_literal
+    from raidlab.reproductions.reproduce import default_experiments_dir
     from raidlab.experiments.stats import mean_interval
     from raidlab.experiments.sweep import load_sweep_spec
 

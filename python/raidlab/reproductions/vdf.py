@@ -383,7 +383,7 @@ def _miss_streams(trace: Path, tag: str, folder: Path, streams: Sequence[Tuple[s
 
 def _spec(base: Path, name: str, seeds: List[int], set_keys: Mapping[str, Any],
           points: List[Mapping[str, Any]]) -> str:
-    from raidlab.reproductions.reproduce import toml_literal
+    from raidlab.config import toml_literal
 
     lines = [f"base = {toml_literal(str(base))}", f"name = {toml_literal(name)}", f"seeds = {toml_literal(seeds)}",
              "", "[set]"]
