@@ -32,7 +32,7 @@ from raidlab.output.report import PaperReport, ReportFigure, ReportTable, number
 if TYPE_CHECKING:
     import pandas as pd
 
-    from raidlab.reproductions import Context
+    from raidlab.reproductions.context import Context
 
 __all__ = ["ARRAYS", "TRACES", "TABLE3", "TABLE4", "run", "improvement", "printed_misprints"]
 

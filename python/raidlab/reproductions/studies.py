@@ -17,7 +17,8 @@ from raidlab.output.report import PaperReport, ReportFigure, ReportTable, differ
 
 if TYPE_CHECKING:
     from raidlab.reproductions.reproduce import StudyResult
-    from raidlab.reproductions import Context, Reproduction
+    from raidlab.reproductions.context import Context
+    from raidlab.reproductions.registry import Reproduction
 
 __all__ = ["run_studies", "study_table"]
 

@@ -18,7 +18,7 @@ from raidlab.output.report import PaperReport, ReportFigure, ReportTable, differ
 if TYPE_CHECKING:
     import pandas as pd
 
-    from raidlab.reproductions import Context
+    from raidlab.reproductions.context import Context
 
 __all__ = ["PUBLISHED", "CONFIG", "run"]
 

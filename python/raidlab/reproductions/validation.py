@@ -17,13 +17,13 @@ from raidlab.exceptions import RaidlabError, RaidlabIOError
 from raidlab.output.report import PaperReport, ReportFigure, ReportTable, difference_text, number_text
 
 if TYPE_CHECKING:
-    from raidlab.reproductions import Context
+    from raidlab.reproductions.context import Context
 
 __all__ = ["run", "default_diskspecs_dir"]
 
 
 def default_diskspecs_dir() -> Path:
-    from raidlab.reproductions import repository_root
+    from raidlab.reproductions.context import repository_root
 
     return repository_root().parent / "shared" / "diskspecs"
 

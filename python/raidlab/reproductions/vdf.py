@@ -50,7 +50,7 @@ from raidlab.output.report import PaperReport, ReportFigure, ReportTable, number
 if TYPE_CHECKING:
     import pandas as pd
 
-    from raidlab.reproductions import Context
+    from raidlab.reproductions.context import Context
 
 __all__ = ["DRIVES", "POLICIES", "RGR_SIZES", "TABLE3_SIZES", "TABLE3", "RGR_UP_TO", "FIG7_THREADS",
            "reconstruction_improvement", "service_rate_improvement", "rgr_reduction", "capacity_sectors",
