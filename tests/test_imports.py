@@ -101,3 +101,28 @@ def test_the_graph_sees_the_imports_it_should():
 def test_no_module_imports_a_module_that_imports_it_back():
     cycle = find_cycle(import_graph())
     assert not cycle, "import circle: " + " -> ".join(cycle)
+
+
+#: The package's layers, bottom up (docs/architecture.md): a module imports only from its own
+#: layer or those below it. The top-level modules are the bottom layer.
+LAYERS = ("", "output", "experiments", "reproductions", "cli")
+
+
+def _layer(module: str) -> int:
+    parts = module.split(".")
+    return LAYERS.index(parts[1]) if len(parts) > 1 and parts[1] in LAYERS else 0
+
+
+def _compatibility_modules() -> Set[str]:
+    """The modules left at a former path, whose docstring starts with "Compatibility path"."""
+    return {module for module, path in _modules().items()
+            if path.read_text(encoding="utf-8").startswith('"""Compatibility path')}
+
+
+def test_each_layer_imports_only_from_itself_and_those_below():
+    compatibility = _compatibility_modules()
+    assert {"raidlab.sweep", "raidlab.plots", "raidlab.reproduce"} <= compatibility
+    upward = [f"{module} -> {target}" for module, targets in sorted(import_graph().items())
+              if module not in compatibility and module != "raidlab.__main__"  # python -m raidlab
+              for target in sorted(targets) if _layer(target) > _layer(module) or target in compatibility]
+    assert not upward, "imports from a layer above, or of a compatibility path: " + ", ".join(upward)
