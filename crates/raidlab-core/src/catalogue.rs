@@ -74,7 +74,7 @@ pub fn catalogue() -> Vec<Family> {
             "layouts",
             "Layouts",
             Some("array.layout"),
-            layout::LAYOUTS.iter().map(|(name, _, doc)| (*name, *doc)),
+            layout::LAYOUTS.iter().map(|e| (e.name, e.doc)),
         ),
         family(
             "schedulers",
@@ -167,7 +167,7 @@ mod tests {
         }
         let formats: Vec<&str> = trace::trace_formats().map(|(name, _)| name).collect();
         assert_eq!(names("trace_formats"), formats);
-        let layouts: Vec<&str> = layout::LAYOUTS.iter().map(|(name, _, _)| *name).collect();
+        let layouts: Vec<&str> = layout::LAYOUTS.iter().map(|e| e.name).collect();
         assert_eq!(names("layouts"), layouts);
     }
 }

@@ -124,15 +124,21 @@ fn synthetic_key_given_with_trace(table: &toml::Table) -> Option<&'static str> {
     SYNTHETIC_ONLY_KEYS.into_iter().find(|key| workload.contains_key(*key))
 }
 
-/// The first of the [`crate::array::LAYOUT_ONLY_KEYS`] the configuration's table gives for
-/// an array of another known layout, with the layout that reads it. An unknown layout is
-/// left to its own error.
+/// The first key of another layout's own (its registry entry's `own_keys`) that the
+/// configuration's table gives for an array of a known layout that does not read it, with
+/// the layout that reads it. An unknown layout is left to its own error.
 fn layout_key_given_for_another(table: &toml::Table, layout: &str) -> Option<(&'static str, &'static str)> {
-    if !crate::layout::LAYOUTS.iter().any(|(name, _, _)| *name == layout) {
+    if crate::layout::entry_named(layout).is_none() {
         return None;
     }
     let array = table.get("array")?.as_table()?;
-    crate::array::LAYOUT_ONLY_KEYS.into_iter().find(|&(key, reader)| reader != layout && array.contains_key(key))
+    crate::layout::entries().into_iter().find_map(|entry| {
+        entry
+            .own_keys
+            .iter()
+            .find(|&&key| !crate::layout::reads_own_key(layout, key) && array.contains_key(key))
+            .map(|&key| (key, entry.name))
+    })
 }
 
 /// A deserialization message with Rust's type names put in plain words: "invalid value:

@@ -417,7 +417,9 @@ impl Simulation {
                     return Err(Error::config("rebuild.unit", format!("{k} cylinders is more than a drive has")));
                 }
                 let sequential = r.zfs.as_ref().is_some_and(|z| z.mode == "sequential");
-                if r.discipline == "zfs" && sequential && matches!(controller.layout().planner(), layout::Planner::Parity) {
+                // A layout whose lost units are an XOR of the survivors' keeps parity.
+                let parity = controller.layout().reconstruction(0).is_some_and(|r| r.xor);
+                if r.discipline == "zfs" && sequential && parity {
                     return Err(Error::config(
                         "rebuild.zfs.mode",
                         "OpenZFS's sequential rebuild is for mirrors only, \"not possible on RAIDZ due to its variable stripe \
@@ -538,11 +540,7 @@ impl Simulation {
         let units = (0..offsets).map(|k| ((k * step + length - 1) / unit_sectors + 1) as f64).sum::<f64>()
             / offsets as f64;
         let data_units = layout.data_units_per_stripe() as f64;
-        let write_ops = match layout.planner() {
-            layout::Planner::Mirror => config.array.copies as f64 * units,
-            layout::Planner::Parity => (2.0 * (units + 1.0)).min(data_units + 1.0 + (units - 1.0).max(0.0)),
-            layout::Planner::Striped => units,
-        };
+        let write_ops = layout.planner().write_ops(units, data_units, config.array.copies as f64);
         let r = config.workload.read_fraction;
         let ops_per_request = r * units + (1.0 - r) * write_ops;
         let per_op = mean_random_service_ns(model, size / units) / 1e9;

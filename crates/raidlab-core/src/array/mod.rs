@@ -58,13 +58,8 @@ pub struct ArrayConfig {
     pub spares: u32,
 }
 
-/// Keys of `[array]` that one layout alone reads, each with that layout. Given for another
-/// layout, a key would be ignored and still saved in the run's configuration as if it had
-/// counted, so the loader refuses it.
-pub const LAYOUT_ONLY_KEYS: [(&str, &str); 2] = [("copies", "raid1"), ("parity_rotation", "raid5")];
-
-/// Written as derived serialization would write it, except that each of the
-/// [`LAYOUT_ONLY_KEYS`] is left out unless the array has its layout: a saved RAID-5
+/// Written as derived serialization would write it, except that each key a layout alone
+/// reads (its registry entry's `own_keys`) is left out unless the array has that layout: a saved RAID-5
 /// configuration that showed `copies = 2` would read as if a RAID-5 had copies, and would not
 /// load back. (The destructuring lists every field, so a new one does not compile until it is
 /// written here too.)
@@ -79,7 +74,7 @@ impl Serialize for ArrayConfig {
             }
         }
         let ArrayConfig { layout, drives, stripe_unit_kib, parity_rotation, copies, spares } = self;
-        let reads = |key: &str| LAYOUT_ONLY_KEYS.contains(&(key, layout.as_str()));
+        let reads = |key: &str| crate::layout::reads_own_key(layout, key);
         let mut out = serializer.serialize_struct("ArrayConfig", 6)?;
         out.serialize_field("layout", layout)?;
         out.serialize_field("drives", drives)?;
@@ -128,13 +123,6 @@ pub struct ControllerStats {
     /// Logical sectors lost on reads / writes.
     pub lost_read_sectors: u64,
     pub lost_write_sectors: u64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Redundancy {
-    None,
-    Mirror,
-    Parity,
 }
 
 #[derive(Debug)]
@@ -276,8 +264,11 @@ impl Layout for NoLayout {
     fn name(&self) -> &'static str {
         "none"
     }
-    fn planner(&self) -> crate::layout::Planner {
-        crate::layout::Planner::Striped
+    fn planner(&self) -> &'static dyn plan::Planner {
+        &plan::STRIPED
+    }
+    fn fault_tolerance(&self) -> u32 {
+        0
     }
     fn shape(&self) -> &crate::layout::LayoutShape {
         &NO_SHAPE
@@ -329,7 +320,8 @@ pub struct Controller {
     unit_sectors: SizeDivisor,
     stripe_data_sectors: SizeDivisor,
     capacity_sectors: u64,
-    redundancy: Redundancy,
+    /// The layout's planner.
+    planner: &'static dyn plan::Planner,
     /// Per drive slot (members, then spares): whether it cannot be read.
     failed: Vec<bool>,
     /// Per drive slot: whether it cannot be read but takes writes (a rebuild target).
@@ -394,18 +386,14 @@ impl Controller {
     pub fn new(layout: Box<dyn Layout>, check_content: bool, rng: RngStream) -> Self {
         let drives = layout.drives() as usize;
         // The layout names its planner (no probing of a stripe, no matching of names).
-        let redundancy = match layout.planner() {
-            crate::layout::Planner::Parity => Redundancy::Parity,
-            crate::layout::Planner::Mirror => Redundancy::Mirror,
-            crate::layout::Planner::Striped => Redundancy::None,
-        };
+        let planner = layout.planner();
         let content = check_content.then(|| ContentModel::new(drives, layout.as_ref()));
         Controller {
             unit_sectors: SizeDivisor::new(layout.stripe_unit_sectors()),
             stripe_data_sectors: SizeDivisor::new(layout.stripe_data_sectors()),
             capacity_sectors: layout.capacity_sectors(),
             layout,
-            redundancy,
+            planner,
             failed: vec![false; drives],
             write_only: vec![false; drives],
             failed_members: Vec::new(),
@@ -569,7 +557,7 @@ impl Controller {
     /// stripe. `None` otherwise, and for layouts that keep more than one copy.
     #[inline(always)]
     fn single_unit(&self, stripe: u64, first: u64, sectors: u64, is_write: bool) -> Option<UnitLocation> {
-        if self.content.is_some() || (is_write && self.redundancy != Redundancy::None) {
+        if self.content.is_some() || (is_write && !self.planner.writes_one_unit_alone()) {
             return None;
         }
         let unit = self.unit_sectors.size;
@@ -762,11 +750,8 @@ impl Controller {
         // The units' status for this piece: the failed and write-only slots, with the rebuild
         // target resolved above for the rebuild units under this stripe.
         let status = plan::UnitStatus::new(&self.failed, &self.write_only);
-        match self.redundancy {
-            Redundancy::Parity => plan::plan_parity_with(&p.map, unit, spec, status, &mut p.plan),
-            Redundancy::Mirror => plan::plan_mirror_with(&p.map, unit, spec, status, view, now, &mut self.rng, &mut p.plan),
-            Redundancy::None => plan::plan_striped(&p.map, unit, spec, &self.failed, &mut p.plan),
-        }
+        let inputs = plan::PlanInputs { map: &p.map, unit_sectors: unit, spec, status, view, now, rng: &mut self.rng };
+        self.planner.plan(inputs, &mut p.plan);
         if let Some(target) = readable_target {
             self.restore_target(target);
         }

@@ -191,6 +191,96 @@ impl Plan {
     }
 }
 
+/// What a planner reads to plan one stripe piece: the stripe's map, the stripe unit, the
+/// piece, the units' status under the failure and rebuild state of the moment, the drives (a
+/// mirror's read goes to an idle or nearer copy) and the run's copy-choice stream.
+pub struct PlanInputs<'a> {
+    pub map: &'a StripeMap,
+    /// Stripe unit, sectors.
+    pub unit_sectors: u64,
+    pub spec: PieceSpec,
+    pub status: UnitStatus<'a>,
+    pub view: &'a dyn DriveView,
+    pub now: Nanos,
+    pub rng: &'a mut RngStream,
+}
+
+/// A planner family: how the pieces of a layout's stripes become access plans. Each layout
+/// names its planner ([`crate::layout::Layout::planner`]); the controller asks it for every
+/// piece and never matches on the family.
+pub trait Planner: Send + Sync + std::fmt::Debug {
+    /// The family's name (`striped`, `mirror`, `parity`), for messages.
+    fn name(&self) -> &'static str;
+    /// Build `inputs.spec`'s plan into `plan`.
+    fn plan(&self, inputs: PlanInputs<'_>, plan: &mut Plan);
+    /// Whether a write inside one data unit on a working drive is exactly one write of that
+    /// unit (nothing else to keep up to date). Such a request, and any read inside one data
+    /// unit, may take the controller's one-op path instead of a piece; by default false.
+    fn writes_one_unit_alone(&self) -> bool {
+        false
+    }
+    /// Disk operations a write of `units` data units costs on average, for a stripe of
+    /// `data_units` data units with `copies` copies of each (the rate estimate behind
+    /// `workload.arrival.target_utilization`).
+    fn write_ops(&self, units: f64, data_units: f64, copies: f64) -> f64;
+}
+
+/// RAID-0's planner: one copy of each data unit, no redundancy.
+#[derive(Debug)]
+pub struct StripedPlanner;
+/// RAID-1's planner: every data unit on `copies` drives.
+#[derive(Debug)]
+pub struct MirrorPlanner;
+/// RAID-5's planner: data units and one XOR parity unit.
+#[derive(Debug)]
+pub struct ParityPlanner;
+
+impl Planner for StripedPlanner {
+    fn name(&self) -> &'static str {
+        "striped"
+    }
+    fn plan(&self, i: PlanInputs<'_>, plan: &mut Plan) {
+        plan_striped(i.map, i.unit_sectors, i.spec, i.status.failed, plan)
+    }
+    fn writes_one_unit_alone(&self) -> bool {
+        true
+    }
+    fn write_ops(&self, units: f64, _data_units: f64, _copies: f64) -> f64 {
+        units
+    }
+}
+
+impl Planner for MirrorPlanner {
+    fn name(&self) -> &'static str {
+        "mirror"
+    }
+    fn plan(&self, i: PlanInputs<'_>, plan: &mut Plan) {
+        plan_mirror_with(i.map, i.unit_sectors, i.spec, i.status, i.view, i.now, i.rng, plan)
+    }
+    fn write_ops(&self, units: f64, _data_units: f64, copies: f64) -> f64 {
+        copies * units
+    }
+}
+
+impl Planner for ParityPlanner {
+    fn name(&self) -> &'static str {
+        "parity"
+    }
+    fn plan(&self, i: PlanInputs<'_>, plan: &mut Plan) {
+        plan_parity_with(i.map, i.unit_sectors, i.spec, i.status, plan)
+    }
+    fn write_ops(&self, units: f64, data_units: f64, _copies: f64) -> f64 {
+        // Read-modify-write (pre-read and write each unit and the parity) or
+        // reconstruct-write (pre-read the others, write the units and the parity).
+        (2.0 * (units + 1.0)).min(data_units + 1.0 + (units - 1.0).max(0.0))
+    }
+}
+
+/// The planners, one per family: layouts hand out references to these.
+pub static STRIPED: StripedPlanner = StripedPlanner;
+pub static MIRROR: MirrorPlanner = MirrorPlanner;
+pub static PARITY: ParityPlanner = ParityPlanner;
+
 /// Build the plan of a piece on a layout with single parity (RAID-5).
 pub fn plan_parity(map: &StripeMap, unit: u64, spec: PieceSpec, failed: &[bool], plan: &mut Plan) {
     plan_parity_with(map, unit, spec, UnitStatus::new(failed, &[]), plan)

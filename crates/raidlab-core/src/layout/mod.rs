@@ -79,24 +79,17 @@ pub enum ParityRotation {
     RightAsymmetric,
 }
 
-/// Which planner builds the access plans of a layout's stripes (`array::plan`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Planner {
-    /// One copy of each data unit, no redundancy (`plan_striped`).
-    Striped,
-    /// Several copies of each data unit (`plan_mirror`).
-    Mirror,
-    /// Data units and one parity unit (`plan_parity`).
-    Parity,
-}
-
 /// A data layout.
 pub trait Layout: Send + Sync + std::fmt::Debug {
     /// Registry name (`raid5`).
     fn name(&self) -> &'static str;
-    /// The planner of its stripes. Every layout names one, so a layout without a planner
-    /// cannot be built.
-    fn planner(&self) -> Planner;
+    /// The planner of its stripes (`array::plan`: [`crate::array::plan::STRIPED`],
+    /// [`crate::array::plan::MIRROR`], [`crate::array::plan::PARITY`], or one of its own).
+    /// Every layout names one, so a layout without a planner cannot be built.
+    fn planner(&self) -> &'static dyn crate::array::plan::Planner;
+    /// Failures of one redundancy set (a mirror set, a parity group) its data survives: 0
+    /// for RAID-0, `copies − 1` for RAID-1, 1 for RAID-5.
+    fn fault_tolerance(&self) -> u32;
     /// Drives, stripe unit and stripe count.
     fn shape(&self) -> &LayoutShape;
     /// Data units per stripe.
@@ -200,8 +193,11 @@ impl Layout for Remapped {
     fn name(&self) -> &'static str {
         self.inner.name()
     }
-    fn planner(&self) -> Planner {
+    fn planner(&self) -> &'static dyn crate::array::plan::Planner {
         self.inner.planner()
+    }
+    fn fault_tolerance(&self) -> u32 {
+        self.inner.fault_tolerance()
     }
     fn shape(&self) -> &LayoutShape {
         self.inner.shape()
@@ -249,24 +245,78 @@ pub struct LayoutParams {
     pub parity_rotation: ParityRotation,
 }
 
-type Constructor = fn(&LayoutParams, &str) -> Result<Box<dyn Layout>>;
+/// Builds a layout from the array's parameters; errors name keys under `key`.
+pub type Constructor = fn(&LayoutParams, &str) -> Result<Box<dyn Layout>>;
 
-/// The layout registry: config name, constructor, one-line description.
-pub const LAYOUTS: &[(&str, Constructor, &str)] = &[
-    ("raid0", raid0::Raid0Layout::build, "striping without redundancy"),
-    ("raid1", raid1::Raid1Layout::build, "mirror sets of `copies` drives, striped across sets"),
-    ("raid5", raid5::Raid5Layout::build, "rotated single parity"),
+/// One layout of the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct LayoutEntry {
+    /// Its name in configurations (`array.layout`).
+    pub name: &'static str,
+    pub build: Constructor,
+    /// One line for the catalogue.
+    pub doc: &'static str,
+    /// The `[array]` keys only this layout reads: given for another layout they are
+    /// refused, and a saved configuration shows them only for this one.
+    pub own_keys: &'static [&'static str],
+}
+
+/// The layout registry. A new layout is its file and one entry here.
+pub const LAYOUTS: &[LayoutEntry] = &[
+    LayoutEntry { name: "raid0", build: raid0::Raid0Layout::build, doc: "striping without redundancy", own_keys: &[] },
+    LayoutEntry {
+        name: "raid1",
+        build: raid1::Raid1Layout::build,
+        doc: "mirror sets of `copies` drives, striped across sets",
+        own_keys: &["copies"],
+    },
+    LayoutEntry { name: "raid5", build: raid5::Raid5Layout::build, doc: "rotated single parity", own_keys: &["parity_rotation"] },
 ];
+
+/// Layouts registered at run time ([`register`]): tests plug a layout of their own in
+/// through the registry alone.
+static REGISTERED: std::sync::RwLock<Vec<LayoutEntry>> = std::sync::RwLock::new(Vec::new());
+
+/// Add `entry` to the registry for the rest of the process (a layout defined outside the
+/// crate, such as a test's). An entry of a name already known replaces nothing: the first
+/// one stays.
+pub fn register(entry: LayoutEntry) {
+    let mut registered = REGISTERED.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+    // (Not `entry_named`, which would wait for the lock held here.)
+    let known = LAYOUTS.iter().chain(registered.iter()).any(|e| e.name == entry.name);
+    if !known {
+        registered.push(entry);
+    }
+}
+
+/// Every layout: the built-in ones, then the registered ones.
+pub fn entries() -> Vec<LayoutEntry> {
+    let registered = REGISTERED.read().unwrap_or_else(|poisoned| poisoned.into_inner());
+    LAYOUTS.iter().chain(registered.iter()).copied().collect()
+}
+
+/// The layout called `name`.
+pub fn entry_named(name: &str) -> Option<LayoutEntry> {
+    match LAYOUTS.iter().find(|e| e.name == name) {
+        Some(e) => Some(*e),
+        None => REGISTERED.read().unwrap_or_else(|poisoned| poisoned.into_inner()).iter().find(|e| e.name == name).copied(),
+    }
+}
+
+/// Whether the array of layout `layout` reads `[array]` key `key` of some layout's own keys.
+pub fn reads_own_key(layout: &str, key: &str) -> bool {
+    entry_named(layout).is_some_and(|e| e.own_keys.contains(&key))
+}
 
 /// Build the layout called `name`. `key` is the config path of the layout table.
 pub fn build(name: &str, params: &LayoutParams, key: &str) -> Result<Box<dyn Layout>> {
-    match LAYOUTS.iter().find(|(n, _, _)| *n == name) {
-        Some((_, make, _)) => make(params, key),
+    match entry_named(name) {
+        Some(entry) => (entry.build)(params, key),
         None => Err(Error::config(
             format!("{key}.layout"),
             format!(
                 "unknown layout {name:?}; known layouts: {}",
-                LAYOUTS.iter().map(|(n, _, _)| *n).collect::<Vec<_>>().join(", ")
+                entries().iter().map(|e| e.name).collect::<Vec<_>>().join(", ")
             ),
         )),
     }

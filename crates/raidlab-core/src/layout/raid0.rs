@@ -22,8 +22,11 @@ impl Layout for Raid0Layout {
     fn name(&self) -> &'static str {
         "raid0"
     }
-    fn planner(&self) -> super::Planner {
-        super::Planner::Striped
+    fn planner(&self) -> &'static dyn crate::array::plan::Planner {
+        &crate::array::plan::STRIPED
+    }
+    fn fault_tolerance(&self) -> u32 {
+        0
     }
     fn shape(&self) -> &LayoutShape {
         &self.shape

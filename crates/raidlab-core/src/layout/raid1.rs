@@ -38,8 +38,11 @@ impl Layout for Raid1Layout {
     fn name(&self) -> &'static str {
         "raid1"
     }
-    fn planner(&self) -> super::Planner {
-        super::Planner::Mirror
+    fn planner(&self) -> &'static dyn crate::array::plan::Planner {
+        &crate::array::plan::MIRROR
+    }
+    fn fault_tolerance(&self) -> u32 {
+        self.copies - 1
     }
     fn shape(&self) -> &LayoutShape {
         &self.shape

@@ -84,8 +84,11 @@ impl Layout for Raid5Layout {
     fn name(&self) -> &'static str {
         "raid5"
     }
-    fn planner(&self) -> super::Planner {
-        super::Planner::Parity
+    fn planner(&self) -> &'static dyn crate::array::plan::Planner {
+        &crate::array::plan::PARITY
+    }
+    fn fault_tolerance(&self) -> u32 {
+        1
     }
     fn shape(&self) -> &LayoutShape {
         &self.shape

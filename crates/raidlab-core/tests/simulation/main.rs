@@ -9,6 +9,7 @@ mod content_integrity;
 mod determinism;
 mod failure_schedules;
 mod failures;
+mod layout_registry;
 mod pro;
 mod queueing;
 mod rebuild;
