@@ -750,6 +750,29 @@ pub struct TraceStats {
     pub notes: Vec<String>,
 }
 
+impl TraceStats {
+    /// The statistics of a trace of no request in `format`, with `notes`.
+    pub(crate) fn empty(format: &'static str, notes: Vec<String>) -> TraceStats {
+        TraceStats {
+            format,
+            requests: 0,
+            read_fraction: 0.0,
+            mean_size_bytes: 0.0,
+            duration_s: 0.0,
+            iops: 0.0,
+            footprint_bytes: 0,
+            footprint_exact: true,
+            footprint_error: 0.0,
+            locality_hot20: 0.0,
+            locality_hot20_exact: true,
+            locality_hot20_error: 0.0,
+            volumes: None,
+            whole_second_timestamps: false,
+            notes,
+        }
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use std::io::Write;

@@ -312,23 +312,7 @@ pub fn stats_until(cfg: &TraceConfig, keep_going: &mut dyn FnMut(u64) -> bool) -
         }
     }
     if requests == 0 {
-        return Ok(Some(TraceStats {
-            format,
-            requests: 0,
-            read_fraction: 0.0,
-            mean_size_bytes: 0.0,
-            duration_s: 0.0,
-            iops: 0.0,
-            footprint_bytes: 0,
-            footprint_exact: true,
-            footprint_error: 0.0,
-            locality_hot20: 0.0,
-            locality_hot20_exact: true,
-            locality_hot20_error: 0.0,
-            volumes: None,
-            whole_second_timestamps: false,
-            notes: Vec::new(),
-        }));
+        return Ok(Some(TraceStats::empty(format, Vec::new())));
     }
     let exact = sample.is_exact();
     let distinct_blocks = if exact { sample.len() as f64 } else { footprint.estimate().round() };
@@ -424,23 +408,7 @@ fn oracle_stats_until(cfg: &TraceConfig, keep_going: &mut dyn FnMut(u64) -> bool
         notes.push(format!("{size_zero} records of size 0 left out, as raidlab cache and libCacheSim leave them out"));
     }
     if requests == 0 {
-        return Ok(Some(TraceStats {
-            format: ORACLE_GENERAL,
-            requests: 0,
-            read_fraction: 0.0,
-            mean_size_bytes: 0.0,
-            duration_s: 0.0,
-            iops: 0.0,
-            footprint_bytes: 0,
-            footprint_exact: true,
-            footprint_error: 0.0,
-            locality_hot20: 0.0,
-            locality_hot20_exact: true,
-            locality_hot20_error: 0.0,
-            volumes: None,
-            whole_second_timestamps: false,
-            notes,
-        }));
+        return Ok(Some(TraceStats::empty(ORACLE_GENERAL, notes)));
     }
     let exact = sample.is_exact();
     let distinct = if exact { sample.len() as f64 } else { footprint.estimate().round() };
