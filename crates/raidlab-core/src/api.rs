@@ -76,13 +76,13 @@ pub fn run_toml(
 pub fn run_config(config: Config, progress: Option<&mut dyn FnMut(Progress) -> bool>) -> Result<RunOutput> {
     let resolved_config = config.to_toml();
     let config_hash = config.hash();
-    let warnings = crate::warnings::config_warnings(&config);
+    let warnings = crate::config::warnings::config_warnings(&config);
     // A target utilization becomes the rate whose pilot runs reach it.
     let config = crate::calibrate::with_calibrated_rate(config)?;
     let mut sim = Simulation::new(config)?;
     run_reporting(&mut sim, progress)?;
     let mut summary = summary(&sim, &config_hash);
-    crate::warnings::add_to_summary(&mut summary, warnings, &sim);
+    add_warnings_to_summary(&mut summary, warnings, &sim);
     Ok(RunOutput { summary, tables: tables(&sim), resolved_config, config_hash })
 }
 
@@ -271,6 +271,22 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
         "events": sim.events_processed,
         "warnings": sim.warnings,
     })
+}
+
+/// Add `config_warnings` (from [`crate::config::warnings::config_warnings`], decided before the run) and what the run
+/// counted in its trace to the summary's `warnings`, after the drive import's.
+fn add_warnings_to_summary(summary: &mut serde_json::Value, config_warnings: Vec<String>, sim: &crate::engine::Simulation) {
+    let mut added = config_warnings;
+    if let Some(counts) = sim.workload().trace_counts() {
+        added.extend(counts.warnings("workload.trace"));
+    }
+    if added.is_empty() {
+        return;
+    }
+    match summary.get_mut("warnings").and_then(|w| w.as_array_mut()) {
+        Some(list) => list.extend(added.into_iter().map(serde_json::Value::from)),
+        None => summary["warnings"] = serde_json::Value::from(added),
+    }
 }
 
 fn f64s(name: &str, v: Vec<f64>) -> Column {

@@ -26,7 +26,6 @@ pub mod request;
 pub mod results;
 pub mod sim;
 pub mod workload;
-pub mod warnings;
 
 pub use config::Config;
 pub use error::{Error, Result};

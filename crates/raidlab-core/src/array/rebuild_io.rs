@@ -18,7 +18,6 @@
 
 use crate::content::rules::Access;
 use crate::layout::StripeMap;
-use crate::rebuild::order::ReadSpan;
 use crate::disk::{OpKind, Priority};
 use crate::error::{Error, Result};
 
@@ -71,6 +70,14 @@ pub enum RebuildEvent {
     /// A user write waits for job `job`'s stripes: its reads should be forced (issued now,
     /// at user priority), as RAIDframe forces the reconstruction of a stripe a write hits.
     Force { job: u32 },
+}
+
+/// One user read of the lost member during a rebuild: the first and last rebuild unit it
+/// touched (inclusive; one request, however many stripes it spans).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadSpan {
+    pub first: u64,
+    pub last: u64,
 }
 
 /// Why a rebuild stopped unfinished.

@@ -41,6 +41,7 @@
 //! The simulator ([`sim`]) streams a trace through many caches at once (policies × sizes ×
 //! drive counts × failed drives), LRU at many sizes in one stack ([`stack`]).
 
+pub mod config;
 pub mod arc;
 pub mod clock;
 pub mod front;

@@ -11,13 +11,7 @@ use super::{DriveState, RebuildConfig};
 use crate::array::state::{RebuildUnits, UnitStates};
 use crate::disk::Geometry;
 
-/// One user read of the lost member during a rebuild: the first and last rebuild unit it
-/// touched (inclusive; one request, however many stripes it spans).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReadSpan {
-    pub first: u64,
-    pub last: u64,
-}
+pub use crate::array::rebuild_io::ReadSpan;
 
 /// Picks the next unit to rebuild.
 pub trait Order: Send {

@@ -1,6 +1,8 @@
 //! The run configuration: one source of truth for every tunable. The JSON Schema and the
 //! configuration reference (`docs/config.md`) are generated from these types.
 
+pub mod warnings;
+
 use std::path::Path;
 
 use schemars::JsonSchema;
@@ -41,7 +43,7 @@ pub struct Config {
     pub rebuild: Option<crate::rebuild::RebuildConfig>,
     /// A buffer cache in front of the array; absent, requests go straight to the array.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache: Option<crate::cache::front::CacheConfig>,
+    pub cache: Option<crate::cache::config::CacheConfig>,
 }
 
 fn default_seed() -> u64 {
@@ -490,7 +492,7 @@ impl Config {
             ArrivalConfig::Trace => {}
         }
         self.check_run_length()?;
-        crate::warnings::refuse_nonsense(self)?;
+        warnings::refuse_nonsense(self)?;
         Ok(())
     }
 

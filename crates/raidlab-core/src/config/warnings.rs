@@ -19,7 +19,7 @@
 //! counted while it is read and warned about after the run
 //! ([`crate::workload::trace::TraceCounts`]).
 
-use crate::config::{Config, FailureKind};
+use super::{Config, FailureKind};
 use crate::error::{readable, Error, Result};
 
 /// Refuse the combinations no run could mean (the table in the module docs).
@@ -87,22 +87,6 @@ pub fn config_warnings(config: &Config) -> Vec<String> {
         ));
     }
     warnings
-}
-
-/// Add `config_warnings` (from [`config_warnings`], decided before the run) and what the run
-/// counted in its trace to the summary's `warnings`, after the drive import's.
-pub fn add_to_summary(summary: &mut serde_json::Value, config_warnings: Vec<String>, sim: &crate::engine::Simulation) {
-    let mut added = config_warnings;
-    if let Some(counts) = sim.workload().trace_counts() {
-        added.extend(counts.warnings("workload.trace"));
-    }
-    if added.is_empty() {
-        return;
-    }
-    match summary.get_mut("warnings").and_then(|w| w.as_array_mut()) {
-        Some(list) => list.extend(added.into_iter().map(serde_json::Value::from)),
-        None => summary["warnings"] = serde_json::Value::from(added),
-    }
 }
 
 #[cfg(test)]
