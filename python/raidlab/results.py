@@ -364,7 +364,7 @@ _RUN_MARKERS = (MANIFEST_FILE, SUMMARY_FILE, INCOMPLETE_FILE)
 
 
 def failures_in_time_order(summary: Mapping[str, Any]) -> List[Dict[str, Any]]:
-    """The summary's ``failures`` in time order (the core lists them by drive slot), each a
+    """The summary's ``failures`` in time order (older summaries listed them by drive slot), each a
     copy with ``holds``: what the slot held when it failed, read from the summary's
     ``rebuilds`` (a spare's slot holds a member once a rebuild onto it is complete):
 

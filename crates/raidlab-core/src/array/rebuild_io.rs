@@ -151,8 +151,6 @@ pub struct Job {
     /// Whether its unit goes back to unrebuilt when it has drained (an op was aborted, the
     /// rebuild goes on).
     give_back: bool,
-    /// Whether [`Controller::restart_rebuild_jobs`] cancelled it.
-    restarted: bool,
     generation: u32,
     next_waiter: u32,
     live: bool,
@@ -405,7 +403,6 @@ impl Controller {
             }
             job.cancelled = true;
             job.give_back = true;
-            job.restarted = true;
             if job.outstanding == 0 && job.locked {
                 self.rebuild_release(j as u32);
             }
@@ -476,14 +473,6 @@ impl Controller {
     /// Whether job `job` holds its stripes' locks.
     pub fn job_locked(&self, job: u32) -> bool {
         self.jobs[job as usize].locked
-    }
-
-    /// Whether job `job` is no longer the policies' to follow: freed, or cancelled by
-    /// [`Controller::restart_rebuild_jobs`] (its events reach the policies after they started
-    /// afresh).
-    pub fn job_forgotten(&self, job: u32) -> bool {
-        let j = &self.jobs[job as usize];
-        !j.live || j.restarted
     }
 
     /// Whether job `job` belongs to an abandoned rebuild.
@@ -726,7 +715,6 @@ impl Controller {
             outstanding: 0,
             cancelled: false,
             give_back: false,
-            restarted: false,
             generation: r.generation,
             next_waiter: NONE,
             live: true,

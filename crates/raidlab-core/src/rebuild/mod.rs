@@ -387,9 +387,15 @@ impl Rebuild {
     /// A rebuild started on `controller`: policies forget any earlier one, and the
     /// controller records user reads of the lost units if the order watches them.
     pub fn begin(&mut self, controller: &mut Controller) {
-        self.executor.reset();
         self.order.reset();
         controller.watch_reads(self.order.watches_reads());
+        self.start_afresh(controller);
+    }
+
+    /// The executor and the discipline start over on the rebuild's sources (the order keeps
+    /// what it learnt: a restart after a lost source is the same rebuild).
+    fn start_afresh(&mut self, controller: &Controller) {
+        self.executor.reset();
         if let Some(r) = controller.rebuilding() {
             self.discipline.begin(&r.sources, r.target, r.xor);
         }
@@ -438,21 +444,12 @@ impl Rebuild {
         }
         if let RebuildEvent::SourceLost { .. } = event {
             // Plan afresh from the surviving copies: every job in flight is cancelled, its
-            // unit given back once its ops are in.
+            // unit given back once its ops are in. (The aborts of those jobs that follow in
+            // the same batch of events are not handed on: `Simulation::dispatch_rebuild_events`.)
             controller.restart_rebuild_jobs();
-            self.executor.reset();
-            if let Some(r) = controller.rebuilding() {
-                self.discipline.begin(&r.sources, r.target, r.xor);
-            }
+            self.start_afresh(controller);
             self.pump(now, controller, drives, geometry);
             return;
-        }
-        if let RebuildEvent::Read { job, ok: false, .. } | RebuildEvent::Written { job, ok: false, .. } = event {
-            // An aborted op of a job the policies no longer follow (it was restarted after a
-            // lost source, or drained and freed): nothing of theirs to undo.
-            if controller.job_forgotten(job) {
-                return;
-            }
         }
         if let RebuildEvent::Read { job, drive, ok: true } = event {
             let (start, end) = controller.job_range(job);
