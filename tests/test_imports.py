@@ -104,13 +104,21 @@ def test_no_module_imports_a_module_that_imports_it_back():
 
 
 #: The package's layers, bottom up (docs/architecture.md): a module imports only from its own
-#: layer or those below it. The top-level modules are the bottom layer.
-LAYERS = ("", "output", "experiments", "reproductions", "cli")
+#: layer or those below it. The top-level modules are the bottom layer; ``results`` (run and
+#: sweep directories) is read by every layer above it, from the figures up.
+LAYERS = ("", "results", "output", "experiments", "reproductions", "cli")
 
 
 def _layer(module: str) -> int:
+    if module == TOP:  # the public API: raidlab.run and raidlab.load_result hand out a Result
+        return LAYERS.index("results")
     parts = module.split(".")
     return LAYERS.index(parts[1]) if len(parts) > 1 and parts[1] in LAYERS else 0
+
+
+#: Imports of a compatibility path still to be moved to the new path ("module -> former
+#: path"). An entry goes as soon as its import has moved: the test fails on one that has.
+NOT_YET_MOVED = {"raidlab.cli.rebuild_plan -> raidlab.store"}
 
 
 def _compatibility_modules() -> Set[str]:
@@ -121,8 +129,11 @@ def _compatibility_modules() -> Set[str]:
 
 def test_each_layer_imports_only_from_itself_and_those_below():
     compatibility = _compatibility_modules()
-    assert {"raidlab.sweep", "raidlab.plots", "raidlab.reproduce"} <= compatibility
-    upward = [f"{module} -> {target}" for module, targets in sorted(import_graph().items())
-              if module not in compatibility and module != "raidlab.__main__"  # python -m raidlab
-              for target in sorted(targets) if _layer(target) > _layer(module) or target in compatibility]
+    assert {"raidlab.sweep", "raidlab.plots", "raidlab.reproduce", "raidlab.store"} <= compatibility
+    found = [f"{module} -> {target}" for module, targets in sorted(import_graph().items())
+             if module not in compatibility and module != "raidlab.__main__"  # python -m raidlab
+             for target in sorted(targets) if _layer(target) > _layer(module) or target in compatibility]
+    upward = [arrow for arrow in found if arrow not in NOT_YET_MOVED]
     assert not upward, "imports from a layer above, or of a compatibility path: " + ", ".join(upward)
+    moved = sorted(NOT_YET_MOVED - set(found))
+    assert not moved, "imports moved to the new path, to take off NOT_YET_MOVED: " + ", ".join(moved)

@@ -1,6 +1,7 @@
-"""Sweeps (raidlab.sweep, raidlab.store): specification checks with file:line and key,
-expansion, content-addressed run ids, the local pool against a Dask LocalCluster, resuming a
-killed sweep, failed runs recorded while the others go on, and the ``raidlab sweep`` command."""
+"""Sweeps (raidlab.experiments.sweep, raidlab.results.store): specification checks with
+file:line and key, expansion, content-addressed run ids, the local pool against a Dask
+LocalCluster, resuming a killed sweep, failed runs recorded while the others go on, and the
+``raidlab sweep`` command."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from raidlab import store
+from raidlab.results import store
 from raidlab.exceptions import ConfigError
 from raidlab.cli import main
 from raidlab.sweep import SweepSpecError, expand_sweep, extension_digest, load_sweep_spec, run_id, run_sweep
@@ -303,7 +304,7 @@ def test_the_summary_written_without_pandas_reads_back_as_the_pandas_table(tmp_p
     assert back[1]["n"] is None and back[2]["x.mean"] is None and back[0]["gone"] is None
     assert [row["n"] for row in back] == [3, None, 4] and back[1]["error"] == "bad"
     pd.testing.assert_frame_equal(pd.read_parquet(path), frame, check_dtype=False)
-    code = ("import sys\nfrom raidlab import store\n"
+    code = ("import sys\nfrom raidlab.results import store\n"
             f"store.write_summary({str(tmp_path / 'again.parquet')!r}, store.summary_columns({rows!r}, ['array.drives']))\n"
             "print('pandas' in sys.modules, 'pyarrow' in sys.modules)")
     completed = subprocess.run([sys.executable, "-c", code.replace("nan", "float('nan')")], capture_output=True,

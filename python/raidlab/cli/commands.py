@@ -161,7 +161,7 @@ def _command_run(args: argparse.Namespace, out: Console, err: Console) -> int:
 
 
 def _command_plot(args: argparse.Namespace, out: Console, err: Console) -> int:
-    from raidlab.store import is_sweep_dir
+    from raidlab.results.store import is_sweep_dir
 
     if is_sweep_dir(args.run_dir) or args.x or args.metric:
         from raidlab.cli.experiments import command_plot_sweep

@@ -160,7 +160,7 @@ def _json_value(value: Any) -> Any:
 
 
 def _command_summary(args: argparse.Namespace, out: "Console", err: "Console") -> int:
-    from raidlab import store
+    from raidlab.results import store
     from raidlab.exceptions import RaidlabIOError
 
     path = Path(args.directory)
@@ -422,7 +422,7 @@ class _StageProgress:
 def command_plot_sweep(args: argparse.Namespace, out: "Console", err: "Console") -> int:
     """``raidlab plot SWEEP_DIR``: the specification's ``[[plots]]`` drawn again from
     summary.parquet, or one figure of ``--metric`` against ``--x`` (by ``--series``)."""
-    from raidlab import store
+    from raidlab.results import store
     from raidlab.exceptions import ConfigError
     from raidlab.experiments.sweep import draw_spec_plots, load_sweep_spec
     from raidlab.experiments.sweep_plots import plot_metrics

@@ -5,6 +5,6 @@ on a local process pool or Dask; comparisons of runs with confidence intervals
 (:mod:`~raidlab.experiments.sweep_bench`); and the validation of the drive models against
 real drives' traces (:mod:`~raidlab.experiments.validate`).
 
-The store of run and sweep directories they write is :mod:`raidlab.store`. Importing this
-package imports none of its modules.
+The store of run and sweep directories they write is :mod:`raidlab.results.store`. Importing
+this package imports none of its modules.
 """

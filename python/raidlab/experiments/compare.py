@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Union
 
-from raidlab import store
+from raidlab.results import store
 from raidlab.exceptions import RaidlabIOError
 from raidlab.experiments.stats import difference_interval
 

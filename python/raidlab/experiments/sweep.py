@@ -37,7 +37,7 @@ core before anything runs, so a bad specification fails at once with
 :class:`SweepSpecError` naming ``file:line`` and the key: an unknown key, an empty axis,
 values of different types on one axis, zipped lists of different lengths, or a value the core
 rejects. :func:`run_sweep` then runs what is not done yet and writes the sweep directory
-(:mod:`raidlab.store`).
+(:mod:`raidlab.results.store`).
 
 Runs are content-addressed: a run's id (:func:`run_id`) is a digest of its resolved
 configuration, the directory its relative paths start from, and the code version
@@ -71,7 +71,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Deque, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from raidlab.exceptions import ConfigError, RaidlabError, RaidlabIOError
-from raidlab import store
+from raidlab.results import store
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -273,7 +273,7 @@ def _draw_fig3(done: "pd.DataFrame", sweep_dir: Path, output: Path, orders: Dict
 
     from raidlab.output.plots import complete_windows, merged_bars
     from raidlab.results import Result
-    from raidlab.store import RUNS_DIR
+    from raidlab.results.store import RUNS_DIR
     from raidlab.experiments.sweep_plots import mean_timeseries, save_png_and_svg
 
     panels = [t for t in traces if ("raid5", 3, t) in paths]

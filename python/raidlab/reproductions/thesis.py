@@ -83,7 +83,7 @@ def _draw(done: "pd.DataFrame", sweep_dir: Path, output: Path) -> Path:
 
     from raidlab.output.plots import save_figure
     from raidlab.results import Result
-    from raidlab.store import RUNS_DIR
+    from raidlab.results.store import RUNS_DIR
     from raidlab.experiments.sweep_plots import draw_cdf_overlay
 
     results = [Result.load(sweep_dir / RUNS_DIR / run_id) for run_id in done["run_id"]]

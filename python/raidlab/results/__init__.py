@@ -1,5 +1,9 @@
 """Results of a run: a summary dict and columnar tables, saved as JSON + Parquet.
 
+This package is what raidlab writes for programs to read back: a run directory (this
+module) and a sweep directory of many runs with its summary table
+(:mod:`raidlab.results.store`). Importing it does not import :mod:`~raidlab.results.store`.
+
 A run directory holds everything needed to inspect, plot or reproduce a run::
 
     config.toml         the resolved configuration (every default filled in)
