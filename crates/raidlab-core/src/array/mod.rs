@@ -13,6 +13,8 @@
 //! piece would, and becomes a request with a piece if its drive fails before it is done, so
 //! the short way changes no result (a test runs both ways side by side).
 
+pub mod jobs;
+pub mod lifecycle;
 pub mod locks;
 pub mod plan;
 pub mod rebuild_io;
@@ -30,8 +32,9 @@ use crate::layout::{Layout, ParityRotation, StripeMap, UnitLocation};
 use crate::sim::{Nanos, RngStream};
 use locks::{StripeLocks, Waiters, NONE};
 use plan::{DriveView, PieceSpec, Plan, PlanOp};
-use rebuild_io::{Job, RebuildEvent, Rebuilding, REBUILD_JOB};
-use state::MemberStatus;
+use jobs::{JobId, JobKind, OpToken};
+use rebuild_io::{Job, RebuildEvent};
+use state::{ArrayState, MemberStatus};
 
 /// Array organisation.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
@@ -176,11 +179,6 @@ struct OneOp {
     next_waiter: u32,
 }
 
-/// Tag of a one-op request's id (its index in the one-op slab with this bit set) in the
-/// lock table's waiter lists, the ready list and op tokens, beside piece indices (which stay
-/// below it: 2³¹ pieces in flight would take hundreds of GiB).
-const ONE_OP: u32 = 1 << 31;
-
 impl Default for Piece {
     fn default() -> Self {
         Piece {
@@ -224,30 +222,27 @@ struct Waiting<'a> {
 
 impl Waiters for Waiting<'_> {
     fn next_waiter(&self, id: u32) -> u32 {
-        if id & ONE_OP != 0 {
-            self.one_ops[(id & !ONE_OP) as usize].next_waiter
-        } else if id & REBUILD_JOB != 0 {
-            Controller::job_waiter(self.jobs, id & !REBUILD_JOB)
-        } else {
-            self.pieces[id as usize].next_waiter
+        let job = JobId::from_raw(id);
+        match job.kind() {
+            Some(JobKind::UserPiece) => self.pieces[id as usize].next_waiter,
+            Some(JobKind::UserOneOp) => self.one_ops[job.index() as usize].next_waiter,
+            Some(JobKind::RebuildUnit) | None => Controller::job_waiter(self.jobs, job.index()),
         }
     }
     fn set_next_waiter(&mut self, id: u32, next: u32) {
-        if id & ONE_OP != 0 {
-            self.one_ops[(id & !ONE_OP) as usize].next_waiter = next;
-        } else if id & REBUILD_JOB != 0 {
-            Controller::set_job_waiter(self.jobs, id & !REBUILD_JOB, next);
-        } else {
-            self.pieces[id as usize].next_waiter = next;
+        let job = JobId::from_raw(id);
+        match job.kind() {
+            Some(JobKind::UserPiece) => self.pieces[id as usize].next_waiter = next,
+            Some(JobKind::UserOneOp) => self.one_ops[job.index() as usize].next_waiter = next,
+            Some(JobKind::RebuildUnit) | None => Controller::set_job_waiter(self.jobs, job.index(), next),
         }
     }
     fn wants_write(&self, id: u32) -> bool {
-        if id & ONE_OP != 0 {
-            self.one_ops[(id & !ONE_OP) as usize].is_write
-        } else if id & REBUILD_JOB != 0 {
-            false
-        } else {
-            self.pieces[id as usize].spec.is_some_and(|s| s.is_write)
+        let job = JobId::from_raw(id);
+        match job.kind() {
+            Some(JobKind::UserPiece) => self.pieces[id as usize].spec.is_some_and(|s| s.is_write),
+            Some(JobKind::UserOneOp) => self.one_ops[job.index() as usize].is_write,
+            Some(JobKind::RebuildUnit) | None => false,
         }
     }
 }
@@ -261,6 +256,9 @@ static NO_SHAPE: crate::layout::LayoutShape =
     crate::layout::LayoutShape { drives: 0, stripe_unit_sectors: 1, stripes: 0 };
 
 impl Layout for NoLayout {
+    fn volatile_state(&self) -> &'static str {
+        "nothing"
+    }
     fn name(&self) -> &'static str {
         "none"
     }
@@ -322,18 +320,11 @@ pub struct Controller {
     capacity_sectors: u64,
     /// The layout's planner.
     planner: &'static dyn plan::Planner,
-    /// Per drive slot (members, then spares): whether it cannot be read.
-    failed: Vec<bool>,
-    /// Per drive slot: whether it cannot be read but takes writes (a rebuild target).
-    write_only: Vec<bool>,
-    /// The failed members (not slots), for the layout's data-loss rule.
-    failed_members: Vec<u32>,
-    /// The slot of every member (a rebuild moves a member to its target).
-    member_slot: Vec<u32>,
-    member_status: Vec<MemberStatus>,
-    data_lost: bool,
-    /// The rebuild in progress.
-    rebuild: Option<Box<Rebuilding>>,
+    /// Its answer to [`plan::Planner::writes_one_unit_alone`], asked once (it is on the path
+    /// of every write).
+    one_op_writes: bool,
+    /// The drive slots, the members, the rebuilds and the layout's placement state.
+    state: ArrayState,
     /// Rebuild jobs (a slab) and its free slots.
     jobs: Vec<Job>,
     free_jobs: Vec<u32>,
@@ -370,11 +361,7 @@ pub struct Controller {
     answer_after_first_phase: bool,
 }
 
-/// Low bits of an op's token that hold its index in the piece's plan. A plan can have about
-/// two ops per drive (pre-reads and writes), and arrays have up to 65,536 drives: 16 bits
-/// made a RAID-1 write to 65,536 copies an invariant error. The piece index is a u32, so
-/// 32 bits each fill the u64 token.
-const OP_BITS: u32 = 32;
+use jobs::OP_BITS;
 
 /// The most sectors one stripe piece may move with the content model on (8 GiB): the model
 /// keeps a value per sector of the piece's plan in memory (8 bytes each, here 128 MiB), and a
@@ -388,19 +375,15 @@ impl Controller {
         // The layout names its planner (no probing of a stripe, no matching of names).
         let planner = layout.planner();
         let content = check_content.then(|| ContentModel::new(drives, layout.as_ref()));
+        let layout_placement = layout.placement_state();
         Controller {
             unit_sectors: SizeDivisor::new(layout.stripe_unit_sectors()),
             stripe_data_sectors: SizeDivisor::new(layout.stripe_data_sectors()),
             capacity_sectors: layout.capacity_sectors(),
             layout,
             planner,
-            failed: vec![false; drives],
-            write_only: vec![false; drives],
-            failed_members: Vec::new(),
-            member_slot: (0..drives as u32).collect(),
-            member_status: vec![MemberStatus::Working; drives],
-            data_lost: false,
-            rebuild: None,
+            one_op_writes: planner.writes_one_unit_alone(),
+            state: ArrayState::new(drives as u32, layout_placement),
             jobs: Vec::new(),
             free_jobs: Vec::new(),
             generation: 0,
@@ -445,7 +428,7 @@ impl Controller {
 
     /// Whether data has been lost (the failed drives defeat the layout's redundancy).
     pub fn data_lost(&self) -> bool {
-        self.data_lost
+        self.state.data_lost
     }
 
     /// The content model's counters, if it is on.
@@ -478,7 +461,7 @@ impl Controller {
                 req.lba, req.sectors
             )));
         }
-        if self.rebuild.is_some() && !req.is_write {
+        if self.state.rebuild.is_some() && !req.is_write {
             self.note_user_read(req.lba, req.sectors as u64);
         }
         let write_id = if req.is_write && values != 0 {
@@ -538,7 +521,7 @@ impl Controller {
             let granted = self.locks.acquire(stripe, piece, req.is_write, &mut waiting);
             if granted {
                 self.ready.push(piece);
-            } else if req.is_write && self.rebuild.is_some() {
+            } else if req.is_write && self.state.rebuild.is_some() {
                 self.force_rebuild_of(stripe);
             }
         }
@@ -557,7 +540,7 @@ impl Controller {
     /// stripe. `None` otherwise, and for layouts that keep more than one copy.
     #[inline(always)]
     fn single_unit(&self, stripe: u64, first: u64, sectors: u64, is_write: bool) -> Option<UnitLocation> {
-        if self.content.is_some() || (is_write && !self.planner.writes_one_unit_alone()) {
+        if self.content.is_some() || (is_write && !self.one_op_writes) {
             return None;
         }
         let unit = self.unit_sectors.size;
@@ -572,13 +555,13 @@ impl Controller {
     /// (Inlined into `submit`, which the engine inlines: the one-op path is the fast one.)
     #[inline(always)]
     fn submit_one_op(&mut self, now: Nanos, op: OneOp, view: &dyn DriveView) -> Result<()> {
-        // Ids stay below `NONE`, the lock table's "no waiter", which has the tag too.
-        if self.free_one_ops.is_empty() && self.one_ops.len() >= (NONE & !ONE_OP) as usize {
+        // An index past the last one would run into the id's kind bits.
+        if self.free_one_ops.is_empty() && self.one_ops.len() > JobId::MAX_INDEX as usize {
             return Err(Error::Invariant(format!("{} one-op requests in flight", self.one_ops.len())));
         }
         let index = store(&mut self.one_ops, &mut self.free_one_ops, op);
         self.in_flight_requests += 1;
-        let id = ONE_OP | index;
+        let id = JobId::new(JobKind::UserOneOp, index).raw();
         let mut waiting = Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops, jobs: &mut self.jobs };
         if self.locks.acquire(op.stripe, id, op.is_write, &mut waiting) {
             // Issued from the value at hand, not read back from the slab just written.
@@ -592,7 +575,7 @@ impl Controller {
     /// the failure.
     #[inline(always)]
     fn issue_one_op(&mut self, now: Nanos, id: u32, op: OneOp, view: &dyn DriveView) -> Result<()> {
-        if self.failed[op.drive as usize] {
+        if self.state.failed[op.drive as usize] {
             let piece = self.one_op_as_piece(id);
             return self.start_piece(now, piece, view);
         }
@@ -602,7 +585,7 @@ impl Controller {
             pba: op.pba,
             sectors: op.sectors,
             kind: if op.is_write { OpKind::Write } else { OpKind::Read },
-            token: (id as u64) << OP_BITS,
+            token: OpToken::new(JobId::from_raw(id), 0).raw(),
         });
         Ok(())
     }
@@ -611,7 +594,7 @@ impl Controller {
     /// the one-op request holds; returns the piece.
     #[cold]
     fn one_op_as_piece(&mut self, id: u32) -> u32 {
-        let index = id & !ONE_OP;
+        let index = JobId::from_raw(id).index();
         let op = self.one_ops[index as usize];
         self.free_one_ops.push(index);
         // The write's id only matters to the content model, with which no request is a
@@ -641,7 +624,7 @@ impl Controller {
             self.start_piece(now, piece, view)?;
             return self.run_ready(now, view);
         }
-        let index = id & !ONE_OP;
+        let index = JobId::from_raw(id).index();
         let op = self.one_ops[index as usize];
         if op.is_write {
             self.stats.write_pieces += 1;
@@ -706,13 +689,15 @@ impl Controller {
     #[inline(never)]
     fn run_granted(&mut self, now: Nanos, view: &dyn DriveView) -> Result<()> {
         while let Some(id) = self.ready.pop() {
-            if id & ONE_OP != 0 {
-                let op = self.one_ops[(id & !ONE_OP) as usize];
-                self.issue_one_op(now, id, op, view)?;
-            } else if id & REBUILD_JOB != 0 {
-                self.lock_next_stripes(id & !REBUILD_JOB);
-            } else {
-                self.start_piece(now, id, view)?;
+            let job = JobId::from_raw(id);
+            match job.kind() {
+                Some(JobKind::UserPiece) => self.start_piece(now, id, view)?,
+                Some(JobKind::UserOneOp) => {
+                    let op = self.one_ops[job.index() as usize];
+                    self.issue_one_op(now, id, op, view)?;
+                }
+                Some(JobKind::RebuildUnit) => self.lock_next_stripes(job.index()),
+                None => return Err(Error::Invariant(format!("job id {id:#x} of no kind granted a lock"))),
             }
         }
         Ok(())
@@ -724,7 +709,7 @@ impl Controller {
         let p = &self.pieces[idx as usize];
         let spec = p.spec.expect("a live piece has a spec");
         if let Some(u) = self.single_unit(p.stripe, spec.first, spec.sectors, spec.is_write) {
-            if !self.failed[u.drive as usize] {
+            if !self.state.failed[u.drive as usize] {
                 let kind = if spec.is_write { OpKind::Write } else { OpKind::Read };
                 let sectors = spec.sectors as u32;
                 let op = PlanOp { drive: u.drive, pba: u.pba, sectors, kind, phase: 0, value_offset: 0 };
@@ -742,14 +727,14 @@ impl Controller {
         }
         let p = &mut self.pieces[idx as usize];
         self.layout.map_stripe(p.stripe, &mut p.map);
-        let readable_target = if self.rebuild.is_some() { self.resolve_rebuild(idx, spec.is_write) } else { None };
-        if readable_target.is_none() && self.rebuild.is_some() && self.try_piggyback(idx, spec) {
+        let readable_target = if self.state.rebuild.is_some() { self.resolve_rebuild(idx, spec.is_write) } else { None };
+        if readable_target.is_none() && self.state.rebuild.is_some() && self.try_piggyback(idx, spec) {
             return Ok(());
         }
         let p = &mut self.pieces[idx as usize];
         // The units' status for this piece: the failed and write-only slots, with the rebuild
         // target resolved above for the rebuild units under this stripe.
-        let status = plan::UnitStatus::new(&self.failed, &self.write_only);
+        let status = plan::UnitStatus::new(&self.state.failed, &self.state.write_only);
         let inputs = plan::PlanInputs { map: &p.map, unit_sectors: unit, spec, status, view, now, rng: &mut self.rng };
         self.planner.plan(inputs, &mut p.plan);
         if let Some(target) = readable_target {
@@ -820,23 +805,28 @@ impl Controller {
             pba: op.pba,
             sectors: op.sectors,
             kind: op.kind,
-            token: ((idx as u64) << OP_BITS) | op_index as u64,
+            token: OpToken::new(JobId::new(JobKind::UserPiece, idx), op_index as u32).raw(),
         }
     }
 
     /// A disk operation finished (`ok`) or was aborted by a drive failure (`!ok`).
     pub fn op_done(&mut self, now: Nanos, token: u64, ok: bool, view: &dyn DriveView) -> Result<()> {
-        let idx = (token >> OP_BITS) as u32;
-        let op_index = (token & ((1 << OP_BITS) - 1)) as usize;
-        if idx >= REBUILD_JOB {
-            if idx & ONE_OP != 0 {
-                if op_index != 0 || (idx & !ONE_OP) as usize >= self.one_ops.len() {
+        let op_token = OpToken::from_raw(token);
+        let job = op_token.job();
+        let (idx, op_index) = (job.raw(), op_token.op_index() as usize);
+        match job.kind() {
+            Some(JobKind::UserPiece) => {}
+            Some(JobKind::UserOneOp) => {
+                if op_index != 0 || job.index() as usize >= self.one_ops.len() {
                     return Err(Error::Invariant(format!("completion of unknown op {token:#x}")));
                 }
                 return self.one_op_done(now, idx, ok, view);
             }
-            self.job_op_done(now, idx & !REBUILD_JOB, op_index as u64, ok, view)?;
-            return self.run_ready(now, view);
+            Some(JobKind::RebuildUnit) => {
+                self.job_op_done(now, job.index(), op_index as u64, ok, view)?;
+                return self.run_ready(now, view);
+            }
+            None => return Err(Error::Invariant(format!("completion of unknown op {token:#x}"))),
         }
         if op_index >= self.pieces.get(idx as usize).map_or(0, |p| p.plan.ops.len()) {
             return Err(Error::Invariant(format!("completion of unknown op {token:#x}")));
@@ -943,7 +933,7 @@ impl Controller {
     fn finish_piece_checked(&mut self, idx: u32) -> Result<()> {
         let spec = self.pieces[idx as usize].spec.expect("a live piece has a spec");
         let request = self.pieces[idx as usize].request;
-        if spec.is_write && self.rebuild.is_some() {
+        if spec.is_write && self.state.rebuild.is_some() {
             self.mark_written_units(idx)?;
         }
         let stripe = self.pieces[idx as usize].stripe;
@@ -968,54 +958,57 @@ impl Controller {
     /// `op_done(.., false, ..)`. Returns true if this failure lost data.
     pub fn fail_drive(&mut self, drive: u32) -> Result<bool> {
         let d = drive as usize;
-        if d >= self.failed.len() {
+        if d >= self.state.failed.len() {
             return Err(Error::Invariant(format!("failure of unknown drive {drive}")));
         }
-        let is_target = self.rebuild.as_deref().is_some_and(|r| r.target == drive);
-        if self.failed[d] && !is_target {
+        let is_target = self.state.rebuild.as_deref().is_some_and(|r| r.target == drive);
+        if self.state.failed[d] && !is_target {
             return Ok(false);
         }
-        self.failed[d] = true;
+        self.state.failed[d] = true;
         if let Some(c) = self.content.as_mut() {
             c.fail_drive(drive);
         }
+        self.spare_failed(drive);
         self.rebuild_slot_failed(drive);
         let Some(member) = self.member_in_slot(drive) else {
             return Ok(false); // a spare
         };
-        if self.failed_members.contains(&member) {
+        if self.state.failed_members.contains(&member) {
             return Ok(false);
         }
-        self.member_status[member as usize] = MemberStatus::Failed;
-        self.failed_members.push(member);
-        let lost_now = !self.data_lost && self.layout.data_lost(&self.failed_members);
-        self.data_lost |= lost_now;
+        self.state.member_status[member as usize] = MemberStatus::Failed;
+        self.state.failed_members.push(member);
+        let lost_now = !self.state.data_lost && self.layout.data_lost(&self.state.failed_members);
+        self.state.data_lost |= lost_now;
         Ok(lost_now)
     }
 
     /// The failed members.
     pub fn failed_members(&self) -> &[u32] {
-        &self.failed_members
+        &self.state.failed_members
     }
 
     /// The status of member `member`.
     pub fn member_status(&self, member: u32) -> MemberStatus {
-        match (self.member_status[member as usize], self.rebuild.as_deref()) {
-            (MemberStatus::Failed, Some(r)) if r.member == member => MemberStatus::Rebuilding { target: r.target },
-            (status, _) => status,
-        }
+        self.state.member_status(member)
+    }
+
+    /// The array's state: its slots, members, rebuilds and placement.
+    pub fn state(&self) -> &ArrayState {
+        &self.state
     }
 
     /// After write piece `idx` finished while a rebuild runs: unrebuilt units its writes to
     /// the target covered whole are current.
     fn mark_written_units(&mut self, idx: u32) -> Result<()> {
-        let Some(target) = self.rebuild.as_deref().map(|r| r.target) else { return Ok(()) };
+        let Some(target) = self.state.rebuild.as_deref().map(|r| r.target) else { return Ok(()) };
         let p = &self.pieces[idx as usize];
         for i in 0..p.plan.ops.len() {
             let op = self.pieces[idx as usize].plan.ops[i];
             if op.kind == OpKind::Write && op.drive == target {
                 self.user_wrote_target(op.pba, op.pba + op.sectors as u64)?;
-                if self.rebuild.is_none() {
+                if self.state.rebuild.is_none() {
                     break;
                 }
             }
@@ -1025,7 +1018,7 @@ impl Controller {
 
     /// Whether `drive` has failed.
     pub fn is_failed(&self, drive: u32) -> bool {
-        self.failed[drive as usize]
+        self.state.is_failed(drive)
     }
 
     // ----- content model -------------------------------------------------------------------

@@ -23,14 +23,12 @@ use crate::error::{Error, Result};
 
 use super::locks::NONE;
 use super::state::{RebuildUnits, UnitState, UnitStates};
-use super::{Controller, IssuedOp, OP_BITS};
-
-/// Tag of a rebuild job's id in lock waiter lists, the ready list and op tokens (beside
-/// pieces, which stay below it, and one-op requests, which carry [`super::ONE_OP`]).
-pub(super) const REBUILD_JOB: u32 = 1 << 30;
+use super::jobs::{JobId, JobKind, OpToken};
+use super::state::SlotRole;
+use super::{Controller, IssuedOp};
 
 /// Op index of a job's write to the target in its tokens (reads carry the source slot).
-const TARGET_WRITE: u64 = u32::MAX as u64;
+const TARGET_WRITE: u32 = u32::MAX;
 
 /// Who made a rebuild unit current.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,39 +165,39 @@ impl Controller {
     /// Add `spares` drive slots after the members: hot spares, or drives that arrive later.
     /// Call before the first request.
     pub fn set_spare_slots(&mut self, spares: u32) {
-        let slots = self.layout.drives() as usize + spares as usize;
-        self.failed.resize(slots, false);
-        self.write_only.resize(slots, false);
+        for _ in 0..spares {
+            self.state.add_slot(SlotRole::Spare);
+        }
         if let Some(c) = self.content.as_mut() {
-            c.add_spare_slots(slots);
+            c.add_spare_slots(self.state.slots() as usize);
         }
     }
 
     /// Drive slots (members and spares).
     pub fn slots(&self) -> u32 {
-        self.failed.len() as u32
+        self.state.slots()
     }
 
     /// The slot member `member` lives in.
     pub fn member_slot(&self, member: u32) -> u32 {
-        self.member_slot[member as usize]
+        self.state.member_slot(member)
     }
 
     /// The member living in slot `slot`, if any.
     pub fn member_in_slot(&self, slot: u32) -> Option<u32> {
-        self.member_slot.iter().position(|&s| s == slot).map(|m| m as u32)
+        self.state.member_in_slot(slot)
     }
 
     /// Whether failed member `member` can be rebuilt now: the layout keeps redundancy, and
     /// its reconstruction's sources survive (every one for parity, at least one copy for a
     /// mirror). A member whose data is lost cannot be.
     pub fn can_rebuild(&self, member: u32) -> bool {
-        let Some(slot) = self.member_slot.get(member as usize).copied() else { return false };
-        if !self.failed[slot as usize] {
+        let Some(slot) = self.state.member_slot.get(member as usize).copied() else { return false };
+        if !self.state.failed[slot as usize] {
             return false;
         }
         let Some(reconstruction) = self.layout.reconstruction(member) else { return false };
-        let alive = |m: &u32| !self.failed[self.member_slot[*m as usize] as usize];
+        let alive = |m: &u32| !self.state.failed[self.state.member_slot[*m as usize] as usize];
         if reconstruction.xor {
             reconstruction.sources.iter().all(alive)
         } else {
@@ -209,7 +207,7 @@ impl Controller {
 
     /// The rebuild in progress.
     pub fn rebuilding(&self) -> Option<&Rebuilding> {
-        self.rebuild.as_deref()
+        self.state.rebuilding()
     }
 
     /// Start rebuilding failed member `member` onto working slot `target`, in rebuild units
@@ -223,29 +221,30 @@ impl Controller {
         redirect_reads: bool,
         piggyback: bool,
     ) -> Result<()> {
-        if self.rebuild.is_some() {
+        if self.state.rebuild.is_some() {
             return Err(Error::Invariant("a second rebuild started while one runs".into()));
         }
-        let member_slot = self.member_slot[member as usize];
-        if !self.failed[member_slot as usize] || self.failed[target as usize] {
+        let member_slot = self.state.member_slot[member as usize];
+        if !self.state.failed[member_slot as usize] || self.state.failed[target as usize] {
             return Err(Error::Invariant(format!("rebuild of member {member} (slot {member_slot}) onto slot {target}")));
         }
         let reconstruction = self.layout.reconstruction(member).ok_or_else(|| {
             Error::config("rebuild", format!("layout {} keeps no redundancy: a lost drive cannot be rebuilt", self.layout.name()))
         })?;
-        let mut sources: Vec<u32> = reconstruction.sources.iter().map(|&m| self.member_slot[m as usize]).collect();
+        let mut sources: Vec<u32> = reconstruction.sources.iter().map(|&m| self.state.member_slot[m as usize]).collect();
         if !reconstruction.xor {
             // A mirror reads the copies that survive; parity needs them all.
-            sources.retain(|&s| !self.failed[s as usize]);
+            sources.retain(|&s| !self.state.failed[s as usize]);
         }
-        if sources.is_empty() || sources.iter().any(|&s| self.failed[s as usize]) {
+        if sources.is_empty() || sources.iter().any(|&s| self.state.failed[s as usize]) {
             return Err(Error::Invariant(format!(
                 "rebuild of member {member} started with no complete set of surviving sources (its data is lost)"
             )));
         }
         self.generation += 1;
+        self.rebuild_taken(member, target);
         let states = UnitStates::new(units.count());
-        self.rebuild = Some(Box::new(Rebuilding {
+        self.state.rebuild = Some(Box::new(Rebuilding {
             member,
             member_slot,
             target,
@@ -262,8 +261,8 @@ impl Controller {
             map: StripeMap::default(),
         }));
         // Until a unit is current, the target takes writes and serves no read.
-        self.write_only[target as usize] = true;
-        self.failed[target as usize] = true;
+        self.state.write_only[target as usize] = true;
+        self.state.failed[target as usize] = true;
         if let Some(c) = self.content.as_mut() {
             c.start_target(target);
         }
@@ -273,7 +272,7 @@ impl Controller {
     /// Record the user reads of the rebuild's lost units from now on (`watch`), for an order
     /// that watches them; or stop.
     pub fn watch_reads(&mut self, watch: bool) {
-        if let Some(r) = self.rebuild.as_deref_mut() {
+        if let Some(r) = self.state.rebuild.as_deref_mut() {
             r.watch_reads = watch;
             r.reads.clear();
         }
@@ -282,14 +281,14 @@ impl Controller {
     /// The user reads recorded since the last call (their storage is lent: hand it back with
     /// [`Controller::give_back_reads`]), and the rebuild; `None` without a rebuild.
     pub fn take_reads(&mut self) -> Option<(Vec<ReadSpan>, &Rebuilding)> {
-        let r = self.rebuild.as_deref_mut()?;
+        let r = self.state.rebuild.as_deref_mut()?;
         let reads = std::mem::take(&mut r.reads);
         Some((reads, r))
     }
 
     /// Return the storage [`Controller::take_reads`] lent, emptied.
     pub fn give_back_reads(&mut self, mut reads: Vec<ReadSpan>) {
-        if let Some(r) = self.rebuild.as_deref_mut() {
+        if let Some(r) = self.state.rebuild.as_deref_mut() {
             reads.clear();
             if r.reads.is_empty() {
                 r.reads = reads;
@@ -300,7 +299,7 @@ impl Controller {
     /// User reads recorded and not yet handed over.
     #[inline]
     pub fn pending_reads(&self) -> usize {
-        self.rebuild.as_deref().map_or(0, |r| r.reads.len())
+        self.state.rebuild.as_deref().map_or(0, |r| r.reads.len())
     }
 
     /// A user read of logical sectors `[lba, lba + sectors)` arrived: if the rebuild watches
@@ -312,7 +311,7 @@ impl Controller {
     pub(super) fn note_user_read(&mut self, lba: u64, sectors: u64) {
         let per_stripe = self.stripe_data_sectors.size;
         let unit = self.unit_sectors.size;
-        let Some(r) = self.rebuild.as_deref_mut() else { return };
+        let Some(r) = self.state.rebuild.as_deref_mut() else { return };
         if !r.watch_reads {
             return;
         }
@@ -345,11 +344,11 @@ impl Controller {
 
     /// The rebuild stops unfinished: its jobs drain, the target is no longer written.
     fn abandon_rebuild(&mut self, reason: AbandonReason) {
-        let Some(r) = self.rebuild.take() else { return };
-        self.write_only[r.target as usize] = false;
+        let Some(r) = self.state.rebuild.take() else { return };
+        self.state.write_only[r.target as usize] = false;
         // The target slot keeps its own failed flag: a failed target stays failed, a working
         // one is a spare again.
-        self.failed[r.target as usize] = self.target_dead;
+        self.state.failed[r.target as usize] = self.target_dead;
         self.target_dead = false;
         for j in 0..self.jobs.len() {
             if self.jobs[j].live && self.jobs[j].generation == r.generation {
@@ -359,13 +358,14 @@ impl Controller {
                 }
             }
         }
+        self.rebuild_abandoned(r.member, r.target);
         self.rebuild_events.push(RebuildEvent::Abandoned { member: r.member, made_current: r.made_current, reason });
     }
 
     /// Slot `slot` failed while a rebuild runs: if it is the target or a source, the rebuild
     /// is abandoned.
     pub(super) fn rebuild_slot_failed(&mut self, slot: u32) {
-        let Some(r) = self.rebuild.as_deref() else { return };
+        let Some(r) = self.state.rebuild.as_deref() else { return };
         if slot == r.target {
             self.target_dead = true;
             self.abandon_rebuild(AbandonReason::TargetFailed { slot });
@@ -384,7 +384,7 @@ impl Controller {
     /// tell the policies ([`RebuildEvent::SourceLost`]), which restart their jobs on the
     /// copies left ([`Controller::restart_rebuild_jobs`]). The units already current stay so.
     fn drop_rebuild_source(&mut self, slot: u32) {
-        let Some(r) = self.rebuild.as_deref_mut() else { return };
+        let Some(r) = self.state.rebuild.as_deref_mut() else { return };
         r.sources.retain(|&s| s != slot);
         self.rebuild_events.push(RebuildEvent::SourceLost { slot });
     }
@@ -394,7 +394,7 @@ impl Controller {
     /// [`RebuildEvent::SourceLost`]). Called by the policies when they handle that event, so
     /// that a job they claimed since the source failed is cancelled too.
     pub fn restart_rebuild_jobs(&mut self) {
-        let Some(r) = self.rebuild.as_deref() else { return };
+        let Some(r) = self.state.rebuild.as_deref() else { return };
         let generation = r.generation;
         for j in 0..self.jobs.len() {
             let job = &mut self.jobs[j];
@@ -413,7 +413,7 @@ impl Controller {
     /// job, or `None` if the unit is not unrebuilt. [`RebuildEvent::Locked`] follows, at once
     /// if no user write holds a stripe.
     pub fn rebuild_claim(&mut self, unit: u64) -> Option<u32> {
-        let r = self.rebuild.as_deref_mut()?;
+        let r = self.state.rebuild.as_deref_mut()?;
         if !r.states.claim(unit) {
             return None;
         }
@@ -444,7 +444,7 @@ impl Controller {
             let stripe = j.next_stripe;
             self.jobs[job as usize].next_stripe += 1;
             let mut waiting = super::Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops, jobs: &mut self.jobs };
-            if !self.locks.acquire(stripe, REBUILD_JOB | job, false, &mut waiting) {
+            if !self.locks.acquire(stripe, JobId::new(JobKind::RebuildUnit, job).raw(), false, &mut waiting) {
                 return; // granted later, through the ready list
             }
         }
@@ -491,13 +491,13 @@ impl Controller {
             pba: j.start,
             sectors: (j.end - j.start) as u32,
             kind: OpKind::Read,
-            token: ((REBUILD_JOB | job) as u64) << OP_BITS | drive as u64,
+            token: OpToken::new(JobId::new(JobKind::RebuildUnit, job), drive).raw(),
         });
     }
 
     /// Write job `job`'s unit to the target at `priority` (every source read).
     pub fn rebuild_write(&mut self, job: u32, priority: Priority) {
-        let target = self.rebuild.as_deref().map_or(u32::MAX, |r| r.target);
+        let target = self.state.rebuild.as_deref().map_or(u32::MAX, |r| r.target);
         let j = &mut self.jobs[job as usize];
         debug_assert!(j.locked && !j.cancelled);
         j.outstanding += 1;
@@ -507,14 +507,14 @@ impl Controller {
             pba: j.start,
             sectors: (j.end - j.start) as u32,
             kind: OpKind::Write,
-            token: ((REBUILD_JOB | job) as u64) << OP_BITS | TARGET_WRITE,
+            token: OpToken::new(JobId::new(JobKind::RebuildUnit, job), TARGET_WRITE).raw(),
         });
     }
 
     /// Give up job `job` with nothing outstanding: its unit is unrebuilt again.
     pub fn rebuild_release(&mut self, job: u32) {
         let j = &self.jobs[job as usize];
-        if let Some(r) = self.rebuild.as_deref_mut() {
+        if let Some(r) = self.state.rebuild.as_deref_mut() {
             if r.generation == j.generation {
                 r.states.release(j.unit);
                 self.rebuild_events.push(RebuildEvent::Released { unit: j.unit });
@@ -565,7 +565,7 @@ impl Controller {
             let unit = self.jobs[job as usize].unit;
             if self.jobs[job as usize].piggyback {
                 // Nothing of the policies' to tell.
-            } else if op_index == TARGET_WRITE {
+            } else if op_index == TARGET_WRITE as u64 {
                 self.rebuild_events.push(RebuildEvent::Written { job, unit, ok: false });
             } else {
                 self.rebuild_events.push(RebuildEvent::Read { job, drive: op_index as u32, ok: false });
@@ -589,16 +589,16 @@ impl Controller {
             }
             return Ok(());
         }
-        if op_index == TARGET_WRITE {
+        if op_index == TARGET_WRITE as u64 {
             let unit = self.jobs[job as usize].unit;
             let (start, end) = (self.jobs[job as usize].start, self.jobs[job as usize].end);
-            if let (Some(c), Some(r)) = (self.content.as_mut(), self.rebuild.as_deref()) {
+            if let (Some(c), Some(r)) = (self.content.as_mut(), self.state.rebuild.as_deref()) {
                 let values = &self.jobs[job as usize].values;
                 let access = Access::RebuildWrite { member_slot: r.member_slot, target: r.target, start, end, values };
                 c.op_done(self.layout.as_ref(), access)?;
             }
             let by = if self.jobs[job as usize].piggyback { MadeCurrentBy::Piggyback } else { MadeCurrentBy::Executor };
-            let r = self.rebuild.as_deref_mut().expect("a live job has a rebuild");
+            let r = self.state.rebuild.as_deref_mut().expect("a live job has a rebuild");
             if !r.states.mark_rebuilt(unit) {
                 return Err(Error::Invariant(format!("rebuild unit {unit} made current twice")));
             }
@@ -609,7 +609,7 @@ impl Controller {
         }
         let drive = op_index as u32;
         if let Some(c) = self.content.as_mut() {
-            let xor = self.rebuild.as_deref().is_some_and(|r| r.xor);
+            let xor = self.state.rebuild.as_deref().is_some_and(|r| r.xor);
             let j = &mut self.jobs[job as usize];
             let access = Access::RebuildRead { drive, start: j.start, end: j.end, xor, values: &mut j.values };
             c.op_done(self.layout.as_ref(), access)?;
@@ -633,7 +633,7 @@ impl Controller {
     /// lock is shared with it), so the piece never waits for another lock while it holds
     /// one. Returns whether the piece was taken.
     pub(super) fn try_piggyback(&mut self, idx: u32, spec: super::plan::PieceSpec) -> bool {
-        let Some(r) = self.rebuild.as_deref() else { return false };
+        let Some(r) = self.state.rebuild.as_deref() else { return false };
         // A mirror's degraded read reads another copy: nothing to reconstruct, nothing to
         // piggyback on. Parity layouts only.
         if !r.piggyback || spec.is_write || !r.xor {
@@ -669,7 +669,7 @@ impl Controller {
             }
         }
         let Some(job) = self.rebuild_claim_locked(unit, first_stripe, last_stripe) else { return false };
-        let sources = self.rebuild.as_deref().map(|r| r.sources.clone()).unwrap_or_default();
+        let sources = self.state.rebuild.as_deref().map(|r| r.sources.clone()).unwrap_or_default();
         {
             let j = &mut self.jobs[job as usize];
             j.piggyback = true;
@@ -692,7 +692,7 @@ impl Controller {
 
     /// A job for unit `unit` whose stripes' read locks are held already.
     fn rebuild_claim_locked(&mut self, unit: u64, first_stripe: u64, last_stripe: u64) -> Option<u32> {
-        let r = self.rebuild.as_deref_mut()?;
+        let r = self.state.rebuild.as_deref_mut()?;
         if !r.states.claim(unit) {
             return None;
         }
@@ -702,7 +702,7 @@ impl Controller {
     /// A new job for claimed unit `unit` over stripes `first_stripe..=last_stripe`, whose
     /// locks are all held (`locked`) or none yet; in a free slot of the slab if there is one.
     fn new_job(&mut self, unit: u64, first_stripe: u64, last_stripe: u64, locked: bool) -> u32 {
-        let r = self.rebuild.as_deref().expect("a job belongs to a rebuild");
+        let r = self.state.rebuild.as_deref().expect("a job belongs to a rebuild");
         let (start, end) = r.units.range(unit);
         let job = Job {
             unit,
@@ -779,7 +779,7 @@ impl Controller {
     /// layouts' default of [`crate::layout::Layout::stripes_in`]).
     #[cold]
     pub(super) fn force_rebuild_of(&mut self, stripe: u64) {
-        let Some(r) = self.rebuild.as_deref() else { return };
+        let Some(r) = self.state.rebuild.as_deref() else { return };
         let unit_sectors = self.unit_sectors.size;
         let (lo, hi) = (stripe * unit_sectors, ((stripe + 1) * unit_sectors).min(r.units.capacity()));
         if lo >= hi {
@@ -799,7 +799,7 @@ impl Controller {
     /// A user write to the target finished over `[start, end)`: the unrebuilt units it
     /// covers whole are current now.
     pub(super) fn user_wrote_target(&mut self, start: u64, end: u64) -> Result<()> {
-        let Some(r) = self.rebuild.as_deref_mut() else { return Ok(()) };
+        let Some(r) = self.state.rebuild.as_deref_mut() else { return Ok(()) };
         let end = end.min(r.units.capacity());
         if start >= end {
             return Ok(());
@@ -820,15 +820,18 @@ impl Controller {
 
     /// When every unit is current: the target takes the member's place.
     fn finish_rebuild_if_complete(&mut self) -> Result<()> {
-        if !self.rebuild.as_deref().is_some_and(|r| r.states.complete()) {
+        if !self.state.rebuild.as_deref().is_some_and(|r| r.states.complete()) {
             return Ok(());
         }
-        let r = self.rebuild.take().expect("checked above");
-        self.write_only[r.target as usize] = false;
-        self.failed[r.target as usize] = false;
-        self.member_slot[r.member as usize] = r.target;
-        self.failed_members.retain(|&m| m != r.member);
-        self.member_status[r.member as usize] = super::state::MemberStatus::Working;
+        let r = self.state.rebuild.take().expect("checked above");
+        self.state.write_only[r.target as usize] = false;
+        self.state.failed[r.target as usize] = false;
+        self.state.member_slot[r.member as usize] = r.target;
+        self.state.roles[r.target as usize] = SlotRole::Member(r.member);
+        self.state.roles[r.member_slot as usize] = SlotRole::Retired;
+        self.state.failed_members.retain(|&m| m != r.member);
+        self.state.member_status[r.member as usize] = super::state::MemberStatus::Working;
+        self.state.member_failed_at[r.member as usize] = None;
         let layout = std::mem::replace(&mut self.layout, Box::new(super::NoLayout));
         self.layout = crate::layout::Remapped::replace(layout, r.member_slot, r.target);
         if let Some(c) = self.content.as_mut() {
@@ -844,7 +847,7 @@ impl Controller {
     /// it was made readable for this plan (the caller restores it with
     /// [`Controller::restore_target`]).
     pub(super) fn resolve_rebuild(&mut self, idx: u32, is_write: bool) -> Option<u32> {
-        let r = self.rebuild.as_deref()?;
+        let r = self.state.rebuild.as_deref()?;
         let unit_sectors = self.unit_sectors.size;
         let p = &mut self.pieces[idx as usize];
         let mut readable = true;
@@ -867,14 +870,14 @@ impl Controller {
             return None;
         }
         let target = r.target;
-        self.failed[target as usize] = false;
-        self.write_only[target as usize] = false;
+        self.state.failed[target as usize] = false;
+        self.state.write_only[target as usize] = false;
         Some(target)
     }
 
     /// Undo [`Controller::resolve_rebuild`]'s readable target after planning.
     pub(super) fn restore_target(&mut self, target: u32) {
-        self.failed[target as usize] = true;
-        self.write_only[target as usize] = true;
+        self.state.failed[target as usize] = true;
+        self.state.write_only[target as usize] = true;
     }
 }

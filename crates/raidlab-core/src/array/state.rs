@@ -1,5 +1,7 @@
-//! Array state: what each member drive is doing, and, while a lost member is rebuilt, which of
-//! its rebuild units are current on the rebuild target.
+//! Array state: what each drive slot is and whether it works, what each member is doing, the
+//! rebuild in progress and the rebuilds waiting to start, and any layout's placement state
+//! ([`ArrayState`]); and, while a lost member is rebuilt, which of its rebuild units are
+//! current on the target.
 //!
 //! A **rebuild unit** is a range of physical sectors of the lost member (the same range on
 //! the target): a fixed number of sectors, or whole tracks or cylinders of the drive's
@@ -8,6 +10,9 @@
 //! vectors: a 20 TB drive in 1 MiB units is 19 M units, 4.8 MB.
 
 use crate::disk::Geometry;
+use crate::sim::Nanos;
+
+use super::rebuild_io::Rebuilding;
 
 /// What a member of the array is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +23,168 @@ pub enum MemberStatus {
     Failed,
     /// Failed, and being rebuilt onto drive slot `target`.
     Rebuilding { target: u32 },
+}
+
+/// What a drive slot is to the array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SlotRole {
+    /// Holds member `member` of the data layout (a rebuild's target becomes one when the
+    /// rebuild completes).
+    Member(u32),
+    /// A hot spare, or a slot whose spare arrives later: idle until a rebuild writes it.
+    Spare,
+    /// Out of use: a failed drive whose member was rebuilt elsewhere, or the target of an
+    /// abandoned rebuild (it holds a partial copy, and writes planned while it was the
+    /// target may still be queued at it, so it is not a spare again).
+    Retired,
+    /// Outside the data layout: a drive the array uses for something of its own, such as a
+    /// log (the layout's planner addresses it by slot; no member lives there, and rebuilds
+    /// neither read nor write it).
+    Outside,
+}
+
+pub use crate::layout::PlacementState;
+
+/// Everything the array knows of its drives and members that changes as the run goes: the
+/// one place planners, the content model, the rebuild and the buffer cache's live penalty
+/// read it from. The controller owns it and is the only writer.
+///
+/// Slots are numbered members first (slot `m` holds member `m` until a rebuild moves it),
+/// then spares, then drives outside the data layout.
+#[derive(Debug)]
+pub struct ArrayState {
+    /// Per slot: whether it cannot be read (failed, or a rebuild target not yet current).
+    pub(super) failed: Vec<bool>,
+    /// Per slot: whether it cannot be read but takes writes (a rebuild target).
+    pub(super) write_only: Vec<bool>,
+    /// Per slot: what it is.
+    pub(super) roles: Vec<SlotRole>,
+    /// The slot of every member (a rebuild moves a member to its target).
+    pub(super) member_slot: Vec<u32>,
+    pub(super) member_status: Vec<MemberStatus>,
+    /// The failed members (not slots), in failure order, for the layout's data-loss rule.
+    pub(super) failed_members: Vec<u32>,
+    /// When each member failed (`None` while it works).
+    pub(super) member_failed_at: Vec<Option<Nanos>>,
+    /// Whether data has been lost.
+    pub(super) data_lost: bool,
+    /// The rebuild in progress.
+    pub(super) rebuild: Option<Box<Rebuilding>>,
+    /// Spare slots present and unused, each with the time from which a rebuild may use it
+    /// (`rebuild.delay_s` after its arrival).
+    pub(super) spare_pool: Vec<(u32, Nanos)>,
+    /// Failed members not being rebuilt, in the order they are served (an abandoned
+    /// rebuild's member first), each with the time from which its rebuild may start
+    /// (`rebuild.delay_s` after its failure).
+    pub(super) waiting_members: Vec<(u32, Nanos)>,
+    /// The layout's placement chosen at write time, if it keeps any.
+    pub(super) placement: Option<Box<dyn PlacementState>>,
+}
+
+impl ArrayState {
+    /// The state of an array of `members` working members and no other slot.
+    pub fn new(members: u32, placement: Option<Box<dyn PlacementState>>) -> ArrayState {
+        let n = members as usize;
+        ArrayState {
+            failed: vec![false; n],
+            write_only: vec![false; n],
+            roles: (0..members).map(SlotRole::Member).collect(),
+            member_slot: (0..members).collect(),
+            member_status: vec![MemberStatus::Working; n],
+            failed_members: Vec::new(),
+            member_failed_at: vec![None; n],
+            data_lost: false,
+            rebuild: None,
+            spare_pool: Vec::new(),
+            waiting_members: Vec::new(),
+            placement,
+        }
+    }
+
+    /// Add a slot of `role` after the last; returns it.
+    pub(super) fn add_slot(&mut self, role: SlotRole) -> u32 {
+        self.failed.push(false);
+        self.write_only.push(false);
+        self.roles.push(role);
+        (self.roles.len() - 1) as u32
+    }
+
+    /// Drive slots (members, spares and drives outside the layout).
+    pub fn slots(&self) -> u32 {
+        self.roles.len() as u32
+    }
+
+    /// What slot `slot` is.
+    pub fn role(&self, slot: u32) -> SlotRole {
+        self.roles[slot as usize]
+    }
+
+    /// Whether slot `slot` cannot be read (failed, or a rebuild target).
+    #[inline(always)]
+    pub fn is_failed(&self, slot: u32) -> bool {
+        self.failed[slot as usize]
+    }
+
+    /// Per slot: whether it cannot be read, and whether it takes writes all the same.
+    pub fn failed_and_write_only(&self) -> (&[bool], &[bool]) {
+        (&self.failed, &self.write_only)
+    }
+
+    /// The slot member `member` lives in.
+    pub fn member_slot(&self, member: u32) -> u32 {
+        self.member_slot[member as usize]
+    }
+
+    /// The member living in slot `slot`, if any.
+    pub fn member_in_slot(&self, slot: u32) -> Option<u32> {
+        match self.roles.get(slot as usize) {
+            Some(SlotRole::Member(member)) => Some(*member),
+            _ => None,
+        }
+    }
+
+    /// The status of member `member`.
+    pub fn member_status(&self, member: u32) -> MemberStatus {
+        match (self.member_status[member as usize], self.rebuild.as_deref()) {
+            (MemberStatus::Failed, Some(r)) if r.member == member => MemberStatus::Rebuilding { target: r.target },
+            (status, _) => status,
+        }
+    }
+
+    /// The failed members, in failure order.
+    pub fn failed_members(&self) -> &[u32] {
+        &self.failed_members
+    }
+
+    /// When member `member` failed (`None` while it works).
+    pub fn member_failed_at(&self, member: u32) -> Option<Nanos> {
+        self.member_failed_at[member as usize]
+    }
+
+    /// Whether data has been lost (the failed members defeat the layout's redundancy).
+    pub fn data_lost(&self) -> bool {
+        self.data_lost
+    }
+
+    /// The rebuild in progress.
+    pub fn rebuilding(&self) -> Option<&Rebuilding> {
+        self.rebuild.as_deref()
+    }
+
+    /// The spare slots present and unused, each with the time from which a rebuild may use it.
+    pub fn spare_pool(&self) -> &[(u32, Nanos)] {
+        &self.spare_pool
+    }
+
+    /// The failed members waiting for a rebuild, each with the time from which it may start.
+    pub fn waiting_members(&self) -> &[(u32, Nanos)] {
+        &self.waiting_members
+    }
+
+    /// The layout's placement state, if it keeps one.
+    pub fn placement(&self) -> Option<&dyn PlacementState> {
+        self.placement.as_deref()
+    }
 }
 
 /// How the lost member's sectors are cut into rebuild units.

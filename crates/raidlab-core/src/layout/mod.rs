@@ -54,6 +54,23 @@ impl StripeMap {
     }
 }
 
+/// A layout's placement chosen at write time: where a write put what the layout leaves open
+/// (a distorted mirror's map of the blocks it wrote "anywhere free"). The layout creates it
+/// ([`Layout::placement_state`]); the controller keeps it in its
+/// [`crate::array::state::ArrayState`]; the layout's planner reads it when it plans and
+/// records a finished write's choice in its commit step
+/// ([`crate::array::plan::Planner::commit`]).
+pub trait PlacementState: std::fmt::Debug + Send {
+    /// What of it a crash loses (what the controller keeps only in memory), in words; `None`
+    /// when all of it is on the drives and survives a crash.
+    fn volatile(&self) -> Option<&'static str>;
+    /// A crash lost what is volatile: forget it (the layout's recovery finds it again).
+    fn lose_volatile(&mut self);
+    /// For the planner that owns it, to read its own type back.
+    fn as_any(&self) -> &dyn std::any::Any;
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
+}
+
 /// What a physical unit holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnitRole {
@@ -109,6 +126,15 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     fn data_unit(&self, _stripe: u64, _index: u32) -> Option<UnitLocation> {
         None
     }
+    /// A new, empty placement state, for a layout that chooses placement at write time
+    /// ([`PlacementState`]); `None`, the default, for a layout whose map is fixed.
+    fn placement_state(&self) -> Option<Box<dyn PlacementState>> {
+        None
+    }
+    /// What a crash of the controller costs this layout, in words: what it keeps only in
+    /// memory (its volatile state), and what a write caught in flight leaves behind. Every
+    /// layout states it (no default), since a crash entry in the failure schedule acts on it.
+    fn volatile_state(&self) -> &'static str;
     /// How member `member`'s lost sectors are rebuilt: from which members' sectors at the
     /// same physical addresses, and how. `None` when the layout keeps no redundancy (a lost
     /// member cannot be rebuilt), the default.
@@ -190,6 +216,12 @@ impl Remapped {
 }
 
 impl Layout for Remapped {
+    fn placement_state(&self) -> Option<Box<dyn PlacementState>> {
+        self.inner.placement_state()
+    }
+    fn volatile_state(&self) -> &'static str {
+        self.inner.volatile_state()
+    }
     fn name(&self) -> &'static str {
         self.inner.name()
     }

@@ -19,6 +19,10 @@ impl Raid0Layout {
 }
 
 impl Layout for Raid0Layout {
+    fn volatile_state(&self) -> &'static str {
+        "nothing: its map is fixed, and a write caught in flight leaves only its own sectors half written (no \
+         redundancy depends on them)"
+    }
     fn name(&self) -> &'static str {
         "raid0"
     }

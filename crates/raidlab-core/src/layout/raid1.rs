@@ -35,6 +35,10 @@ impl Raid1Layout {
 }
 
 impl Layout for Raid1Layout {
+    fn volatile_state(&self) -> &'static str {
+        "nothing of its own (its map is fixed); a write caught in flight may leave the copies of its sectors \
+         different, until a resynchronization of the mirror copies one over the others"
+    }
     fn name(&self) -> &'static str {
         "raid1"
     }

@@ -31,6 +31,9 @@ impl SplitMirror {
 }
 
 impl Layout for SplitMirror {
+    fn volatile_state(&self) -> &'static str {
+        "nothing of its own (its map is fixed)"
+    }
     fn name(&self) -> &'static str {
         "split_mirror"
     }

@@ -1,0 +1,99 @@
+//! The rebuild lifecycle: which failed member is rebuilt onto which spare, and when.
+//!
+//! Failed members wait in failure order (an abandoned rebuild's member first), each from the
+//! time its `rebuild.delay_s` has passed; spares wait in slot order, each from the time its
+//! own delay has passed after it arrived. One rebuild runs at a time: when none does, the
+//! first ready member whose data survives is rebuilt onto the first ready spare. The engine
+//! only says *when* to look ([`Controller::next_rebuild`]); the decisions and the reasons a
+//! member is not being rebuilt are here, on the [`super::state::ArrayState`] they read.
+
+use crate::sim::Nanos;
+
+use super::state::SlotRole;
+use super::Controller;
+
+impl Controller {
+    /// Spare slot `slot` is present and may be rebuilt onto from `ready_at` (ns).
+    pub fn add_spare(&mut self, slot: u32, ready_at: Nanos) {
+        debug_assert_eq!(self.state.role(slot), SlotRole::Spare);
+        self.state.spare_pool.push((slot, ready_at));
+    }
+
+    /// Member `member` failed at `now`; with a `[rebuild]` table its rebuild may start from
+    /// `ready_at` (`None` without one: it stays failed).
+    pub fn member_failed(&mut self, member: u32, now: Nanos, ready_at: Option<Nanos>) {
+        self.state.member_failed_at[member as usize] = Some(now);
+        if let Some(ready) = ready_at {
+            // Whether it can be rebuilt (a source survives) is asked when a spare is free: a
+            // member whose data is lost waits, and is reported so at the end.
+            self.state.waiting_members.push((member, ready));
+        }
+    }
+
+    /// Slot `slot` failed: a spare in the pool leaves it.
+    pub(super) fn spare_failed(&mut self, slot: u32) {
+        self.state.spare_pool.retain(|&(s, _)| s != slot);
+    }
+
+    /// The rebuild of `member` onto `target` was abandoned: the member is first in line to
+    /// start again, on the next spare, if a source of its data survives (asked when it
+    /// starts). A target that still works is not a spare again ([`SlotRole::Retired`]).
+    pub(super) fn rebuild_abandoned(&mut self, member: u32, target: u32) {
+        self.state.waiting_members.insert(0, (member, 0));
+        self.state.roles[target as usize] = SlotRole::Retired;
+    }
+
+    /// The rebuild to start now, as (member, target slot), if none runs: the first waiting
+    /// member that is ready and can be rebuilt, onto the first ready spare.
+    pub fn next_rebuild(&self, now: Nanos) -> Option<(u32, u32)> {
+        if self.state.rebuild.is_some() {
+            return None;
+        }
+        let &(target, _) = self.state.spare_pool.iter().find(|&&(_, ready)| ready <= now)?;
+        let &(member, _) = self.state.waiting_members.iter().find(|&&(m, ready)| ready <= now && self.can_rebuild(m))?;
+        Some((member, target))
+    }
+
+    /// The rebuild of `member` onto `target` started: both leave their queues.
+    pub(super) fn rebuild_taken(&mut self, member: u32, target: u32) {
+        self.state.spare_pool.retain(|&(s, _)| s != target);
+        self.state.waiting_members.retain(|&(m, _)| m != member);
+    }
+
+    /// Whether a rebuild may still start: a spare is in the pool (ready now or later) and a
+    /// waiting member can be rebuilt.
+    pub fn another_rebuild_may_start(&self) -> bool {
+        !self.state.spare_pool.is_empty() && self.state.waiting_members.iter().any(|&(m, _)| self.can_rebuild(m))
+    }
+
+    /// Why failed member `member` is not being rebuilt at `now` (`rebuilds` says whether the
+    /// run has a `[rebuild]` table).
+    pub fn why_not_rebuilt(&self, member: u32, now: Nanos, rebuilds: bool) -> &'static str {
+        let waiting = self.state.waiting_members.iter().find(|&&(m, _)| m == member);
+        if !rebuilds {
+            "the run has no [rebuild] table"
+        } else if !self.can_rebuild(member) {
+            "no surviving source holds its data: it is lost"
+        } else if waiting.is_some_and(|&(_, ready)| ready > now) {
+            "its rebuild.delay_s had not passed when the run ended"
+        } else if self.state.rebuild.is_some() {
+            "another member's rebuild was running when the run ended (one rebuild runs at a time)"
+        } else if self.state.spare_pool.is_empty() {
+            "no spare was left to rebuild it onto"
+        } else {
+            "the spare's rebuild.delay_s had not passed when the run ended"
+        }
+    }
+
+    /// The failed members not being rebuilt at `now`, each with why.
+    pub fn members_not_rebuilt(&self, now: Nanos, rebuilds: bool) -> Vec<(u32, &'static str)> {
+        let rebuilding = self.state.rebuild.as_deref().map(|r| r.member);
+        self.state
+            .failed_members
+            .iter()
+            .copied()
+            .filter(|&m| Some(m) != rebuilding)
+            .map(|m| (m, self.why_not_rebuilt(m, now, rebuilds)))
+            .collect()
+    }
+}
