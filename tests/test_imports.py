@@ -116,11 +116,6 @@ def _layer(module: str) -> int:
     return LAYERS.index(parts[1]) if len(parts) > 1 and parts[1] in LAYERS else 0
 
 
-#: Imports of a compatibility path still to be moved to the new path ("module -> former
-#: path"). An entry goes as soon as its import has moved: the test fails on one that has.
-NOT_YET_MOVED = {"raidlab.cli.rebuild_plan -> raidlab.store"}
-
-
 def _compatibility_modules() -> Set[str]:
     """The modules left at a former path, whose docstring starts with "Compatibility path"."""
     return {module for module, path in _modules().items()
@@ -133,7 +128,4 @@ def test_each_layer_imports_only_from_itself_and_those_below():
     found = [f"{module} -> {target}" for module, targets in sorted(import_graph().items())
              if module not in compatibility and module != "raidlab.__main__"  # python -m raidlab
              for target in sorted(targets) if _layer(target) > _layer(module) or target in compatibility]
-    upward = [arrow for arrow in found if arrow not in NOT_YET_MOVED]
-    assert not upward, "imports from a layer above, or of a compatibility path: " + ", ".join(upward)
-    moved = sorted(NOT_YET_MOVED - set(found))
-    assert not moved, "imports moved to the new path, to take off NOT_YET_MOVED: " + ", ".join(moved)
+    assert not found, "imports from a layer above, or of a compatibility path: " + ", ".join(found)

@@ -395,8 +395,11 @@ def test_a_candidate_without_a_spare_says_so_not_nan():
                   Candidate("pcm", {"rebuild.discipline": "pcm"})]
     settings = [dict(c.overrides) for c in candidates]
     resolved = {"array": {"layout": "raid5", "drives": 5, "spares": 1}}
+    # A RAID-5 of five members of 1 GB, as the core describes it (_core.layout_facts).
+    layout = {"drives": 5, "member_bytes": 10**9, "every_member_examined": True, "same_exposure_count": True,
+              "exposure": [{"member": m, "count": 4, "members": [o for o in range(5) if o != m]} for m in range(5)]}
     table = plan_rows(candidates, ["vsm", "vsm", "pcm"], settings, summary, [None] * 3, resolved,
-                      afr=0.01, ure_per_bit=1e-15)
+                      layouts=[layout] * 3, afr=0.01, ure_per_bit=1e-15)
     status = table["status"].tolist()
     assert status[0] == "done"
     assert status[1] == "no rebuild: no spare to rebuild onto (array.spares = 0)"
@@ -413,6 +416,7 @@ def test_no_spare_end_to_end_prints_no_rebuild(tmp_path, capsys):
     assert "no spare to rebuild onto" in out and "nan" not in out.lower()
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("slot", ["5", "6", "-1"])
 def test_fail_drive_must_name_a_member_not_a_spare(tmp_path, capsys, slot):
     # TINY has 5 members (slots 0-4); rebuild-plan gives it a spare at slot 5.
@@ -523,3 +527,109 @@ def test_the_pareto_plot_uses_the_tables_unit_and_keeps_its_labels_inside(tmp_pa
     # Hours and minutes alike: the axis follows the table's unit.
     assert time_unit([30.0, 300.0]) == (60.0, "min") and time_unit([9000.0]) == (3600.0, "h")
     assert _duration(30.0, (60.0, "min")) == "0.5 min"
+
+
+# --------------------------------------------------------------------------------------------
+# The array's arithmetic comes from the core's layout (_core.layout_facts)
+# --------------------------------------------------------------------------------------------
+
+
+def _with_array(array: str) -> str:
+    """TINY with its ``[array]`` lines replaced by ``array``."""
+    return TINY.replace('layout = "raid5"\ndrives = 5\n', array)
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize("layout, drives, copies", [("raid0", 3, None), ("raid1", 4, 2), ("raid1", 6, 3),
+                                                     ("raid5", 5, None)])
+def test_the_cores_layout_facts_are_the_layouts_arithmetic(tmp_path, layout, drives, copies):
+    from raidlab import _core
+    from raidlab.rebuild_plan import _survivors_at_risk
+
+    array = f'layout = "{layout}"\ndrives = {drives}\n' + (f"copies = {copies}\n" if copies else "")
+    facts = _core.layout_facts(_with_array(array), str(tmp_path))
+    assert (facts["layout"], facts["drives"]) == (layout, drives)
+    # TINY's drive: 100 cylinders × 4 surfaces × 96 sectors, in whole 4 KiB (8-sector) stripe units.
+    assert facts["member_sectors"] == 100 * 4 * 96 // 8 * 8
+    assert facts["member_bytes"] == facts["member_sectors"] * 512
+    assert facts["capacity_bytes"] == facts["capacity_sectors"] * 512
+    # Members' worth of user data, failures of one redundancy set survived, and the members
+    # sharing a member's redundancy set: striping, mirror sets of `copies`, one parity group.
+    data_members, tolerance = {"raid0": (drives, 0), "raid1": (drives // (copies or 1), (copies or 1) - 1),
+                               "raid5": (drives - 1, 1)}[layout]
+    assert facts["capacity_sectors"] == data_members * facts["member_sectors"]
+    assert facts["fault_tolerance"] == tolerance
+    assert facts["every_member_examined"] and facts["same_exposure_count"]
+    assert [entry["member"] for entry in facts["exposure"]] == list(range(drives))
+    for entry in facts["exposure"]:
+        member = entry["member"]
+        if layout == "raid0":
+            group = []  # its failure alone loses data
+        elif layout == "raid1":
+            group = [o for o in range(drives) if o // copies == member // copies and o != member]
+        else:
+            group = [o for o in range(drives) if o != member]
+        assert entry["members"] == group and entry["count"] == len(group)
+        assert _survivors_at_risk(facts, member) == len(group)
+    # What rebuild-plan computed for itself before it asked the core: RAID-1 holds drives /
+    # copies members' worth, RAID-5 n − 1.
+    if layout == "raid1":
+        assert facts["member_bytes"] == facts["capacity_bytes"] * copies // drives
+    if layout == "raid5":
+        assert facts["member_bytes"] == facts["capacity_bytes"] // (drives - 1)
+
+
+@pytest.mark.engine
+def test_the_cores_layout_facts_refuse_a_bad_array_naming_the_key(tmp_path):
+    from raidlab import _core
+
+    with pytest.raises(ConfigError) as caught:
+        _core.layout_facts(_with_array('layout = "raid1"\ndrives = 5\ncopies = 2\n'), str(tmp_path))
+    assert caught.value.key == "array.drives"
+
+
+@pytest.mark.engine
+def test_fail_drive_is_checked_against_each_candidates_members(tmp_path):
+    from raidlab.config import parse_toml
+
+    # TINY has 5 members; a candidate of 8 members has a slot 6, the others do not.
+    base = prepare_base(parse_toml(TINY), tmp_path, fail_at_s=5, fail_drive=6)
+    eight = Candidate("eight drives", {"rebuild.discipline": "vsm", "array.drives": 8})
+    _, _, layouts = check_candidates([eight], base, tmp_path, None)
+    assert layouts[0]["drives"] == 8
+    assert [entry["count"] for entry in layouts[0]["exposure"]] == [7] * 8
+    with pytest.raises(ConfigError) as caught:
+        check_candidates([eight, Candidate("vsm", {"rebuild.discipline": "vsm"})], base, tmp_path, None)
+    assert caught.value.key == "--fail-drive"
+    assert "from 0 to 4" in caught.value.message and "not 6" in caught.value.message
+    # The plan runs: the candidate's 7 other members are at risk, not the base's 4.
+    plan = run_plan(_config(tmp_path), tmp_path / "plan", fail_at_s=5, fail_drive=6, candidates=[eight], jobs=1)
+    row = plan.table.iloc[0]
+    assert row["status"] == "done" and row["survivors"] == 7
+    # A candidate that makes the slot a spare is named.
+    base = prepare_base(parse_toml(TINY), tmp_path, fail_at_s=5, fail_drive=4)
+    with pytest.raises(ConfigError) as caught:
+        check_candidates([Candidate("four drives", {"rebuild.discipline": "vsm", "array.drives": 4})], base,
+                         tmp_path, None)
+    assert caught.value.key == "--fail-drive"
+    assert caught.value.message.startswith("candidate 'four drives': expected a member's slot from 0 to 3 (its ")
+
+
+@pytest.mark.engine
+def test_survivors_of_a_three_copy_mirror_come_from_the_core(tmp_path):
+    """A row of a RAID-1 with three copies: the failed member's two other copies are at risk,
+    and without the drives table each is read for the member's bytes."""
+    from raidlab import _core
+    from raidlab.rebuild_plan import plan_rows
+
+    facts = _core.layout_facts(_with_array('layout = "raid1"\ndrives = 6\ncopies = 3\n'), str(tmp_path))
+    summary = pd.DataFrame([{"run_id": "a", "status": "done", "rebuild.outcome": "complete",
+                             "rebuild.rebuild_time_s": 3600.0, "rebuild.failed_at_s": 0.0, "rebuild.ended_at_s": 7200.0,
+                             "rebuild.member": 4}])
+    candidate = Candidate("vsm", {"rebuild.discipline": "vsm"})
+    table = plan_rows([candidate], ["vsm"], [dict(candidate.overrides)], summary, [None], {}, layouts=[facts],
+                      afr=0.02, ure_per_bit=1e-15)
+    row = table.iloc[0]
+    assert row["survivors"] == 2 and row["survivor_read_source"] == "capacity"
+    assert row["survivor_read_bytes"] == 2 * facts["member_bytes"]
+    assert row["p_second_failure"] == pytest.approx(second_failure_probability(2, 2.0, 0.02))

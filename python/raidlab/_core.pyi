@@ -65,6 +65,41 @@ def validate(drive_toml: str, trace_path: str, base_dir: str) -> _RunOutput:
     ``[drive]`` table) and compare with the measured response times (GIL released). Tables:
     ``measured_cdf``, ``simulated_cdf``, ``requests``."""
 
+class _MemberExposure(TypedDict):
+    member: int
+    """The failed member's slot."""
+    count: int
+    """How many members share a redundancy set with it: those whose failure, while it is
+    failed, takes the data closer to loss (none when its failure alone loses data)."""
+    members: List[int]
+    """Their slots, lowest first, at most 64 of them."""
+
+class _LayoutFacts(TypedDict):
+    layout: str
+    """Registry name of the layout (``raid5``)."""
+    drives: int
+    """Members of the array (hot spares are not members)."""
+    capacity_sectors: int
+    """Logical capacity, 512-byte sectors."""
+    capacity_bytes: int
+    member_sectors: int
+    """Sectors of each member that hold stripe units: what a rebuild restores."""
+    member_bytes: int
+    """``member_sectors`` × 512."""
+    fault_tolerance: int
+    """Failures of one redundancy set the data survives."""
+    exposure: List[_MemberExposure]
+    """Every member for arrays of at most 64 drives, else member 0 and the members the
+    configuration's failures name; in slot order."""
+    every_member_examined: bool
+    same_exposure_count: bool
+    """Whether every member in ``exposure`` has the same count."""
+
+def layout_facts(config_toml: str, base_dir: str) -> _LayoutFacts:
+    """The configured array's layout as the simulation builds it, from the layout's own
+    answers (GIL released); ``ConfigError`` naming the key for a configuration the core
+    refuses."""
+
 class _CatalogueEntry(TypedDict):
     name: str
     """The name a configuration uses."""

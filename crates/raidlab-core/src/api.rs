@@ -865,3 +865,214 @@ mod tests {
         assert_eq!(last, Some((1.0, 2_000)));
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Layout facts: what the configured array's layout holds and loses
+// ---------------------------------------------------------------------------------------------
+
+/// Arrays of at most this many members have every member's exposure listed by
+/// [`layout_facts`]; larger arrays have member 0's and those of the members the configuration's
+/// failures name (a RAID-5 of 65,536 drives would list 65,535 members 65,536 times).
+pub const EXPOSURE_EVERY_MEMBER_MAX: u32 = 64;
+
+/// Exposed members [`MemberExposure::members`] lists at most (the lowest slots): a parity
+/// array of thousands of drives exposes every other member, which a count says as well.
+pub const EXPOSURE_LISTED_MAX: usize = 64;
+
+/// The configured array's layout as the simulation builds it, described by the layout's own
+/// answers ([`layout_facts`]). Sectors are 512 bytes.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct LayoutFacts {
+    /// Registry name of the layout (`raid5`).
+    pub layout: String,
+    /// Members of the array (`array.drives`; hot spares are not members).
+    pub drives: u32,
+    /// Logical capacity the users see, sectors.
+    pub capacity_sectors: u64,
+    /// Logical capacity the users see, bytes.
+    pub capacity_bytes: u64,
+    /// Sectors of each member that hold stripe units (the rest of a drive is unused): what a
+    /// rebuild restores.
+    pub member_sectors: u64,
+    /// Bytes each member holds: `member_sectors` × 512.
+    pub member_bytes: u64,
+    /// Failures of one redundancy set the data survives: 0 for RAID-0, `copies − 1` for
+    /// RAID-1, 1 for RAID-5.
+    pub fault_tolerance: u32,
+    /// The exposure of each member examined, in slot order: every member for arrays of at
+    /// most [`EXPOSURE_EVERY_MEMBER_MAX`] drives, else member 0 and the members the
+    /// configuration's failures name.
+    pub exposure: Vec<MemberExposure>,
+    /// Whether `exposure` covers every member.
+    pub every_member_examined: bool,
+    /// Whether every member in `exposure` has the same count (every member of the array when
+    /// `every_member_examined`).
+    pub same_exposure_count: bool,
+}
+
+/// The members whose failure, while `member` is failed, takes the data closer to loss: those
+/// that share a redundancy set with it, as the layout states them
+/// ([`crate::layout::Layout::redundancy_set`]: RAID-5 every other member, RAID-1 the other
+/// copies of its mirror set). Empty when `member`'s failure alone loses data (RAID-0).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct MemberExposure {
+    /// The failed member's slot.
+    pub member: u32,
+    /// How many members are exposed.
+    pub count: u32,
+    /// The exposed members' slots, lowest first, at most [`EXPOSURE_LISTED_MAX`] of them.
+    pub members: Vec<u32>,
+}
+
+/// Build the layout a TOML configuration describes, as [`Simulation::new`] does (the drive
+/// model's capacity, `array.stripe_unit_kib`, `copies`, `parity_rotation`), and report it from
+/// the layout's own answers: its name, members, capacity, what a member holds, the failures it
+/// tolerates and the exposure of members while one is failed ([`MemberExposure`]). Relative
+/// paths (drive specs, traces) start from `base_dir`. A configuration the core refuses is an
+/// [`Error::Config`] naming the key.
+///
+pub fn layout_facts(config_toml: &str, base_dir: &Path) -> Result<LayoutFacts> {
+    let config = Config::from_toml(config_toml, base_dir)?;
+    let (model_config, _warnings) = config.drive_model_with_warnings()?;
+    let model = crate::disk::DriveModel::new(&model_config, "drive.model")?;
+    let layout = config.build_layout(model.capacity_sectors())?;
+    let drives = layout.drives();
+
+    let every_member_examined = drives <= EXPOSURE_EVERY_MEMBER_MAX;
+    let examined: Vec<u32> = if every_member_examined {
+        (0..drives).collect()
+    } else {
+        let mut named: Vec<u32> = std::iter::once(0)
+            .chain(
+                config
+                    .failures
+                    .iter()
+                    .filter(|f| f.kind == crate::config::FailureKind::DriveFails)
+                    .filter_map(|f| f.drive)
+                    .filter(|&slot| slot < drives),
+            )
+            .collect();
+        named.sort_unstable();
+        named.dedup();
+        named
+    };
+    let exposure: Vec<MemberExposure> = examined
+        .into_iter()
+        .map(|member| {
+            let exposed = layout.redundancy_set(member);
+            MemberExposure {
+                member,
+                count: exposed.len() as u32,
+                members: exposed.into_iter().take(EXPOSURE_LISTED_MAX).collect(),
+            }
+        })
+        .collect();
+    let same_exposure_count = exposure.windows(2).all(|pair| pair[0].count == pair[1].count);
+    let sector_bytes = crate::disk::SECTOR_BYTES;
+    Ok(LayoutFacts {
+        layout: layout.name().to_string(),
+        drives,
+        capacity_sectors: layout.capacity_sectors(),
+        capacity_bytes: layout.capacity_sectors() * sector_bytes,
+        member_sectors: layout.member_sectors(),
+        member_bytes: layout.member_sectors() * sector_bytes,
+        fault_tolerance: layout.fault_tolerance(),
+        exposure,
+        every_member_examined,
+        same_exposure_count,
+    })
+}
+
+#[cfg(test)]
+mod layout_facts_tests {
+    use super::*;
+
+    /// A configuration of small drives (100 cylinders × 4 surfaces × 96 sectors, 4 KiB stripe
+    /// units) with the `[array]` lines `array`, and the TOML `extra` after it.
+    fn config(array: &str, extra: &str) -> String {
+        format!(
+            "seed = 1\n[array]\n{array}\nstripe_unit_kib = 4\n\
+             [drive.model]\nrpm = 7200\nsurfaces = 4\nzones = [{{ cylinders = 100, sectors_per_track = 96 }}]\n\
+             seek = {{ kind = \"formula\", a_ms = 1.0, b_ms = 0.002, c_ms = 0.25 }}\n\
+             head_switch_ms = 0.3\ncommand_overhead_ms = 0.2\n\
+             [workload]\nrequests = 10\n{extra}"
+        )
+    }
+
+    fn facts(array: &str) -> LayoutFacts {
+        layout_facts(&config(array, ""), Path::new(".")).unwrap()
+    }
+
+    /// The members listed as exposed while `member` is failed.
+    fn exposed(facts: &LayoutFacts, member: u32) -> &[u32] {
+        &facts.exposure.iter().find(|e| e.member == member).expect("member examined").members
+    }
+
+    #[test]
+    fn raid5_of_five_exposes_the_four_others_and_holds_four_members() {
+        let f = facts("layout = \"raid5\"\ndrives = 5");
+        assert_eq!((f.layout.as_str(), f.drives, f.fault_tolerance), ("raid5", 5, 1));
+        assert_eq!(f.capacity_sectors, 4 * f.member_sectors);
+        assert_eq!((f.capacity_bytes, f.member_bytes), (f.capacity_sectors * 512, f.member_sectors * 512));
+        // Every member's stripe units: 100 × 4 × 96 sectors in 8-sector units.
+        assert_eq!(f.member_sectors, 100 * 4 * 96 / 8 * 8);
+        assert!(f.every_member_examined && f.same_exposure_count);
+        assert_eq!(f.exposure.len(), 5);
+        for e in &f.exposure {
+            assert_eq!(e.count, 4);
+            let others: Vec<u32> = (0..5).filter(|&o| o != e.member).collect();
+            assert_eq!(e.members, others);
+        }
+    }
+
+    #[test]
+    fn raid1_exposes_the_other_copies_of_the_mirror_set() {
+        let two = facts("layout = \"raid1\"\ndrives = 4\ncopies = 2");
+        assert_eq!((two.fault_tolerance, two.capacity_sectors), (1, 2 * two.member_sectors));
+        assert!(two.same_exposure_count && two.exposure.iter().all(|e| e.count == 1));
+        let partners: Vec<&[u32]> = (0..4).map(|member| exposed(&two, member)).collect();
+        assert_eq!(partners, [&[1][..], &[0], &[3], &[2]]);
+        // Three copies: no second failure loses data, but each of the two other copies takes
+        // the set to its last one.
+        let three = facts("layout = \"raid1\"\ndrives = 6\ncopies = 3");
+        assert_eq!((three.fault_tolerance, three.capacity_sectors), (2, 2 * three.member_sectors));
+        assert!(three.same_exposure_count && three.exposure.iter().all(|e| e.count == 2));
+        assert_eq!((exposed(&three, 1), exposed(&three, 5)), (&[0, 2][..], &[3, 4][..]));
+    }
+
+    #[test]
+    fn raid0_tolerates_nothing_and_exposes_nothing_more() {
+        let f = facts("layout = \"raid0\"\ndrives = 3");
+        assert_eq!((f.fault_tolerance, f.capacity_sectors), (0, 3 * f.member_sectors));
+        assert!(f.exposure.iter().all(|e| e.count == 0 && e.members.is_empty()));
+    }
+
+    #[test]
+    fn a_large_array_lists_member_0_and_the_failed_members_capped() {
+        // The most members a configuration may have beside one spare.
+        let array = "layout = \"raid5\"\ndrives = 65535\nspares = 1";
+        let failure = "[[failures]]\ndrive = SLOT\nat_s = 1\n[rebuild]\n";
+        let f = layout_facts(&config(array, &failure.replace("SLOT", "4097")), Path::new(".")).unwrap();
+        assert!(!f.every_member_examined && f.same_exposure_count);
+        assert_eq!(f.exposure.iter().map(|e| e.member).collect::<Vec<_>>(), [0, 4097]);
+        for e in &f.exposure {
+            assert_eq!((e.count, e.members.len()), (65_534, EXPOSURE_LISTED_MAX));
+        }
+        // A failure of the spare's slot names no member.
+        let spare = config(array, &failure.replace("SLOT", "65535"));
+        let f = layout_facts(&spare, Path::new(".")).unwrap();
+        assert_eq!(f.exposure.iter().map(|e| e.member).collect::<Vec<_>>(), [0]);
+    }
+
+    #[test]
+    fn a_configuration_the_core_refuses_names_the_key() {
+        let err = layout_facts(&config("layout = \"raid1\"\ndrives = 5", ""), Path::new(".")).unwrap_err().to_string();
+        assert!(err.starts_with("array.drives:"), "{err}");
+        let err = layout_facts(&config("layout = \"raid9\"\ndrives = 4", ""), Path::new(".")).unwrap_err().to_string();
+        assert!(err.starts_with("array.layout:"), "{err}");
+        let err = layout_facts(&config("layout = \"raid5\"\ndrives = 4\ncopies = 2", ""), Path::new("."))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("array.copies:"), "{err}");
+    }
+}

@@ -28,7 +28,7 @@ use crate::config::{Config, FailureKind};
 use crate::rebuild::{DriveState, Rebuild};
 use crate::disk::{self, Drive, DriveModel, Priority, QueuedOp};
 use crate::error::{Error, Result};
-use crate::layout::{self, LayoutParams};
+use crate::layout;
 use crate::metrics::{Outcome, Recorder};
 use crate::request::{Origin, RequestRecord, UserRequest};
 use crate::sim::{gcd, ns_to_s, s_to_ns, EventQueue, Nanos, RngStream, StreamId, MAX_SIM_TIME_NS, SECONDS_PER_YEAR};
@@ -352,14 +352,7 @@ impl Simulation {
         let (model_cfg, warnings) = config.drive_model_with_warnings()?;
         let model = Arc::new(DriveModel::new(&model_cfg, "drive.model")?);
         let rotation = config.drive.rotation.unwrap_or(model_cfg.rotation);
-        let params = LayoutParams {
-            drives: config.array.drives,
-            stripe_unit_sectors: config.stripe_unit_sectors()?,
-            drive_capacity_sectors: model.capacity_sectors(),
-            copies: config.array.copies,
-            parity_rotation: config.array.parity_rotation,
-        };
-        let layout = layout::build(&config.array.layout, &params, "array")?;
+        let layout = config.build_layout(model.capacity_sectors())?;
         let capacity = layout.capacity_sectors();
         let arriving = config.failures.iter().filter(|f| f.kind == FailureKind::SpareArrives).count() as u32;
         let slots = config.array.drives + config.array.spares + arriving;

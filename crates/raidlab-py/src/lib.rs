@@ -474,6 +474,23 @@ fn validate<'py>(
     run_output_to_py(py, output)
 }
 
+/// The configured array's layout as the simulation builds it, as a dict (the fields of
+/// `api::LayoutFacts`: name, members, capacity, bytes per member, fault tolerance, and the
+/// exposure of members while one is failed). A configuration the core refuses raises
+/// `ConfigError` naming the key.
+#[pyfunction]
+fn layout_facts<'py>(py: Python<'py>, config_toml: &str, base_dir: &str) -> PyResult<Bound<'py, PyAny>> {
+    let outcome = py.detach(|| {
+        guarded(|| {
+            let facts = api::layout_facts(config_toml, Path::new(base_dir))?;
+            serde_json::to_value(&facts)
+                .map_err(|error| Error::Invariant(format!("layout facts are not JSON: {error}")))
+        })
+    });
+    let value = into_py_result(py, outcome)?;
+    json_to_py(py, &value)
+}
+
 /// The policy catalogue: one dict per registry (`family`, `title`, `config_key` or None,
 /// `entries`: a list of `{"name", "doc"}` in registry order), read from the core's registry
 /// tables (`raidlab_core::catalogue`).
@@ -640,6 +657,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(long_bench_cases, module)?)?;
     module.add_function(wrap_pyfunction!(trace_info, module)?)?;
     module.add_function(wrap_pyfunction!(validate, module)?)?;
+    module.add_function(wrap_pyfunction!(layout_facts, module)?)?;
     module.add_function(wrap_pyfunction!(version, module)?)?;
     module.add_function(wrap_pyfunction!(policy_catalogue, module)?)?;
     module.add_function(wrap_pyfunction!(cache_simulate, module)?)?;

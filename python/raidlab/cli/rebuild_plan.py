@@ -364,6 +364,10 @@ class PreparedBase:
     #: The failure every run has (slot, time).
     fail_drive: int
     fail_at_s: float
+    #: Whether that failure is rebuild-plan's (``fail_drive`` / ``fail_at_s`` or the defaults)
+    #: rather than the configuration's own: only then must its slot be a member, which
+    #: :func:`check_candidates` checks against each candidate's array.
+    failure_added: bool = False
     #: The ``[rebuild_plan]`` table, if the configuration had one.
     plan_table: Optional[Dict[str, Any]] = None
     #: What may make the answer other than expected (a failure after the workload's end).
@@ -453,13 +457,12 @@ def prepare_base(
         drive = 0 if fail_drive is None else int(fail_drive)
         if not math.isfinite(at) or at < 0:
             raise ConfigError(f"expected seconds >= 0, not {at}", key="--fail-at")
-        members = array.get("drives")
-        if isinstance(members, int) and not isinstance(members, bool) and members > 0:
-            if not 0 <= drive < members:
-                raise ConfigError(f"expected a member's slot from 0 to {members - 1} (array.drives = {members}; "
-                                  f"slots from {members} on are hot spares, whose failure needs no rebuild), "
-                                  f"not {drive}", key="--fail-drive")
-        elif drive < 0:
+        # Whether the slot is a member depends on each candidate's array (a candidate may set
+        # array.drives): check_candidates checks it. No array has a negative slot.
+        if drive < 0:
+            members = array.get("drives")
+            if isinstance(members, int) and not isinstance(members, bool) and members > 0:
+                raise ConfigError(_not_a_member(drive, members), key="--fail-drive")
             raise ConfigError(f"expected a member's slot >= 0, not {drive}", key="--fail-drive")
         if failures:
             notes.append(f"replaced the configuration's failures: drive {drive} fails at {at:g} s")
@@ -503,9 +506,15 @@ def prepare_base(
         elif any(key in keys for name, keys in DISCIPLINE_KEYS.items()) or (key in disciplines and isinstance(value, dict)):
             rebuild.pop(key)
     return PreparedBase(document=base, notes=notes, discipline=discipline, discipline_settings=settings,
-                        fail_drive=drive, fail_at_s=at,
+                        fail_drive=drive, fail_at_s=at, failure_added=explicit or not failures,
                         plan_table=dict(plan_table) if isinstance(plan_table, Mapping) else plan_table,
                         warnings=warnings)
+
+
+def _not_a_member(slot: int, members: int, whose: str = "") -> str:
+    """Why failing ``slot`` of an array of ``members`` members starts no rebuild."""
+    return (f"expected a member's slot from 0 to {members - 1} ({whose}array.drives = {members}; slots from "
+            f"{members} on are hot spares, whose failure needs no rebuild), not {slot}")
 
 
 def _flat_under(prefix: str, value: Any) -> Dict[str, Any]:
@@ -617,26 +626,19 @@ def _json_cell(value: Any) -> Any:
     return value
 
 
-def _group_size(resolved: Mapping[str, Any]) -> int:
-    array = resolved.get("array", {})
-    layout = array.get("layout", "raid5")
-    if layout == "raid1":
-        return int(array.get("copies", 2))
-    return int(array.get("drives", 0))
-
-
-def _member_bytes(summary_row: Mapping[str, Any], resolved: Mapping[str, Any]) -> Optional[float]:
-    """One member's capacity from the array's (``capacity_bytes``): RAID-5 holds n − 1
-    members' worth, RAID-1 drives / copies."""
-    capacity = summary_row.get("capacity_bytes")
-    if not _finite(capacity):
-        return None
-    array = resolved.get("array", {})
-    drives = int(array.get("drives", 0))
-    if array.get("layout", "raid5") == "raid1":
-        copies = int(array.get("copies", 2))
-        return float(capacity) * copies / drives if drives else None
-    return float(capacity) / (drives - 1) if drives > 1 else None
+def _survivors_at_risk(layout: Mapping[str, Any], member: Any) -> Optional[int]:
+    """How many members share a redundancy set with the failed ``member``: those whose failure
+    while it is degraded takes the data closer to loss, from the core's ``exposure`` of the
+    candidate's layout (``_core.layout_facts``; RAID-5 of n drives: n − 1, RAID-1: copies − 1,
+    RAID-0: none). ``None`` when the core did not examine that member and members differ."""
+    exposure = layout.get("exposure") or []
+    if _finite(member):
+        for entry in exposure:
+            if entry["member"] == int(member):
+                return int(entry["count"])
+    if exposure and layout.get("every_member_examined") and layout.get("same_exposure_count"):
+        return int(exposure[0]["count"])
+    return None
 
 
 def _survivor_read_bytes(run_dir: Path, member: Any, target: Any) -> Optional[float]:
@@ -655,9 +657,9 @@ def _survivor_read_bytes(run_dir: Path, member: Any, target: Any) -> Optional[fl
     return float(drives.loc[keep, "rebuild_mb"].sum()) * 1e6
 
 
-def _no_rebuild(settings: Mapping[str, Any], resolved: Mapping[str, Any]) -> str:
+def _no_rebuild(settings: Mapping[str, Any], base_document: Mapping[str, Any]) -> str:
     """Why a run has no rebuild, in words: no spare to rebuild onto, or no rebuild at all."""
-    array = resolved.get("array", {}) if isinstance(resolved.get("array"), Mapping) else {}
+    array = base_document.get("array", {}) if isinstance(base_document.get("array"), Mapping) else {}
     spares = settings.get("array.spares", array.get("spares"))
     if _finite(spares) and spares == 0:
         return "no rebuild: no spare to rebuild onto (array.spares = 0)"
@@ -670,18 +672,20 @@ def plan_rows(
     settings: Sequence[Mapping[str, Any]],
     summary: "pd.DataFrame",
     run_dirs: Sequence[Optional[Path]],
-    resolved: Mapping[str, Any],
+    base_document: Mapping[str, Any],
     *,
+    layouts: Sequence[Mapping[str, Any]],
     afr: float,
     ure_per_bit: float,
 ) -> "pd.DataFrame":
     """The results table: one row per candidate from its sweep row (``summary``, in candidate
-    order) and run directory (for the survivors' reads), with the exposure computed."""
+    order), run directory (for the survivors' reads) and layout (``layouts``: the core's
+    ``_core.layout_facts`` of its configuration, for the members at risk and a member's bytes),
+    with the exposure computed."""
     import pandas as pd
 
     from raidlab.config import toml_literal
 
-    survivors = max(0, _group_size(resolved) - 1)
     rows = []
     for number, candidate in enumerate(candidates):
         source = summary.iloc[number].to_dict()
@@ -698,7 +702,7 @@ def plan_rows(
             rows.append(row)
             continue
         if outcome != "complete":
-            row["status"] = f"rebuild {outcome}" if outcome is not None else _no_rebuild(settings[number], resolved)
+            row["status"] = f"rebuild {outcome}" if outcome is not None else _no_rebuild(settings[number], base_document)
             rows.append(row)
             continue
         row["status"] = "done"
@@ -710,6 +714,8 @@ def plan_rows(
         ended, failed = source.get("rebuild.ended_at_s"), source.get("rebuild.failed_at_s")
         degraded = float(ended) - float(failed) if _finite(ended) and _finite(failed) else row["rebuild_time_s"]
         row["degraded_s"] = degraded
+        layout = layouts[number]
+        survivors = _survivors_at_risk(layout, source.get("rebuild.member"))
         row["survivors"] = survivors
         measured = None
         if run_dirs[number] is not None:
@@ -717,10 +723,9 @@ def plan_rows(
         if measured is not None and measured > 0:
             row["survivor_read_bytes"], row["survivor_read_source"] = measured, "measured"
         else:
-            member = _member_bytes(source, resolved)
-            row["survivor_read_bytes"] = survivors * member if member is not None else None
+            row["survivor_read_bytes"] = survivors * float(layout["member_bytes"]) if survivors is not None else None
             row["survivor_read_source"] = "capacity"
-        if degraded is not None:
+        if degraded is not None and survivors is not None:
             row["p_second_failure"] = second_failure_probability(survivors, degraded / 3600.0, afr)
         if row["survivor_read_bytes"] is not None:
             row["p_ure"] = ure_probability(8.0 * row["survivor_read_bytes"], ure_per_bit)
@@ -742,10 +747,12 @@ def check_candidates(
     base_dir: Path,
     media_rate_mb_s: Optional[float],
     extra: Sequence[str] = (),
-) -> Tuple[List[str], List[Dict[str, Any]]]:
-    """Each candidate's discipline and settings (the overrides it runs with), checked before
-    anything runs: a discipline this build does not know, or a configuration the core refuses,
-    is a :class:`ConfigError` naming the candidate."""
+) -> Tuple[List[str], List[Dict[str, Any]], List[Dict[str, Any]]]:
+    """Each candidate's discipline, settings (the overrides it runs with) and layout (the
+    core's ``_core.layout_facts`` of its configuration), checked before anything runs: a
+    discipline this build does not know, or a configuration the core refuses, is a
+    :class:`ConfigError` naming the candidate; a failure rebuild-plan added (``--fail-drive``)
+    of a slot that is not one of the candidate's members is one naming ``--fail-drive``."""
     from raidlab import _core
     from raidlab.catalogue import family
     from raidlab.config import apply_overrides, to_toml
@@ -754,7 +761,8 @@ def check_candidates(
 
     known = family("rebuild_disciplines").names
     text = to_toml(base.document)
-    disciplines, settings = [], []
+    disciplines, settings, layouts = [], [], []
+    layouts_known: Dict[str, Dict[str, Any]] = {}
     for candidate in candidates:
         discipline = candidate.discipline(base.discipline)
         if discipline not in known:
@@ -770,12 +778,52 @@ def check_candidates(
         values["rebuild.discipline"] = discipline
         overrides = [f"{key}={toml_literal(value)}" for key, value in values.items()] + list(extra)
         try:
-            _core.resolve_config(apply_overrides(text, overrides), str(base_dir))
+            candidate_text = apply_overrides(text, overrides)
+            layout = _candidate_layout(candidate_text, base, overrides, base_dir, layouts_known)
+        except ConfigError as error:
+            raise ConfigError(f"candidate {candidate.label!r}: {_core_message(error)}", key=error.key) from None
+        members = int(layout["drives"])
+        if base.failure_added and not 0 <= base.fail_drive < members:
+            # Name the candidate only when its own keys set the array: otherwise the slot is
+            # wrong for every candidate alike.
+            if any(key.startswith("array.") for key in values):
+                raise ConfigError(f"candidate {candidate.label!r}: {_not_a_member(base.fail_drive, members, 'its ')}",
+                                  key="--fail-drive")
+            raise ConfigError(_not_a_member(base.fail_drive, members), key="--fail-drive")
+        try:
+            _core.resolve_config(candidate_text, str(base_dir))
         except ConfigError as error:
             raise ConfigError(f"candidate {candidate.label!r}: {_core_message(error)}", key=error.key) from None
         disciplines.append(discipline)
         settings.append(values)
-    return disciplines, settings
+        layouts.append(layout)
+    return disciplines, settings, layouts
+
+
+def _candidate_layout(candidate_text: str, base: PreparedBase, overrides: Sequence[str], base_dir: Path,
+                      known: Dict[str, Dict[str, Any]]) -> Dict[str, Any]:
+    """The core's facts of a candidate's layout (``_core.layout_facts``). A failure
+    rebuild-plan added at a slot past the members and the spares is refused by the core; the
+    members are then counted with member 0 failing instead, for the check of the slot to
+    name them. ``known``: the facts found so far, by the tables they depend on."""
+    from raidlab import _core
+    from raidlab.config import apply_overrides, parse_toml, to_toml
+
+    # The layout depends on [array] and [drive] only, the members examined on the failures:
+    # candidates that differ in their rebuild settings alone ask the core once (it builds the
+    # drive model, which for an imported drive means reading its specification).
+    document = parse_toml(candidate_text)
+    key = to_toml({name: document[name] for name in ("array", "drive", "failures") if name in document})
+    if key not in known:
+        try:
+            known[key] = _core.layout_facts(candidate_text, str(base_dir))
+        except ConfigError as error:
+            if not (base.failure_added and error.key == "failures[0].drive"):
+                raise
+            member_0_failing = copy.deepcopy(base.document)
+            member_0_failing["failures"] = [{"drive": 0, "at_s": base.fail_at_s}]
+            known[key] = _core.layout_facts(apply_overrides(to_toml(member_0_failing), overrides), str(base_dir))
+    return known[key]
 
 
 def _without_repeats(
@@ -835,7 +883,6 @@ def run_plan(
     ``warn`` is called with each warning as it is found, before anything runs (a failure
     after the workload's end); they are also in the outcome's ``warnings``.
     """
-    from raidlab import _core
     from raidlab.config import load_config, parse_toml, read_utf8, to_toml
     from raidlab.config import toml_literal
     from raidlab.experiments.sweep import load_sweep_spec, run_sweep
@@ -876,7 +923,8 @@ def run_plan(
     media_rate = None
     if any(candidate.needs_media_rate() for candidate in chosen):
         media_rate = measure_media_rate_mb_s(base.document.get("drive", {}))
-    disciplines, settings = check_candidates(chosen, base, loaded.base_dir, media_rate)
+    disciplines, settings, layouts = check_candidates(chosen, base, loaded.base_dir, media_rate)
+    layout_of = {candidate.label: layout for candidate, layout in zip(chosen, layouts)}  # labels are unique
     chosen, disciplines, settings, repeated = _without_repeats(chosen, disciplines, settings)
     warnings += [f"candidate {label!r} sets the same as {same!r}: left out (it would be the same run)"
                  for label, same in repeated]
@@ -889,7 +937,7 @@ def run_plan(
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise RaidlabIOError(error.strerror or str(error), file=str(directory), errno=error.errno) from None
-    from raidlab.store import atomic_write_text
+    from raidlab.results.store import atomic_write_text
 
     header = (f"# The configuration every candidate of `raidlab rebuild-plan` starts from: {loaded.path or name}\n"
               f"# with {'; '.join(base.notes) or 'nothing changed'}.\n")
@@ -904,11 +952,9 @@ def run_plan(
     outcome = run_sweep(spec, directory, jobs=jobs, scheduler=scheduler,
                         command_line=list(command_line) if command_line is not None else None, progress=progress)
 
-    resolved_text, _ = _core.resolve_config(to_toml(base.document), str(loaded.base_dir))
-    resolved = parse_toml(resolved_text)
     run_dirs = [outcome.plan.output / "runs" / str(row["run_id"]) for row in outcome.plan.rows]
-    table = plan_rows(chosen, disciplines, settings, outcome.table, run_dirs, resolved, afr=afr,
-                      ure_per_bit=ure_per_bit)
+    table = plan_rows(chosen, disciplines, settings, outcome.table, run_dirs, base.document,
+                      layouts=[layout_of[candidate.label] for candidate in chosen], afr=afr, ure_per_bit=ure_per_bit)
     front = [i for i in pareto_front(table["rebuild_time_s"].tolist(), table["p99_ms"].tolist())]
     slo = pick_for_slo(table, p99_slo_ms) if p99_slo_ms is not None else None
 
@@ -926,7 +972,7 @@ def run_plan(
 
 
 def _write_results(directory: Path, table: "pd.DataFrame") -> List[Path]:
-    from raidlab.store import atomic_write_text, write_summary
+    from raidlab.results.store import atomic_write_text, write_summary
 
     atomic_write_text(directory / "plan.csv", table.to_csv(index=False))
     return [directory / "plan.csv", write_summary(directory / "plan.parquet", table)]

@@ -256,6 +256,9 @@ static NO_SHAPE: crate::layout::LayoutShape =
     crate::layout::LayoutShape { drives: 0, stripe_unit_sectors: 1, stripes: 0 };
 
 impl Layout for NoLayout {
+    fn redundancy_set(&self, _member: u32) -> Vec<u32> {
+        Vec::new()
+    }
     fn volatile_state(&self) -> &'static str {
         "nothing"
     }

@@ -323,6 +323,20 @@ impl Config {
         })
     }
 
+    /// The array's layout over drives of `drive_capacity_sectors` sectors, as every part of
+    /// raidlab builds it (the simulation, the layout facts a rebuild plan reads). Errors name
+    /// the `array` key at fault.
+    pub fn build_layout(&self, drive_capacity_sectors: u64) -> Result<Box<dyn crate::layout::Layout>> {
+        let params = crate::layout::LayoutParams {
+            drives: self.array.drives,
+            stripe_unit_sectors: self.stripe_unit_sectors()?,
+            drive_capacity_sectors,
+            copies: self.array.copies,
+            parity_rotation: self.array.parity_rotation,
+        };
+        crate::layout::build(&self.array.layout, &params, "array")
+    }
+
     /// Stripe unit in sectors.
     pub fn stripe_unit_sectors(&self) -> Result<u64> {
         let sectors = self.array.stripe_unit_kib * 2.0;

@@ -119,6 +119,12 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     /// Drives whose simultaneous loss loses data, given `failed` drives: returns true when
     /// the failed set defeats the layout's redundancy somewhere.
     fn data_lost(&self, failed: &[u32]) -> bool;
+    /// What a further failure means while member `member` is failed: the other members that
+    /// share a redundancy set with it (RAID-5: every other member; RAID-1: the other copies of
+    /// its mirror set; RAID-0: none, its failure alone loses data). Losing
+    /// [`Layout::fault_tolerance`] of them with `member` loses data: these are the drives a
+    /// rebuild of `member` is exposed to. In slot order.
+    fn redundancy_set(&self, member: u32) -> Vec<u32>;
     /// Where data unit `index` (below [`Layout::data_units_per_stripe`]) of `stripe` lives:
     /// `data[index]` of [`Layout::map_stripe`]'s map, without mapping the whole stripe, for
     /// layouts that keep one copy of each data unit. `None` for the others, and by default
@@ -216,6 +222,9 @@ impl Remapped {
 }
 
 impl Layout for Remapped {
+    fn redundancy_set(&self, member: u32) -> Vec<u32> {
+        self.inner.redundancy_set(member)
+    }
     fn placement_state(&self) -> Option<Box<dyn PlacementState>> {
         self.inner.placement_state()
     }
@@ -386,9 +395,38 @@ impl LayoutShape {
 pub(crate) mod tests {
     use super::*;
 
+    /// A member's redundancy set is what a further failure means: with one failure
+    /// tolerated, a second failure loses data exactly when it is in the failed member's set;
+    /// with `t`, the member and any `t` of its set lose data, and `t − 1` of them do not; with
+    /// none, the member's failure alone loses data and its set is empty.
+    pub fn check_redundancy_sets(layout: &dyn Layout) {
+        let tolerance = layout.fault_tolerance() as usize;
+        for member in 0..layout.drives() {
+            let set = layout.redundancy_set(member);
+            assert!(!set.contains(&member) && set.windows(2).all(|w| w[0] < w[1]), "{}: set of {member}: {set:?}", layout.name());
+            if tolerance == 0 {
+                assert!(layout.data_lost(&[member]) && set.is_empty(), "{}: member {member}", layout.name());
+                continue;
+            }
+            assert!(!layout.data_lost(&[member]), "{}: member {member} alone", layout.name());
+            if tolerance == 1 {
+                for other in (0..layout.drives()).filter(|&o| o != member) {
+                    assert_eq!(layout.data_lost(&[member, other]), set.contains(&other), "{}: {member} and {other}", layout.name());
+                }
+            } else {
+                for window in set.windows(tolerance) {
+                    let failed: Vec<u32> = std::iter::once(member).chain(window.iter().copied()).collect();
+                    assert!(layout.data_lost(&failed), "{}: {failed:?}", layout.name());
+                    assert!(!layout.data_lost(&failed[..tolerance]), "{}: {:?}", layout.name(), &failed[..tolerance]);
+                }
+            }
+        }
+    }
+
     /// Every (drive, unit) slot is used by at most one stripe unit, and `locate` inverts
     /// `map_stripe`: the shared property every layout must have.
     pub fn check_bijective(layout: &dyn Layout) {
+        check_redundancy_sets(layout);
         let mut seen = std::collections::HashSet::new();
         let mut map = StripeMap::default();
         let unit = layout.stripe_unit_sectors();

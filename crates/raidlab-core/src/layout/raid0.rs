@@ -19,6 +19,9 @@ impl Raid0Layout {
 }
 
 impl Layout for Raid0Layout {
+    fn redundancy_set(&self, _member: u32) -> Vec<u32> {
+        Vec::new()
+    }
     fn volatile_state(&self) -> &'static str {
         "nothing: its map is fixed, and a write caught in flight leaves only its own sectors half written (no \
          redundancy depends on them)"

@@ -35,6 +35,10 @@ impl Raid1Layout {
 }
 
 impl Layout for Raid1Layout {
+    fn redundancy_set(&self, member: u32) -> Vec<u32> {
+        let first = member / self.copies * self.copies;
+        (first..first + self.copies).filter(|&d| d != member).collect()
+    }
     fn volatile_state(&self) -> &'static str {
         "nothing of its own (its map is fixed); a write caught in flight may leave the copies of its sectors \
          different, until a resynchronization of the mirror copies one over the others"
@@ -76,9 +80,10 @@ impl Layout for Raid1Layout {
         Some(super::Reconstruction { sources, xor: false })
     }
     fn data_lost(&self, failed: &[u32]) -> bool {
-        (0..self.sets()).any(|set| {
-            let lost = failed.iter().filter(|&&d| d / self.copies == set).count();
-            lost >= self.copies as usize
+        // The sets of the failed drives only: an array of 65,536 drives has 32,768 sets.
+        failed.iter().any(|&d| {
+            let set = d / self.copies;
+            failed.iter().filter(|&&e| e / self.copies == set).count() >= self.copies as usize
         })
     }
 }

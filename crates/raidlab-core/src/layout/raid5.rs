@@ -81,6 +81,9 @@ impl Raid5Layout {
 }
 
 impl Layout for Raid5Layout {
+    fn redundancy_set(&self, member: u32) -> Vec<u32> {
+        (0..self.shape.drives).filter(|&d| d != member).collect()
+    }
     fn volatile_state(&self) -> &'static str {
         "nothing of its own (its map is fixed); a write caught in flight may leave its stripe's parity \
          inconsistent with the data (the write hole), until a re-synchronization of the parity repairs it"

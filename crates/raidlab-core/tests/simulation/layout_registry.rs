@@ -18,7 +18,7 @@ struct SplitMirror {
 
 impl SplitMirror {
     fn build(params: &LayoutParams, key: &str) -> Result<Box<dyn Layout>> {
-        if params.drives < 2 || params.drives % 2 != 0 {
+        if params.drives < 2 || !params.drives.is_multiple_of(2) {
             return Err(Error::config(format!("{key}.drives"), "a split mirror needs an even number of drives"));
         }
         let stripes = params.drive_capacity_sectors / params.stripe_unit_sectors;
@@ -31,6 +31,9 @@ impl SplitMirror {
 }
 
 impl Layout for SplitMirror {
+    fn redundancy_set(&self, member: u32) -> Vec<u32> {
+        vec![(member + self.half()) % self.shape.drives]
+    }
     fn volatile_state(&self) -> &'static str {
         "nothing of its own (its map is fixed)"
     }
