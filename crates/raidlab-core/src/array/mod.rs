@@ -385,7 +385,8 @@ impl Controller {
             capacity_sectors: layout.capacity_sectors(),
             layout,
             planner,
-            one_op_writes: planner.writes_one_unit_alone(),
+            // A write whose placement is chosen at write time is committed as a piece.
+            one_op_writes: planner.writes_one_unit_alone() && layout_placement.is_none(),
             state: ArrayState::new(drives as u32, layout_placement),
             jobs: Vec::new(),
             free_jobs: Vec::new(),
@@ -738,7 +739,8 @@ impl Controller {
         // The units' status for this piece: the failed and write-only slots, with the rebuild
         // target resolved above for the rebuild units under this stripe.
         let status = plan::UnitStatus::new(&self.state.failed, &self.state.write_only);
-        let inputs = plan::PlanInputs { map: &p.map, unit_sectors: unit, spec, status, view, now, rng: &mut self.rng };
+        let placement = self.state.placement.as_deref();
+        let inputs = plan::PlanInputs { map: &p.map, unit_sectors: unit, spec, status, placement, view, now, rng: &mut self.rng };
         self.planner.plan(inputs, &mut p.plan);
         if let Some(target) = readable_target {
             self.restore_target(target);
@@ -940,6 +942,11 @@ impl Controller {
             self.mark_written_units(idx)?;
         }
         let stripe = self.pieces[idx as usize].stripe;
+        if spec.is_write {
+            if let Some(placement) = self.state.placement.as_deref_mut() {
+                self.planner.commit(placement, stripe, &self.pieces[idx as usize].plan);
+            }
+        }
         self.unlock(stripe, spec.is_write);
         let answered = self.pieces[idx as usize].answered;
         self.pieces[idx as usize].spec = None;
@@ -1259,6 +1266,144 @@ mod tests {
                     assert!(short.controller.stats.replans > 0, "{name} over {drives}, seed {seed}: no op was aborted");
                 }
             }
+        }
+    }
+
+    /// A layout that chooses placement at write time (here a count of the writes each stripe
+    /// had): its planner reads the placement state as the stripe's finished writes left it,
+    /// and its commit step runs once per finished write piece, with the plan that ran. Writes
+    /// of one stripe are serialized by its lock, so each write piece is planned seeing exactly
+    /// the writes granted before it committed, however requests interleave.
+    #[test]
+    fn a_placement_chosen_at_write_time_is_committed_once_per_write_and_read_by_the_planner() {
+        use std::collections::HashMap;
+        use std::sync::Mutex;
+
+        #[derive(Debug, Default)]
+        struct WritesPerStripe(HashMap<u64, u32>);
+        impl crate::layout::PlacementState for WritesPerStripe {
+            fn volatile(&self) -> Option<&'static str> {
+                Some("the count of writes of each stripe")
+            }
+            fn lose_volatile(&mut self) {
+                self.0.clear();
+            }
+            fn as_any(&self) -> &dyn std::any::Any {
+                self
+            }
+            fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+                self
+            }
+        }
+        /// What the planner saw for each write piece it planned: (stripe, writes committed).
+        static SEEN: Mutex<Vec<(u64, u32)>> = Mutex::new(Vec::new());
+        #[derive(Debug)]
+        struct CountingPlanner;
+        impl plan::Planner for CountingPlanner {
+            fn name(&self) -> &'static str {
+                "counting mirror"
+            }
+            fn plan(&self, inputs: plan::PlanInputs<'_>, out: &mut Plan) {
+                let counts = inputs.placement.and_then(|p| p.as_any().downcast_ref::<WritesPerStripe>()).expect("its state");
+                if inputs.spec.is_write {
+                    let stripe = inputs.map.stripe;
+                    SEEN.lock().unwrap().push((stripe, counts.0.get(&stripe).copied().unwrap_or(0)));
+                }
+                plan::MIRROR.plan(inputs, out)
+            }
+            fn write_ops(&self, units: f64, data_units: f64, copies: f64) -> f64 {
+                plan::MIRROR.write_ops(units, data_units, copies)
+            }
+            fn commit(&self, placement: &mut dyn crate::layout::PlacementState, stripe: u64, plan: &Plan) {
+                assert!(plan.ops.iter().any(|op| op.kind == OpKind::Write), "committed a plan that wrote nothing");
+                let counts = placement.as_any_mut().downcast_mut::<WritesPerStripe>().expect("its state");
+                *counts.0.entry(stripe).or_insert(0) += 1;
+            }
+        }
+        static COUNTING: CountingPlanner = CountingPlanner;
+        #[derive(Debug)]
+        struct Counted(Box<dyn Layout>);
+        impl Layout for Counted {
+            fn name(&self) -> &'static str {
+                "counted mirror"
+            }
+            fn planner(&self) -> &'static dyn plan::Planner {
+                &COUNTING
+            }
+            fn fault_tolerance(&self) -> u32 {
+                self.0.fault_tolerance()
+            }
+            fn shape(&self) -> &crate::layout::LayoutShape {
+                self.0.shape()
+            }
+            fn data_units_per_stripe(&self) -> u32 {
+                self.0.data_units_per_stripe()
+            }
+            fn map_stripe(&self, stripe: u64, out: &mut StripeMap) {
+                self.0.map_stripe(stripe, out)
+            }
+            fn locate(&self, drive: u32, pba: u64) -> Option<(u64, crate::layout::UnitRole)> {
+                self.0.locate(drive, pba)
+            }
+            fn data_lost(&self, failed: &[u32]) -> bool {
+                self.0.data_lost(failed)
+            }
+            fn redundancy_set(&self, member: u32) -> Vec<u32> {
+                self.0.redundancy_set(member)
+            }
+            fn volatile_state(&self) -> &'static str {
+                "the count of writes of each stripe"
+            }
+            fn placement_state(&self) -> Option<Box<dyn crate::layout::PlacementState>> {
+                Some(Box::new(WritesPerStripe::default()))
+            }
+        }
+
+        let params = LayoutParams {
+            drives: 4,
+            stripe_unit_sectors: 16,
+            drive_capacity_sectors: 16 * 8,
+            copies: 2,
+            parity_rotation: ParityRotation::LeftSymmetric,
+        };
+        let layout = Box::new(Counted(layout::build("raid1", &params, "array").unwrap()));
+        let mut controller = Controller::new(layout, false, RngStream::new(2, StreamId::MirrorChoice));
+        let per_stripe = controller.layout().stripe_data_sectors();
+        let mut rng = RngStream::new(9, StreamId::Policy(3));
+        let mut in_service: Vec<IssuedOp> = Vec::new();
+        let mut write_pieces: HashMap<u64, u32> = HashMap::new();
+        for step in 0..2000u64 {
+            if rng.below(2) == 0 || in_service.is_empty() {
+                // Small writes and reads over a few stripes, some across a stripe boundary.
+                let sectors = 1 + rng.below(24);
+                let lba = rng.below(controller.capacity_sectors() - sectors + 1);
+                let is_write = rng.below(3) != 0;
+                if is_write {
+                    for stripe in lba / per_stripe..=(lba + sectors - 1) / per_stripe {
+                        *write_pieces.entry(stripe).or_insert(0) += 1;
+                    }
+                }
+                let req = UserRequest { id: step, origin: Origin::Workload, arrival: step, lba, sectors: sectors as u32, is_write };
+                controller.submit(step, req, &IdleDrives).unwrap();
+            } else {
+                let op = in_service.remove(rng.below(in_service.len() as u64) as usize);
+                controller.op_done(step, op.token, true, &IdleDrives).unwrap();
+            }
+            in_service.append(&mut controller.outbox);
+        }
+        while let Some(op) = in_service.pop() {
+            controller.op_done(0, op.token, true, &IdleDrives).unwrap();
+            in_service.append(&mut controller.outbox);
+        }
+        assert_eq!(controller.in_flight(), 0);
+        let counts = controller.state().placement().and_then(|p| p.as_any().downcast_ref::<WritesPerStripe>()).unwrap();
+        assert_eq!(counts.0, write_pieces, "one commit per finished write piece");
+        // Each write piece of a stripe saw the writes before it: 0, 1, 2, ... in order.
+        let mut next: HashMap<u64, u32> = HashMap::new();
+        for &(stripe, seen) in SEEN.lock().unwrap().iter() {
+            let expected = next.entry(stripe).or_insert(0);
+            assert_eq!(seen, *expected, "stripe {stripe}'s write planned before the previous one committed");
+            *expected += 1;
         }
     }
 

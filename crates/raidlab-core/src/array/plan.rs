@@ -192,14 +192,18 @@ impl Plan {
 }
 
 /// What a planner reads to plan one stripe piece: the stripe's map, the stripe unit, the
-/// piece, the units' status under the failure and rebuild state of the moment, the drives (a
-/// mirror's read goes to an idle or nearer copy) and the run's copy-choice stream.
+/// piece, the units' status under the failure and rebuild state of the moment, the layout's
+/// placement state (if it chooses placement at write time), the drives (a mirror's read goes
+/// to an idle or nearer copy) and the run's copy-choice stream.
 pub struct PlanInputs<'a> {
     pub map: &'a StripeMap,
     /// Stripe unit, sectors.
     pub unit_sectors: u64,
     pub spec: PieceSpec,
     pub status: UnitStatus<'a>,
+    /// The layout's placement state ([`crate::layout::Layout::placement_state`]), as its
+    /// finished writes left it.
+    pub placement: Option<&'a dyn crate::layout::PlacementState>,
     pub view: &'a dyn DriveView,
     pub now: Nanos,
     pub rng: &'a mut RngStream,
@@ -223,6 +227,11 @@ pub trait Planner: Send + Sync + std::fmt::Debug {
     /// `data_units` data units with `copies` copies of each (the rate estimate behind
     /// `workload.arrival.target_utilization`).
     fn write_ops(&self, units: f64, data_units: f64, copies: f64) -> f64;
+    /// The commit step of a layout that chooses placement at write time: write piece `plan`
+    /// of `stripe` finished (every op done), so record where it put what in `placement`.
+    /// Called for every finished write piece of a layout with a placement state (whose writes
+    /// never take the one-op path), before the stripe's lock goes; by default nothing.
+    fn commit(&self, _placement: &mut dyn crate::layout::PlacementState, _stripe: u64, _plan: &Plan) {}
 }
 
 /// RAID-0's planner: one copy of each data unit, no redundancy.
