@@ -480,15 +480,28 @@ impl Controller {
         self.jobs[job as usize].cancelled
     }
 
+    /// Where job `job`'s unit is read on source slot `drive`: the first sector of the range of
+    /// the unit's length that the layout rebuilds it from there
+    /// ([`crate::layout::Layout::rebuild_source_sectors`]: the unit's own sectors, unless the
+    /// layout keeps the source's share elsewhere).
+    fn source_start(&self, job: u32, drive: u32) -> u64 {
+        let j = &self.jobs[job as usize];
+        match (self.state.rebuild.as_deref(), self.state.member_in_slot(drive)) {
+            (Some(r), Some(source)) => self.layout.rebuild_source_sectors(r.member, source, j.start, j.end),
+            _ => j.start,
+        }
+    }
+
     /// Read job `job`'s unit from source slot `drive` at `priority`.
     pub fn rebuild_read(&mut self, job: u32, drive: u32, priority: Priority) {
+        let pba = self.source_start(job, drive);
         let j = &mut self.jobs[job as usize];
         debug_assert!(j.locked && !j.cancelled);
         j.outstanding += 1;
         self.outbox.push(IssuedOp {
             drive,
             priority,
-            pba: j.start,
+            pba,
             sectors: (j.end - j.start) as u32,
             kind: OpKind::Read,
             token: OpToken::new(JobId::new(JobKind::RebuildUnit, job), drive).raw(),
@@ -608,10 +621,13 @@ impl Controller {
             return self.finish_rebuild_if_complete();
         }
         let drive = op_index as u32;
-        if let Some(c) = self.content.as_mut() {
+        if self.content.is_some() {
             let xor = self.state.rebuild.as_deref().is_some_and(|r| r.xor);
+            let start = self.source_start(job, drive);
             let j = &mut self.jobs[job as usize];
-            let access = Access::RebuildRead { drive, start: j.start, end: j.end, xor, values: &mut j.values };
+            let end = start + (j.end - j.start);
+            let c = self.content.as_mut().expect("checked above");
+            let access = Access::RebuildRead { drive, start, end, xor, values: &mut j.values };
             c.op_done(self.layout.as_ref(), access)?;
         }
         if self.jobs[job as usize].piggyback {

@@ -141,11 +141,19 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     /// memory (its volatile state), and what a write caught in flight leaves behind. Every
     /// layout states it (no default), since a crash entry in the failure schedule acts on it.
     fn volatile_state(&self) -> &'static str;
-    /// How member `member`'s lost sectors are rebuilt: from which members' sectors at the
-    /// same physical addresses, and how. `None` when the layout keeps no redundancy (a lost
-    /// member cannot be rebuilt), the default.
+    /// How member `member`'s lost sectors are rebuilt: from which members, and how. `None`
+    /// when the layout keeps no redundancy (a lost member cannot be rebuilt), the default.
     fn reconstruction(&self, _member: u32) -> Option<Reconstruction> {
         None
+    }
+    /// Where source member `source` holds its share of member `member`'s lost sectors
+    /// `[start, end)`: the first of as many consecutive sectors, in the same order. By
+    /// default the same sectors (RAID-1's copies and RAID-5's stripes lie at the same
+    /// addresses on every member); a layout that keeps a copy elsewhere (a rotated or
+    /// declustered copy) says where, for each rebuild unit and each source. The range is a
+    /// rebuild unit, which must not straddle a boundary where the layout's answer changes.
+    fn rebuild_source_sectors(&self, _member: u32, _source: u32, start: u64, _end: u64) -> u64 {
+        start
     }
     /// The stripes with a unit in physical sectors `[start, end)` of a member, as an
     /// inclusive range (`start < end`). By default stripe `s` occupies sectors
@@ -186,7 +194,7 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
 /// How a lost member is rebuilt (see [`Layout::reconstruction`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reconstruction {
-    /// The members read, at the lost sectors' own physical addresses.
+    /// The members read (where on each: [`Layout::rebuild_source_sectors`]).
     pub sources: Vec<u32>,
     /// Whether the lost sectors are the XOR of every source (parity), or a copy of any one.
     pub xor: bool,
@@ -266,6 +274,9 @@ impl Layout for Remapped {
     }
     fn reconstruction(&self, member: u32) -> Option<Reconstruction> {
         self.inner.reconstruction(member)
+    }
+    fn rebuild_source_sectors(&self, member: u32, source: u32, start: u64, end: u64) -> u64 {
+        self.inner.rebuild_source_sectors(member, source, start, end)
     }
     fn stripes_in(&self, member: u32, start: u64, end: u64) -> (u64, u64) {
         self.inner.stripes_in(member, start, end)
