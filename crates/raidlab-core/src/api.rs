@@ -261,6 +261,7 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
         "data_loss": data_loss_at.is_some(),
         "data_loss_at_s": data_loss_at,
         "lost_requests": rec.lost_requests,
+        "crashed_requests": sim.crashed_requests,
         "lost_read_sectors": stats.lost_read_sectors,
         "lost_write_sectors": stats.lost_write_sectors,
         "content": content,

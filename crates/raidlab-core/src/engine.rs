@@ -41,6 +41,8 @@ enum Event {
     Failure { drive: u32 },
     /// A spare arrives in slot `slot`.
     SpareArrives { slot: u32 },
+    /// The controller crashes and restarts at once.
+    Crash,
     /// Start the next rebuild, if a failed member that can be rebuilt and a spare are both
     /// ready (`rebuild.delay_s` after the member's failure and the spare's arrival).
     RebuildStart,
@@ -122,6 +124,7 @@ impl Event {
             Event::DiskDone { drive, .. } => format!("drive {drive} (completions)"),
             Event::Failure { drive } => format!("the failure schedule (drive {drive})"),
             Event::SpareArrives { slot } => format!("the failure schedule (spare slot {slot})"),
+            Event::Crash => "the failure schedule (a crash)".into(),
             Event::RebuildStart => "the rebuild's start".into(),
             Event::Timer { owner, .. } => owner.owner().describe(),
         }
@@ -315,6 +318,8 @@ pub struct Simulation {
     idle_pending: u8,
     /// When the backlog passed `metrics.max_backlog_requests` and the run ended there.
     pub overloaded_at: Option<Nanos>,
+    /// User requests a crash caught in flight, never answered.
+    pub crashed_requests: u64,
     /// The last arrival so far, and the user requests in flight just after it.
     last_arrival: (Nanos, u64),
     /// User requests that arrived at the instant of the last arrival (for the watchdog).
@@ -537,6 +542,7 @@ impl Simulation {
             idle_after_every_completion: rebuild.as_ref().is_some_and(Rebuild::pulls_on_completion),
             idle_pending: 0,
             overloaded_at: None,
+            crashed_requests: 0,
             last_arrival: (0, 0),
             arrivals_at_last_instant: 0,
             front,
@@ -558,6 +564,7 @@ impl Simulation {
                     sim.events.push(s_to_ns(f.at_s), Event::SpareArrives { slot: next_arriving });
                     next_arriving += 1;
                 }
+                FailureKind::Crash => sim.events.push(s_to_ns(f.at_s), Event::Crash),
             }
         }
         Ok(sim)
@@ -633,6 +640,7 @@ impl Simulation {
                 }
                 Event::Failure { drive } => self.on_failure(drive)?,
                 Event::SpareArrives { slot } => self.on_spare_arrives(slot)?,
+                Event::Crash => self.on_crash()?,
                 Event::RebuildStart => self.on_rebuild_start()?,
                 Event::Timer { owner, epoch } => {
                     let owner = owner.owner();
@@ -1025,6 +1033,59 @@ impl Simulation {
         self.aborted = aborted;
         self.aborted.clear();
         self.update_period();
+        Ok(())
+    }
+
+    /// The controller crashed and restarts at once (`FailureKind::Crash`): the requests in
+    /// flight end unanswered, every drive drops what was queued or in service for it (a
+    /// drive's epoch moves on, so no completion or wake-up of before comes back), and a
+    /// rebuild's policies start afresh on the units left.
+    #[cold]
+    #[inline(never)]
+    fn on_crash(&mut self) -> Result<()> {
+        let now = self.now;
+        for slot in &mut self.drives {
+            if let Some((token, start)) = slot.in_service.take() {
+                slot.busy_ns += now - start;
+                if OpToken::from_raw(token).is_rebuild_work() {
+                    slot.rebuild_busy_ns += now - start;
+                }
+            }
+            slot.queue.drain_into(&mut self.aborted);
+            slot.set_depth(now, 0);
+            slot.rebuild_ops_in_flight = 0;
+            slot.epoch += 1;
+        }
+        let dropped = self.aborted.len();
+        self.aborted.clear();
+        let crashed = self.controller.crash();
+        self.crashed_requests += crashed.len() as u64;
+        let layout = self.controller.layout();
+        let volatile = self.controller.state().placement().and_then(|p| p.volatile());
+        self.recorder.outcomes.push(Outcome {
+            time: now,
+            kind: "controller_crashed",
+            drive: -1,
+            detail: format!(
+                "{} requests in flight were never answered, {dropped} queued operations dropped; {} lost {}",
+                crashed.len(),
+                layout.name(),
+                volatile.unwrap_or(layout.volatile_state())
+            ),
+        });
+        // A closed loop's users see their requests fail and go on with the next.
+        if let Some(think) = self.workload.think_time() {
+            for _ in crashed.iter().filter(|c| c.origin.is_user()) {
+                self.events.push(now + think, Event::Arrival);
+            }
+        }
+        if let Some(rebuild) = self.rebuild.as_mut() {
+            if self.controller.rebuilding().is_some() {
+                rebuild.begin(&mut self.controller);
+            }
+        }
+        self.note_progress();
+        self.pump_rebuild();
         Ok(())
     }
 

@@ -7,10 +7,22 @@
 //! only says *when* to look ([`Controller::next_rebuild`]); the decisions and the reasons a
 //! member is not being rebuilt are here, on the [`super::state::ArrayState`] they read.
 
+use crate::request::Origin;
 use crate::sim::Nanos;
 
+use super::locks::StripeLocks;
 use super::state::SlotRole;
 use super::Controller;
+
+/// A request a crash caught in flight: it is never answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CrashedRequest {
+    pub id: u64,
+    pub origin: Origin,
+    /// When it arrived, ns.
+    pub arrival: Nanos,
+    pub is_write: bool,
+}
 
 impl Controller {
     /// Spare slot `slot` is present and may be rebuilt onto from `ready_at` (ns).
@@ -95,5 +107,65 @@ impl Controller {
             .filter(|&m| Some(m) != rebuilding)
             .map(|m| (m, self.why_not_rebuilt(m, now, rebuilds)))
             .collect()
+    }
+
+    /// The controller crashed and restarts at once: everything it held only in memory is
+    /// lost. Returns the requests in flight, which are never answered (a request already
+    /// answered while the rest of its plan ran is not among them). The caller drops the
+    /// drives' queued operations, whose completions must not come back. A write caught in
+    /// flight leaves the drives as far as it got (the content model adopts what they hold);
+    /// a rebuild's units in flight are unrebuilt again, its progress kept; the layout's
+    /// placement state loses what it declares volatile.
+    pub fn crash(&mut self) -> Vec<CrashedRequest> {
+        let mut crashed = Vec::new();
+        let mut live_request = vec![true; self.requests.len()];
+        for &free in &self.free_requests {
+            live_request[free as usize] = false;
+        }
+        let mut live_piece = vec![true; self.pieces.len()];
+        for &free in &self.free_pieces {
+            live_piece[free as usize] = false;
+        }
+        // Writes caught in flight: the content model takes what the drives hold.
+        if let Some(content) = self.content.as_mut() {
+            let per_stripe = self.stripe_data_sectors.size;
+            for (i, p) in self.pieces.iter().enumerate() {
+                let Some(spec) = p.spec.filter(|s| live_piece[i] && s.is_write) else { continue };
+                content.adopt_interrupted_write(self.layout.as_ref(), p.stripe * per_stripe + spec.first, spec.sectors);
+            }
+        }
+        for (i, r) in self.requests.iter().enumerate() {
+            if live_request[i] && r.pieces_left > 0 {
+                crashed.push(CrashedRequest { id: r.id, origin: r.origin, arrival: r.arrival, is_write: r.is_write });
+            }
+        }
+        let mut live_one_op = vec![true; self.one_ops.len()];
+        for &free in &self.free_one_ops {
+            live_one_op[free as usize] = false;
+        }
+        for (i, op) in self.one_ops.iter().enumerate() {
+            if live_one_op[i] {
+                crashed.push(CrashedRequest { id: op.id, origin: op.origin, arrival: op.arrival, is_write: op.is_write });
+            }
+        }
+        self.forget_jobs();
+        self.pieces.clear();
+        self.free_pieces.clear();
+        self.requests.clear();
+        self.free_requests.clear();
+        self.one_ops.clear();
+        self.free_one_ops.clear();
+        self.locks = StripeLocks::default();
+        self.ready.clear();
+        self.granted.clear();
+        self.outbox.clear();
+        self.completed.clear();
+        self.rebuild_events.clear();
+        self.in_flight_requests = 0;
+        if let Some(placement) = self.state.placement.as_deref_mut() {
+            placement.lose_volatile();
+        }
+        crashed.sort_by_key(|c| c.id);
+        crashed
     }
 }

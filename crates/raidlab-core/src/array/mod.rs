@@ -1398,6 +1398,11 @@ mod tests {
         assert_eq!(controller.in_flight(), 0);
         let counts = controller.state().placement().and_then(|p| p.as_any().downcast_ref::<WritesPerStripe>()).unwrap();
         assert_eq!(counts.0, write_pieces, "one commit per finished write piece");
+        assert!(!write_pieces.is_empty());
+        // What the placement state holds in memory is lost in a crash.
+        controller.crash();
+        let counts_after = controller.state().placement().and_then(|p| p.as_any().downcast_ref::<WritesPerStripe>()).unwrap();
+        assert!(counts_after.0.is_empty(), "a crash kept the volatile placement state");
         // Each write piece of a stripe saw the writes before it: 0, 1, 2, ... in order.
         let mut next: HashMap<u64, u32> = HashMap::new();
         for &(stripe, seen) in SEEN.lock().unwrap().iter() {

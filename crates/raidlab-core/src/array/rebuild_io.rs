@@ -536,6 +536,21 @@ impl Controller {
         self.free_job(job);
     }
 
+    /// A crash: every job goes, with its stripes (the lock table goes too) and its ops,
+    /// which will not come back; a unit in flight is unrebuilt again.
+    pub(super) fn forget_jobs(&mut self) {
+        if let Some(r) = self.state.rebuild.as_deref_mut() {
+            for job in self.jobs.iter().filter(|j| j.live && j.generation == r.generation) {
+                if r.states.get(job.unit) == UnitState::InFlight {
+                    r.states.release(job.unit);
+                }
+            }
+        }
+        self.jobs.clear();
+        self.free_jobs.clear();
+        self.target_dead = false;
+    }
+
     /// Unlock job `job`'s stripes and free it.
     fn free_job(&mut self, job: u32) {
         let (first, last) = {

@@ -79,21 +79,32 @@ pub enum FailureKind {
     /// A new spare drive arrives (`drive` is not given); a failed member waiting for one is
     /// rebuilt onto it.
     SpareArrives,
+    /// The controller crashes and restarts at once (`drive` is not given): what it held only
+    /// in memory is lost. The requests in flight end unanswered (`crashed_requests`), the
+    /// drives' queued operations are dropped, a rebuild's units in flight are unrebuilt again
+    /// (its progress is kept, as md's superblock and a hardware controller's NVRAM keep it),
+    /// and each layout loses what it declares volatile. A write caught in flight leaves the
+    /// drives as far as it got: the content model takes what its data units hold as the
+    /// value last written, so a RAID-5 stripe whose parity it left stale is found out by a
+    /// later degraded read (the write hole). Not with `[cache]` (its memory is not modelled
+    /// through a crash yet).
+    Crash,
 }
 
 fn is_default_kind(kind: &FailureKind) -> bool {
     *kind == FailureKind::DriveFails
 }
 
-/// One entry of the failure schedule: a drive failure, or a spare's arrival.
+/// One entry of the failure schedule: a drive failure, a spare's arrival, or a crash of the
+/// controller.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FailureConfig {
-    /// `drive_fails` (default) or `spare_arrives`.
+    /// `drive_fails` (default), `spare_arrives` or `crash`.
     #[serde(default, skip_serializing_if = "is_default_kind")]
     pub kind: FailureKind,
     /// Drive slot, 0-based: a member (below `array.drives`) or a spare (the slots after).
-    /// Not given for `spare_arrives`.
+    /// Not given for `spare_arrives` and `crash`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drive: Option<u32>,
     /// When it fails, seconds of simulated time (at most 2⁶² ns, about 146 years, the
@@ -405,6 +416,19 @@ impl Config {
                     return Err(Error::config(
                         format!("failures[{i}].drive"),
                         "a spare's arrival takes the next free slot: leave `drive` out",
+                    ))
+                }
+                (FailureKind::Crash, Some(_)) => {
+                    return Err(Error::config(
+                        format!("failures[{i}].drive"),
+                        "a crash is the controller's, not a drive's: leave `drive` out",
+                    ))
+                }
+                (FailureKind::Crash, None) if self.cache.is_some() => {
+                    return Err(Error::config(
+                        format!("failures[{i}].kind"),
+                        "a crash with a `[cache]` is not modelled yet (what the cache holds through a crash): remove \
+                         one of the two",
                     ))
                 }
                 _ => {}

@@ -78,6 +78,7 @@ pub fn config_warnings(config: &Config) -> Vec<String> {
         }
         let what = match (failure.kind, failure.drive) {
             (FailureKind::DriveFails, Some(drive)) => format!("drive {drive} fails"),
+            (FailureKind::Crash, _) => "the controller crashes".to_string(),
             _ => "a spare arrives".to_string(),
         };
         warnings.push(format!(

@@ -184,6 +184,22 @@ impl ContentModel {
         self.physical[drive as usize] = FxHashMap::default();
     }
 
+    /// A crash caught a write of logical sectors `[lba, lba + sectors)` in flight: each now
+    /// holds what its data unit's first readable copy holds, as far as the write got (the
+    /// user was never answered, so old, new or a mix are all it may find). Parity or other
+    /// copies the write did not reach are left as they are, for later reads to find out.
+    pub fn adopt_interrupted_write(&mut self, layout: &dyn Layout, lba: u64, sectors: u64) {
+        for lba in lba..lba + sectors {
+            let (stripe, offset) = (lba / self.stripe_data_sectors, lba % self.stripe_data_sectors);
+            let (index, row) = ((offset / self.unit_sectors) as usize, offset % self.unit_sectors);
+            layout.map_stripe(stripe, &mut self.scratch);
+            let copies: Vec<_> = self.scratch.copies_of(index).to_vec();
+            if let Some(value) = copies.iter().find_map(|u| self.read_physical(layout, u.drive, u.pba + row)) {
+                self.commit(lba, value);
+            }
+        }
+    }
+
     /// The value last written to logical sector `lba` (its initial value if never written).
     pub fn expected(&self, lba: u64) -> u64 {
         self.expected.get(&lba).copied().unwrap_or_else(|| initial_value(lba))

@@ -6,6 +6,7 @@ mod common;
 mod config_errors;
 mod cache_front;
 mod content_integrity;
+mod crash;
 mod determinism;
 mod failure_schedules;
 mod failures;
