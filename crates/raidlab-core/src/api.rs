@@ -50,14 +50,8 @@ pub struct RunOutput {
     pub config_hash: String,
 }
 
-/// Progress of a running simulation.
-#[derive(Debug, Clone, Copy)]
-pub struct Progress {
-    /// Fraction done in [0, 1] (by simulated time or by requests, whichever bounds the run).
-    pub fraction: f64,
-    /// User requests completed so far.
-    pub completed_requests: u64,
-}
+pub use crate::sim::Progress;
+
 
 /// Parse, validate and run a TOML configuration. Relative paths in it (traces, drive specs)
 /// are resolved against `base_dir`. `progress` is called now and then; returning `false`

@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use crate::array::plan::DriveView;
+use crate::layout::plan::DriveView;
 use crate::cache::front::{Answered, Arrived, FrontCache};
 use crate::array::jobs::OpToken;
 use crate::array::Controller;

@@ -63,6 +63,57 @@ pub fn readable(x: f64) -> String {
     }
 }
 
+/// A deserialization message with Rust's type names put in plain words: "invalid value:
+/// integer `-5`, expected u32" says "invalid value: -5, expected a whole number from 0 to
+/// 4294967295".
+pub fn in_plain_words(message: &str) -> String {
+    const TYPES: [(&str, &str); 10] = [
+        ("expected u8", "expected a whole number from 0 to 255"),
+        ("expected u16", "expected a whole number from 0 to 65535"),
+        ("expected u32", "expected a whole number from 0 to 4294967295"),
+        ("expected u64", "expected a whole number, 0 or more"),
+        ("expected usize", "expected a whole number, 0 or more"),
+        ("expected i32", "expected a whole number"),
+        ("expected i64", "expected a whole number"),
+        ("expected f64", "expected a number"),
+        ("expected f32", "expected a number"),
+        ("expected a character", "expected one character"),
+    ];
+    let mut out = message.to_string();
+    for (rust, plain) in TYPES {
+        // Whole words only: "expected u32" but not "expected u320".
+        let mut searched = 0;
+        while let Some(found) = out[searched..].find(rust) {
+            let start = searched + found;
+            let end = start + rust.len();
+            if out[end..].starts_with(|c: char| c.is_ascii_alphanumeric()) {
+                searched = end;
+                continue;
+            }
+            out.replace_range(start..end, plain);
+            searched = start + plain.len();
+        }
+    }
+    // serde's "expected struct RebuildUnitConfig": a table, and for the tables a user meets
+    // in this form, what it holds.
+    while let Some(start) = out.find("expected struct ") {
+        let name_start = start + "expected struct ".len();
+        let name_end = out[name_start..].find(|c: char| !c.is_ascii_alphanumeric() && c != '_').map_or(out.len(), |i| name_start + i);
+        let plain = match &out[name_start..name_end] {
+            "RebuildUnitConfig" => {
+                "expected a table: `{ tracks = 1 }` (the default), `{ sectors = 2048 }` or `{ cylinders = 1 }`"
+            }
+            _ => "expected a table",
+        };
+        out.replace_range(start..name_end, plain);
+    }
+    // serde's names for what was found: "integer `-5`", "floating point `1.5`".
+    for (rust, plain) in [("integer `", "`"), ("floating point `", "`")] {
+        out = out.replace(rust, plain);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::readable;

@@ -16,7 +16,8 @@
 pub mod jobs;
 pub mod lifecycle;
 pub mod locks;
-pub mod plan;
+/// The planners live with the layouts they plan for ([`crate::layout::plan`]).
+pub use crate::layout::plan;
 pub mod rebuild_io;
 pub mod state;
 

@@ -41,7 +41,7 @@ use rustc_hash::FxHashMap;
 
 use super::placement::{Placement, BLOCK_SECTORS};
 use super::{BufferCache, PenaltyView};
-use crate::array::plan::DriveView;
+use crate::layout::plan::DriveView;
 use crate::array::state::UnitState;
 use crate::array::Controller;
 use crate::content::{initial_value, written_value, ContentStats};

@@ -47,7 +47,7 @@ use super::penalty::{penalty_layout, MissPenalty, WriteModel};
 use super::stack::LruStack;
 use super::trace::{Batch, CacheTrace, CacheTraceConfig, TraceTally};
 use super::{checked_capacity, entry_for, BufferCache, CacheEntry};
-use crate::api::Progress;
+use crate::sim::Progress;
 use crate::error::{Error, Result};
 use crate::layout::ParityRotation;
 
@@ -387,7 +387,7 @@ pub fn run_toml(toml_text: &str, base_dir: &Path, progress: Option<&mut dyn FnMu
     let mut config: CacheSimConfig = serde_path_to_error::deserialize(de).map_err(|err| {
         let path = err.path().to_string();
         let key = if path == "." { KEY.to_string() } else { format!("{KEY}.{path}") };
-        Error::config(key, crate::config::in_plain_words(err.inner().to_string().trim_end()))
+        Error::config(key, crate::error::in_plain_words(err.inner().to_string().trim_end()))
     })?;
     if config.trace.path.is_relative() {
         config.trace.path = base_dir.join(&config.trace.path);

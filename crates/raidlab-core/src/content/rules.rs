@@ -8,7 +8,7 @@
 //! controller's execution of plans does not change.
 
 use super::{written_value, ContentModel};
-use crate::array::plan::PlanOp;
+use crate::layout::plan::PlanOp;
 use crate::disk::OpKind;
 use crate::error::{Error, Result};
 use crate::layout::{Layout, StripeMap};

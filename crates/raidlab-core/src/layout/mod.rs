@@ -6,6 +6,7 @@
 //! **stripe** is the set of units that share redundancy (or, for RAID-0/1, one row of units
 //! across the array); a **row** is a sector offset within a unit.
 
+pub mod plan;
 pub mod raid0;
 pub mod raid1;
 pub mod raid5;
@@ -59,7 +60,7 @@ impl StripeMap {
 /// ([`Layout::placement_state`]); the controller keeps it in its
 /// [`crate::array::state::ArrayState`]; the layout's planner reads it when it plans and
 /// records a finished write's choice in its commit step
-/// ([`crate::array::plan::Planner::commit`]).
+/// ([`crate::layout::plan::Planner::commit`]).
 pub trait PlacementState: std::fmt::Debug + Send {
     /// What of it a crash loses (what the controller keeps only in memory), in words; `None`
     /// when all of it is on the drives and survives a crash.
@@ -100,10 +101,10 @@ pub enum ParityRotation {
 pub trait Layout: Send + Sync + std::fmt::Debug {
     /// Registry name (`raid5`).
     fn name(&self) -> &'static str;
-    /// The planner of its stripes (`array::plan`: [`crate::array::plan::STRIPED`],
-    /// [`crate::array::plan::MIRROR`], [`crate::array::plan::PARITY`], or one of its own).
+    /// The planner of its stripes (`array::plan`: [`crate::layout::plan::STRIPED`],
+    /// [`crate::layout::plan::MIRROR`], [`crate::layout::plan::PARITY`], or one of its own).
     /// Every layout names one, so a layout without a planner cannot be built.
-    fn planner(&self) -> &'static dyn crate::array::plan::Planner;
+    fn planner(&self) -> &'static dyn crate::layout::plan::Planner;
     /// Failures of one redundancy set (a mirror set, a parity group) its data survives: 0
     /// for RAID-0, `copies − 1` for RAID-1, 1 for RAID-5.
     fn fault_tolerance(&self) -> u32;
@@ -242,7 +243,7 @@ impl Layout for Remapped {
     fn name(&self) -> &'static str {
         self.inner.name()
     }
-    fn planner(&self) -> &'static dyn crate::array::plan::Planner {
+    fn planner(&self) -> &'static dyn crate::layout::plan::Planner {
         self.inner.planner()
     }
     fn fault_tolerance(&self) -> u32 {

@@ -29,8 +29,8 @@ impl Layout for Raid0Layout {
     fn name(&self) -> &'static str {
         "raid0"
     }
-    fn planner(&self) -> &'static dyn crate::array::plan::Planner {
-        &crate::array::plan::STRIPED
+    fn planner(&self) -> &'static dyn crate::layout::plan::Planner {
+        &crate::layout::plan::STRIPED
     }
     fn fault_tolerance(&self) -> u32 {
         0

@@ -46,8 +46,8 @@ impl Layout for Raid1Layout {
     fn name(&self) -> &'static str {
         "raid1"
     }
-    fn planner(&self) -> &'static dyn crate::array::plan::Planner {
-        &crate::array::plan::MIRROR
+    fn planner(&self) -> &'static dyn crate::layout::plan::Planner {
+        &crate::layout::plan::MIRROR
     }
     fn fault_tolerance(&self) -> u32 {
         self.copies - 1

@@ -91,8 +91,8 @@ impl Layout for Raid5Layout {
     fn name(&self) -> &'static str {
         "raid5"
     }
-    fn planner(&self) -> &'static dyn crate::array::plan::Planner {
-        &crate::array::plan::PARITY
+    fn planner(&self) -> &'static dyn crate::layout::plan::Planner {
+        &crate::layout::plan::PARITY
     }
     fn fault_tolerance(&self) -> u32 {
         1

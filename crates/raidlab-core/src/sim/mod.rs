@@ -21,6 +21,15 @@ pub fn gcd(mut a: u64, mut b: u64) -> u64 {
     a
 }
 
+/// Progress of a running simulation (the run's and the cache simulator's progress hooks).
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    /// Fraction done in [0, 1] (by simulated time or by requests, whichever bounds the run).
+    pub fraction: f64,
+    /// User requests completed so far.
+    pub completed_requests: u64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::gcd;
