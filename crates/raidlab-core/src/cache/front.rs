@@ -42,7 +42,9 @@ use rustc_hash::FxHashMap;
 use super::placement::{Placement, BLOCK_SECTORS};
 use super::{BufferCache, PenaltyView};
 use crate::layout::plan::DriveView;
+use crate::layout::Layout;
 use crate::array::state::UnitState;
+use crate::array::state::ArrayState;
 use crate::array::Controller;
 use crate::content::{initial_value, written_value, ContentStats};
 use crate::error::{Error, Result};
@@ -126,10 +128,11 @@ pub struct Answered {
     pub lost: bool,
 }
 
-/// The controller's failure and rebuild state as a miss penalty ([`PenaltyView`]), for a
-/// RAID-5 array whose blocks `placement` locates.
+/// The array's failure and rebuild state ([`ArrayState`]) as a miss penalty
+/// ([`PenaltyView`]), for a RAID-5 array whose blocks `placement` locates.
 pub struct LivePenalty<'a> {
-    controller: &'a Controller,
+    state: &'a ArrayState,
+    layout: &'a dyn Layout,
     placement: Option<&'a Placement>,
     /// What a miss of a block rebuilt and redirected costs (`cache.rebuilt_miss_reads`).
     rebuilt_miss_reads: u32,
@@ -139,16 +142,16 @@ impl LivePenalty<'_> {
     /// The failed member, if one is failed and not yet rebuilt.
     #[inline]
     fn failed(&self) -> Option<u32> {
-        self.controller.failed_members().first().copied()
+        self.state.failed_members().first().copied()
     }
 
     /// Whether `block`, on the member being rebuilt, is rebuilt and its reads redirected.
     fn rebuilt(&self, block: u64, member: u32) -> bool {
-        let Some(rebuilding) = self.controller.rebuilding() else { return false };
+        let Some(rebuilding) = self.state.rebuilding() else { return false };
         if rebuilding.member != member || !rebuilding.redirect_reads {
             return false;
         }
-        let layout = self.controller.layout();
+        let layout = self.layout;
         let lba = block * BLOCK_SECTORS;
         let stripe_sectors = layout.stripe_data_sectors();
         let unit = layout.stripe_unit_sectors();
@@ -162,7 +165,7 @@ impl LivePenalty<'_> {
 impl PenaltyView for LivePenalty<'_> {
     #[inline]
     fn faulty(&self) -> bool {
-        self.placement.is_some() && !self.controller.failed_members().is_empty()
+        self.placement.is_some() && !self.state.failed_members().is_empty()
     }
     fn read_miss(&self, block: u64, drive: u32) -> u32 {
         match (self.placement, self.failed()) {
@@ -179,7 +182,7 @@ impl PenaltyView for LivePenalty<'_> {
     fn drive_read_miss(&self, drive: u32) -> Option<u32> {
         match (self.placement, self.failed()) {
             (Some(placement), Some(failed)) if failed == drive => {
-                let started = self.controller.rebuilding().is_some_and(|r| r.member == drive && r.redirect_reads && r.states.rebuilt() > 0);
+                let started = self.state.rebuilding().is_some_and(|r| r.member == drive && r.redirect_reads && r.states.rebuilt() > 0);
                 (!started).then(|| placement.drives() - 1)
             }
             _ => Some(1),
@@ -349,7 +352,7 @@ impl FrontCache {
         // The run of missed blocks not yet submitted, and its fill's id.
         let mut run: Option<(u64, u64)> = None;
         for block in first..end {
-            let penalties = LivePenalty { controller: a.controller, placement: self.placement.as_ref(), rebuilt_miss_reads: self.rebuilt_miss_reads };
+            let penalties = LivePenalty { state: a.controller.state(), layout: a.controller.layout(), placement: self.placement.as_ref(), rebuilt_miss_reads: self.rebuilt_miss_reads };
             let faulty = penalties.faulty();
             let (hit, evicted) = self.cache.access_evicting(block, &penalties);
             // A hit costs nothing; only a miss needs its block's penalty looked up.
@@ -478,7 +481,7 @@ impl FrontCache {
         for block in first..end {
             let start = block * BLOCK_SECTORS;
             if record.lba <= start && start + BLOCK_SECTORS <= write_end {
-                let penalties = LivePenalty { controller: a.controller, placement: self.placement.as_ref(), rebuilt_miss_reads: self.rebuilt_miss_reads };
+                let penalties = LivePenalty { state: a.controller.state(), layout: a.controller.layout(), placement: self.placement.as_ref(), rebuilt_miss_reads: self.rebuilt_miss_reads };
                 let (hit, evicted) = self.cache.access_evicting(block, &penalties);
                 self.stats.write_blocks += 1;
                 self.stats.write_hits += u64::from(hit);
