@@ -5,12 +5,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Circles still to be broken, as (module, module) pairs: the test fails on one that is gone.
-/// `cache/trace.rs` holds the oracleGeneral format, which `workload`'s `trace info` reads, and
-/// reads block traces through `workload` for the cache simulator: the format's primitives are
-/// to move to `workload/trace/`.
-const KNOWN_CIRCLES: &[(&str, &str)] = &[("cache", "workload")];
-
 fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
@@ -73,27 +67,13 @@ fn reaches(graph: &BTreeMap<String, BTreeSet<String>>, from: &str, to: &str) -> 
 fn the_top_level_modules_import_one_another_without_a_circle() {
     let graph = module_graph();
     assert!(graph.get("engine").is_some_and(|e| e.contains("array")), "the graph was not read: {graph:?}");
-    let known = |a: &str, b: &str| KNOWN_CIRCLES.iter().any(|&(x, y)| (x, y) == (a, b) || (y, x) == (a, b));
     let mut circles = Vec::new();
     for (module, imports) in &graph {
         for other in imports {
-            if reaches(&graph, other, module) && !known(module, other) {
-                // Either end of an edge on a circle: a circle through known pairs only is one
-                // of them.
-                let through_known = KNOWN_CIRCLES.iter().any(|&(x, y)| {
-                    (module == x || module == y) && (other == x || other == y)
-                });
-                if !through_known {
-                    circles.push(format!("{module} -> {other}"));
-                }
+            if reaches(&graph, other, module) {
+                circles.push(format!("{module} -> {other}"));
             }
         }
     }
     assert!(circles.is_empty(), "imports on a circle: {}", circles.join(", "));
-    for &(a, b) in KNOWN_CIRCLES {
-        assert!(
-            reaches(&graph, a, b) && reaches(&graph, b, a),
-            "the circle {a} <-> {b} is gone: take it off KNOWN_CIRCLES"
-        );
-    }
 }

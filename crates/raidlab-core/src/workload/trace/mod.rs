@@ -40,6 +40,7 @@ mod disksim;
 mod fields;
 mod input;
 mod msr;
+pub mod oracle_general;
 mod spc;
 mod summary;
 mod systor;

@@ -26,7 +26,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::{open_records, to_sectors, TraceConfig, TraceStats};
-use crate::cache::trace::{is_oracle_general, OracleRecords, ORACLE_GENERAL};
+use super::oracle_general::{is_oracle_general, OracleRecords, ORACLE_GENERAL};
 use crate::error::{Error, Result};
 use crate::sim::SECONDS_PER_YEAR;
 
