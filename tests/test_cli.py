@@ -1109,3 +1109,16 @@ def test_a_failed_content_check_reads_as_a_sentence_and_names_only_what_failed()
     text = _content_text({"stale_sectors": 0, "sectors_checked": 10, "rebuilt_sectors_wrong": 3,
                           "rebuilt_sectors_checked": 40})
     assert text == "FAILED — 3 of 40 rebuilt sectors were wrong"
+
+
+@pytest.mark.engine
+def test_a_crash_is_named_with_the_requests_it_caught(tmp_path):
+    """A crash of the controller (`kind = "crash"`) is a row of the run's summary: when, and
+    how many requests in flight were never answered, as the core counted them."""
+    config = tmp_path / "crash.toml"
+    config.write_text(SMALL_CONFIG + '\n[[failures]]\nkind = "crash"\nat_s = 10.0\n', encoding="utf-8")
+    result = raidlab.run(config)
+    crashed = result.summary["crashed_requests"]
+    assert result.summary["requests_completed"] + crashed == 2000
+    assert row(printed(cli.print_summary, result), "controller crashes", "at 10 s",
+               f"{crashed:,} requests in flight were never answered")
