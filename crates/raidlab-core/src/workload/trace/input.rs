@@ -55,15 +55,7 @@ pub(crate) fn open_decompressed_counting(path: &Path, bytes_read: Option<Arc<Ato
 
 fn decompressed(path: &Path, mut file: impl Read + Send + 'static) -> Result<Box<dyn BufRead + Send>> {
     let mut magic = [0u8; 3];
-    let mut sniffed = 0;
-    while sniffed < magic.len() {
-        match file.read(&mut magic[sniffed..]) {
-            Ok(0) => break,
-            Ok(n) => sniffed += n,
-            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(err) => return Err(Error::io(path, err)),
-        }
-    }
+    let sniffed = read_full(&mut file, &mut magic).map_err(|err| Error::io(path, err))?;
     let head = &magic[..sniffed];
     let is_gzip = head.starts_with(GZIP_MAGIC);
     let is_bzip2 = head.starts_with(BZIP2_MAGIC);
@@ -238,4 +230,18 @@ impl RecordReader {
         }
         Ok(None)
     }
+}
+
+/// Fill `buf` as far as the input goes (an interrupted read is tried again); the bytes read.
+pub(super) fn read_full(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match input.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Ok(filled)
 }

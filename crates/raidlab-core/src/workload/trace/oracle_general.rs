@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use super::input::read_full;
 use crate::error::{Error, Result};
 
 /// The name of libCacheSim's binary format.
@@ -252,17 +253,4 @@ fn not_oracle_general(path: &Path, why: &str) -> Error {
     )
 }
 
-/// Fill `buf` as far as the input goes; the bytes read.
-fn read_full(input: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match input.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(err) => return Err(err),
-        }
-    }
-    Ok(filled)
-}
 
