@@ -695,6 +695,8 @@ def test_an_exception_in_the_progress_callback_stops_the_run_and_propagates():
     ("warnings", [1, 2], "warnings"),
     ("content", {"stale_sectors": -4}, "content.stale_sectors"),
     ("lost_requests", True, "lost_requests"),
+    ("crashed_requests", -2, "crashed_requests"),
+    ("crashes_at_s", ["noon"], "crashes_at_s"),
 ])
 def test_load_refuses_summary_fields_of_the_wrong_type(tmp_path: Path, field, value, named):
     """docs/architecture.md: loading refuses a summary whose fields do not have the types the

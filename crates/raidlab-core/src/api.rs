@@ -256,6 +256,13 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
         "data_loss_at_s": data_loss_at,
         "lost_requests": rec.lost_requests,
         "crashed_requests": sim.crashed_requests,
+        "crashes_at_s": sim
+            .recorder
+            .outcomes
+            .iter()
+            .filter(|o| o.kind == "controller_crashed")
+            .map(|o| ns_to_s(o.time))
+            .collect::<Vec<_>>(),
         "lost_read_sectors": stats.lost_read_sectors,
         "lost_write_sectors": stats.lost_write_sectors,
         "content": content,

@@ -90,7 +90,7 @@ def print_summary(console: Console, result: Result, run_dir: Optional[Path] = No
         facts.add_row("drive utilization", f"mean {float(summary['drives']['mean_utilization']):.1%}")
     facts.add_row("drive failures", ", ".join(_failure_text(f) for f in result.failures) or "none")
     crashed = int(summary.get("crashed_requests") or 0)
-    crashes = _crash_times(result)
+    crashes = [float(t) for t in summary.get("crashes_at_s") or []]
     if crashes or crashed:
         at = ", ".join(f"{t:g} s" for t in crashes)
         facts.add_row("controller crashes", f"at {at}: {crashed:,} requests in flight were never answered"
@@ -247,17 +247,6 @@ def _period_stretches(periods: Mapping[str, Any]) -> List[Tuple[float, float, st
         if end > start:
             stretches.append((start, end, name))
     return stretches
-
-
-def _crash_times(result: Any) -> List[float]:
-    """When the controller crashed (the run's ``controller_crashed`` outcomes), in seconds."""
-    try:
-        outcomes = result.outcomes
-    except (AttributeError, KeyError, OSError):
-        return []
-    if outcomes is None or "kind" not in getattr(outcomes, "columns", ()):
-        return []
-    return [float(t) for t in outcomes.loc[outcomes["kind"] == "controller_crashed", "time_s"]]
 
 
 def _lost_requests_text(summary: Mapping[str, Any]) -> str:

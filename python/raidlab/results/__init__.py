@@ -622,6 +622,9 @@ _RUN_FIELDS = (
     ("simulated_seconds", _is_number, "expected a number of seconds"),
     ("requests_completed", _is_count, "expected a count of requests"),
     ("lost_requests", _is_count, "expected a count of requests"),
+    ("crashed_requests", _is_count, "expected a count of requests"),
+    ("crashes_at_s", lambda value: isinstance(value, list) and all(_is_number(t) for t in value),
+     "expected a list of seconds"),
     ("data_loss_at_s", _is_number_or_null, "expected a number of seconds or null"),
     ("arrival_rate_per_s", _is_number_or_null, "expected requests per second or null"),
 )
