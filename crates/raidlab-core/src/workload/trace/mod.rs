@@ -272,6 +272,16 @@ pub fn trace_formats() -> impl Iterator<Item = (&'static str, &'static str)> {
 
 /// The format `cfg` names, or with `auto` the one its first lines fit.
 fn format_of(cfg: &TraceConfig, key: &str) -> Result<&'static TraceFormat> {
+    // libCacheSim's format names objects, not block addresses: the cache simulator reads it.
+    const CACHE_TRACE: &str = "is libCacheSim's oracleGeneral format, a cache trace of object ids and sizes with no block \
+                               addresses: a run replays block traces on the array; replay it through a buffer cache alone \
+                               with `raidlab cache`";
+    if cfg.format.eq_ignore_ascii_case(oracle_general::ORACLE_GENERAL) {
+        return Err(Error::config(format!("{key}.format"), format!("\"{}\" {CACHE_TRACE}", cfg.format)));
+    }
+    if cfg.format == detect::AUTO && cfg.csv.is_none() && oracle_general::is_oracle_general(&cfg.path).unwrap_or(false) {
+        return Err(Error::trace(&cfg.path, 1, format!("this file {CACHE_TRACE}")));
+    }
     let name = match cfg.format.as_str() {
         // A column mapping says what the file is.
         detect::AUTO if cfg.csv.is_some() => "csv",
@@ -1105,6 +1115,21 @@ pub(crate) mod tests {
         let (line, message) = trace_error_line(&err);
         assert_eq!(line, 2);
         assert!(message.starts_with("line longer than 1048576 bytes"), "{message}");
+    }
+
+    /// libCacheSim's oracleGeneral traces name objects, not block addresses: a run refuses
+    /// one, named or found by `auto`, with an error pointing at `raidlab cache`, instead of
+    /// reading its bytes as text.
+    #[test]
+    fn an_oracle_general_trace_is_refused_with_the_command_that_reads_it() {
+        let bytes = crate::cache::trace::tests::oracle_bytes(&[(1, 7, 4096), (2, 8, 4096)]);
+        let file = TempFile::new("objects.bin", &bytes);
+        let err = TraceSource::open(&config(&file.0, "auto"), HUGE_ARRAY, KEY).err().unwrap();
+        let (line, message) = trace_error_line(&err);
+        assert_eq!(line, 1);
+        assert!(message.contains("oracleGeneral") && message.contains("raidlab cache"), "{message}");
+        let err = TraceSource::open(&config(&file.0, "oracleGeneral"), HUGE_ARRAY, KEY).err().unwrap().to_string();
+        assert!(err.starts_with(&format!("{KEY}.format:")) && err.contains("raidlab cache"), "{err}");
     }
 
     #[test]
