@@ -645,6 +645,7 @@ impl Simulation {
                 Event::Timer { owner, epoch } => {
                     let owner = owner.owner();
                     if self.timer_is_current(owner, epoch) {
+                        self.timer_fired(owner);
                         self.wake(owner)?;
                     }
                 }
@@ -910,17 +911,20 @@ impl Simulation {
         }
     }
 
+    /// A timer of `owner` fired: an owner that keeps one timer at a time (the rebuild: the
+    /// earliest wake-up its policies asked for, `arm_timer`) has none set any more.
+    fn timer_fired(&mut self, owner: Owner) {
+        if owner == Owner::Rebuild && self.timer_pending == Some(self.now) {
+            self.timer_pending = None;
+        }
+    }
+
     /// Wake `owner`: its timer is due, or a drive went idle.
     #[cold]
     #[inline(never)]
     fn wake(&mut self, owner: Owner) -> Result<()> {
         match owner {
-            Owner::Rebuild => {
-                if self.timer_pending == Some(self.now) {
-                    self.timer_pending = None;
-                }
-                self.pump_rebuild();
-            }
+            Owner::Rebuild => self.pump_rebuild(),
             Owner::Drive(drive) => self.start_next(drive),
             Owner::Cache => self.on_cache_answer()?,
         }
@@ -937,12 +941,7 @@ impl Simulation {
             if happened & DRIVE_WENT_IDLE == 0 && !after_every_completion {
                 continue;
             }
-            if owner == Owner::Rebuild {
-                // Woken by a drive, not by its timer: the timer it set stands.
-                self.pump_rebuild();
-            } else {
-                self.wake(owner)?;
-            }
+            self.wake(owner)?;
         }
         Ok(())
     }
