@@ -504,8 +504,6 @@ impl Simulation {
             Some(cache) => Some(Box::new(FrontCache::new(
                 cache,
                 &controller,
-                &config.array.layout,
-                config.array.parity_rotation,
                 config.content.check,
                 s_to_ns(config.metrics.window_s),
             )?)),
@@ -596,7 +594,11 @@ impl Simulation {
         let units = (0..offsets).map(|k| ((k * step + length - 1) / unit_sectors + 1) as f64).sum::<f64>()
             / offsets as f64;
         let data_units = layout.data_units_per_stripe() as f64;
-        let write_ops = layout.planner().write_ops(units, data_units, config.array.copies as f64);
+        // Copies of each data unit (RAID-1's `copies`; one where redundancy is parity).
+        let mut map = layout::StripeMap::default();
+        layout.map_stripe(0, &mut map);
+        let copies = f64::from(map.copies.max(1));
+        let write_ops = layout.planner().write_ops(units, data_units, copies);
         let r = config.workload.read_fraction;
         let ops_per_request = r * units + (1.0 - r) * write_ops;
         let per_op = mean_random_service_ns(model, size / units) / 1e9;

@@ -29,7 +29,7 @@ use crate::content::ContentModel;
 use crate::disk::{OpKind, Priority};
 use crate::error::{Error, Result};
 use crate::request::{CompletedRequest, Origin, UserRequest};
-use crate::layout::{Layout, ParityRotation, StripeMap, UnitLocation};
+use crate::layout::{Layout, StripeMap, UnitLocation};
 use crate::sim::{Nanos, RngStream};
 use locks::{StripeLocks, Waiters, NONE};
 use plan::{DriveView, PieceSpec, Plan, PlanOp};
@@ -38,10 +38,10 @@ use rebuild_io::{Job, RebuildEvent};
 use state::{ArrayState, MemberStatus};
 
 /// Array organisation.
-#[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[schemars(extend("additionalProperties" = false), transform = crate::layout::keys::describe_layouts)]
 pub struct ArrayConfig {
-    /// Layout: `raid0`, `raid1` or `raid5`.
+    /// Layout: a name of the layout registry (the schema lists them).
     #[serde(default = "default_layout")]
     pub layout: String,
     /// Number of drives in the array (1 to 65,536).
@@ -49,45 +49,34 @@ pub struct ArrayConfig {
     /// Stripe unit (chunk) size in KiB; a multiple of 0.5 KiB (one sector).
     #[serde(default = "default_stripe_unit")]
     pub stripe_unit_kib: f64,
-    /// RAID-5 only: parity rotation, `left-symmetric` (default), `left-asymmetric`,
-    /// `right-symmetric` or `right-asymmetric`. Refused for another layout.
-    #[serde(default)]
-    pub parity_rotation: ParityRotation,
-    /// RAID-1 only: drives per mirror set. Refused for another layout.
-    #[serde(default = "default_copies")]
-    pub copies: u32,
+    /// The keys the array's layout alone reads (its registry entry's `own_keys`: RAID-1's
+    /// `copies`, RAID-5's `parity_rotation`), by name. Loading checks them against the
+    /// layout ([`ArrayConfig::check_layout_keys`]) and fills in their defaults, so a saved
+    /// configuration shows the array's own keys and no other layout's.
+    #[serde(flatten)]
+    #[schemars(schema_with = "crate::layout::keys::schema")]
+    pub layout_keys: toml::Table,
     /// Hot spares: drives beside the array, idle until a failed member is rebuilt onto one
     /// (`[rebuild]`). Their slots follow the members' (drives `drives` … `drives + spares − 1`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
+    #[schemars(extend("default" = 0))]
     pub spares: u32,
 }
 
-/// Written as derived serialization would write it, except that each key a layout alone
-/// reads (its registry entry's `own_keys`) is left out unless the array has that layout: a saved RAID-5
-/// configuration that showed `copies = 2` would read as if a RAID-5 had copies, and would not
-/// load back. (The destructuring lists every field, so a new one does not compile until it is
-/// written here too.)
-impl Serialize for ArrayConfig {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        fn field_if<S: SerializeStruct, T: Serialize>(out: &mut S, key: &'static str, value: &T, keep: bool) -> std::result::Result<(), S::Error> {
-            if keep {
-                out.serialize_field(key, value)
-            } else {
-                out.skip_field(key)
-            }
-        }
-        let ArrayConfig { layout, drives, stripe_unit_kib, parity_rotation, copies, spares } = self;
-        let reads = |key: &str| crate::layout::reads_own_key(layout, key);
-        let mut out = serializer.serialize_struct("ArrayConfig", 6)?;
-        out.serialize_field("layout", layout)?;
-        out.serialize_field("drives", drives)?;
-        out.serialize_field("stripe_unit_kib", stripe_unit_kib)?;
-        field_if(&mut out, "parity_rotation", parity_rotation, reads("parity_rotation"))?;
-        field_if(&mut out, "copies", copies, reads("copies"))?;
-        field_if(&mut out, "spares", spares, *spares != 0)?;
-        out.end()
+/// The `[array]` keys every layout reads (the others are a layout's own).
+pub const COMMON_ARRAY_KEYS: &[&str] = &["layout", "drives", "stripe_unit_kib", "spares"];
+
+impl ArrayConfig {
+    /// Check [`ArrayConfig::layout_keys`] against the layout, and fill in the defaults of its
+    /// own keys: a key another layout reads, a key no layout reads, and a value of the wrong
+    /// type are errors naming `array.<key>`.
+    pub fn check_layout_keys(&mut self) -> crate::error::Result<()> {
+        crate::layout::keys::check_and_fill(&self.layout, &mut self.layout_keys, "array", COMMON_ARRAY_KEYS)
     }
+}
+
+fn is_zero(value: &u32) -> bool {
+    *value == 0
 }
 
 fn default_layout() -> String {
@@ -95,9 +84,6 @@ fn default_layout() -> String {
 }
 fn default_stripe_unit() -> f64 {
     64.0
-}
-fn default_copies() -> u32 {
-    2
 }
 
 /// A disk operation the engine must queue.
@@ -1070,6 +1056,7 @@ impl Controller {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::ParityRotation;
     use crate::layout::{self, LayoutParams};
     use crate::sim::StreamId;
 
@@ -1113,13 +1100,10 @@ mod tests {
             ("raid5", 5, ParityRotation::RightAsymmetric),
             ("raid5", 6, ParityRotation::LeftAsymmetric),
         ] {
-            let params = LayoutParams {
-                drives,
-                stripe_unit_sectors: 16,
-                drive_capacity_sectors: 16 * 40,
-                copies: 1,
-                parity_rotation: rotation,
-            };
+            let mut params = LayoutParams::new(drives, 16, 16 * 40);
+            if name == "raid5" {
+                params = params.with("parity_rotation", rotation);
+            }
             let layout = layout::build(name, &params, "array").unwrap();
             let failed_drive = (drives > 1).then(|| rng.below(drives as u64) as u32);
             let mut controller =
@@ -1211,13 +1195,7 @@ mod tests {
     fn one_op_requests_change_nothing() {
         for (name, drives) in [("raid0", 1), ("raid0", 4), ("raid5", 4), ("raid5", 5), ("raid1", 2)] {
             for seed in 0..4 {
-                let params = LayoutParams {
-                    drives,
-                    stripe_unit_sectors: 16,
-                    drive_capacity_sectors: 16 * 6,
-                    copies: 2,
-                    parity_rotation: ParityRotation::LeftSymmetric,
-                };
+                let params = LayoutParams::new(drives, 16, 16 * 6);
                 let side = |one_ops: bool| {
                     let layout = layout::build(name, &params, "array").unwrap();
                     let mut controller = Controller::new(layout, false, RngStream::new(seed, StreamId::MirrorChoice));
@@ -1360,13 +1338,7 @@ mod tests {
             }
         }
 
-        let params = LayoutParams {
-            drives: 4,
-            stripe_unit_sectors: 16,
-            drive_capacity_sectors: 16 * 8,
-            copies: 2,
-            parity_rotation: ParityRotation::LeftSymmetric,
-        };
+        let params = LayoutParams::new(4, 16, 16 * 8);
         let layout = Box::new(Counted(layout::build("raid1", &params, "array").unwrap()));
         let mut controller = Controller::new(layout, false, RngStream::new(2, StreamId::MirrorChoice));
         let per_stripe = controller.layout().stripe_data_sectors();
@@ -1418,13 +1390,7 @@ mod tests {
     /// plan is done, a read of the stripe waits for it, and reads the values written.
     #[test]
     fn a_plan_answers_the_user_after_the_phase_it_names_and_keeps_its_lock_until_done() {
-        let params = LayoutParams {
-            drives: 4,
-            stripe_unit_sectors: 16,
-            drive_capacity_sectors: 16 * 8,
-            copies: 1,
-            parity_rotation: ParityRotation::LeftSymmetric,
-        };
+        let params = LayoutParams::new(4, 16, 16 * 8);
         let layout = layout::build("raid5", &params, "array").unwrap();
         let mut controller = Controller::new(layout, true, RngStream::new(1, StreamId::MirrorChoice));
         controller.answer_after_first_phase = true;

@@ -228,8 +228,6 @@ impl FrontCache {
     pub fn new(
         config: &CacheConfig,
         controller: &Controller,
-        layout_name: &str,
-        rotation: crate::layout::ParityRotation,
         check_content: bool,
         window_ns: Nanos,
     ) -> Result<Self> {
@@ -237,8 +235,9 @@ impl FrontCache {
         let entry = super::entry_for(&config.policy, "cache.policy")?;
         let layout = controller.layout();
         let unit = layout.stripe_unit_sectors();
+        let layout_name = layout.name();
         let placement = if layout_name == "raid5" && unit.is_multiple_of(BLOCK_SECTORS) {
-            match Placement::raid5(layout.drives(), unit / BLOCK_SECTORS, rotation, "array") {
+            match Placement::of_parity_layout(layout, "array") {
                 Ok(placement) => Some(placement),
                 // A plain policy needs no placement (RGR is then not reported); VDF does.
                 Err(error) if entry.failure_aware => return Err(error),

@@ -10,7 +10,7 @@
 //! wrapping (the left-symmetric rotation with Q following P).
 
 use crate::error::{Error, Result};
-use crate::layout::{self, LayoutParams, ParityRotation, StripeMap};
+use crate::layout::{self, Layout, LayoutParams, ParityRotation, StripeMap};
 use crate::sim::Divisor;
 
 /// Bytes per cache block.
@@ -58,18 +58,22 @@ impl Placement {
     /// `rotation` says. `key` names the configuration table for errors.
     pub fn raid5(drives: u32, chunk_blocks: u64, rotation: ParityRotation, key: &str) -> Result<Self> {
         check(drives, 3, chunk_blocks, "RAID-5", key)?;
-        let params = LayoutParams {
-            drives,
-            stripe_unit_sectors: chunk_blocks * BLOCK_SECTORS,
-            drive_capacity_sectors: u64::from(drives) * chunk_blocks * BLOCK_SECTORS,
-            copies: 1,
-            parity_rotation: rotation,
-        };
+        let params = LayoutParams::new(drives, chunk_blocks * BLOCK_SECTORS, u64::from(drives) * chunk_blocks * BLOCK_SECTORS)
+            .with("parity_rotation", rotation);
         let raid5 = layout::build("raid5", &params, key)?;
+        Self::of_parity_layout(raid5.as_ref(), key)
+    }
+
+    /// The placement of a built single-parity layout (an array's RAID-5, whatever its
+    /// rotation), whose stripe unit is `chunk_blocks` blocks.
+    pub fn of_parity_layout(layout: &dyn Layout, key: &str) -> Result<Self> {
+        let drives = layout.drives();
+        let chunk_blocks = layout.stripe_unit_sectors() / BLOCK_SECTORS;
+        check(drives, 3, chunk_blocks, "RAID-5", key)?;
         let mut map = StripeMap::default();
         let mut table = Vec::with_capacity((drives * (drives - 1)) as usize);
         for stripe in 0..u64::from(drives) {
-            raid5.map_stripe(stripe, &mut map);
+            layout.map_stripe(stripe, &mut map);
             let p = map.parity[0].drive as u8;
             table.extend(map.data.iter().map(|unit| Entry { data: unit.drive as u8, p, q: NO_DRIVE }));
         }

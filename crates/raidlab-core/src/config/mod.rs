@@ -137,23 +137,6 @@ fn synthetic_key_given_with_trace(table: &toml::Table) -> Option<&'static str> {
     SYNTHETIC_ONLY_KEYS.into_iter().find(|key| workload.contains_key(*key))
 }
 
-/// The first key of another layout's own (its registry entry's `own_keys`) that the
-/// configuration's table gives for an array of a known layout that does not read it, with
-/// the layout that reads it. An unknown layout is left to its own error.
-fn layout_key_given_for_another(table: &toml::Table, layout: &str) -> Option<(&'static str, &'static str)> {
-    if crate::layout::entry_named(layout).is_none() {
-        return None;
-    }
-    let array = table.get("array")?.as_table()?;
-    crate::layout::entries().into_iter().find_map(|entry| {
-        entry
-            .own_keys
-            .iter()
-            .find(|&&key| !crate::layout::reads_own_key(layout, key) && array.contains_key(key))
-            .map(|&key| (key, entry.name))
-    })
-}
-
 /// (Kept in [`crate::error`], which every part of the crate may use: re-exported here, where
 /// configuration errors are made.)
 pub use crate::error::in_plain_words;
@@ -179,16 +162,7 @@ impl Config {
                  and writes from the trace: remove it (or remove `workload.trace`)",
             ));
         }
-        if let Some((key, layout)) = layout_key_given_for_another(&given, &cfg.array.layout) {
-            return Err(Error::config(
-                format!("array.{key}"),
-                format!(
-                    "only the {layout} layout reads it, and this array is {}: remove it (or set \
-                     `array.layout = \"{layout}\"`)",
-                    cfg.array.layout
-                ),
-            ));
-        }
+        cfg.array.check_layout_keys()?;
         // A `[drive]` table that names no drive (only its queue, or `capacity_sectors`) is the
         // default preset's, as an absent `[drive]` is.
         let drive = &mut cfg.drive;
@@ -295,8 +269,7 @@ impl Config {
             drives: self.array.drives,
             stripe_unit_sectors: self.stripe_unit_sectors()?,
             drive_capacity_sectors,
-            copies: self.array.copies,
-            parity_rotation: self.array.parity_rotation,
+            own: self.array.layout_keys.clone(),
         };
         crate::layout::build(&self.array.layout, &params, "array")
     }

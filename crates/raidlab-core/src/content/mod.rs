@@ -227,17 +227,11 @@ impl ContentModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::{self, LayoutParams, ParityRotation};
+    use crate::layout::{self, LayoutParams};
 
     #[test]
     fn initial_parity_is_the_xor_of_the_initial_data() {
-        let params = LayoutParams {
-            drives: 4,
-            stripe_unit_sectors: 4,
-            drive_capacity_sectors: 64,
-            copies: 1,
-            parity_rotation: ParityRotation::LeftSymmetric,
-        };
+        let params = LayoutParams::new(4, 4, 64);
         let l = layout::build("raid5", &params, "array").unwrap();
         let mut c = ContentModel::new(4, l.as_ref());
         let mut map = StripeMap::default();

@@ -6,6 +6,7 @@
 //! **stripe** is the set of units that share redundancy (or, for RAID-0/1, one row of units
 //! across the array); a **row** is a sector offset within a unit.
 
+pub mod keys;
 pub mod plan;
 pub mod raid0;
 pub mod raid1;
@@ -288,14 +289,37 @@ impl Layout for Remapped {
 }
 
 /// Layout parameters from the configuration, already validated for shape.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct LayoutParams {
+    /// Drives in the layout (spares are not).
     pub drives: u32,
+    /// Stripe unit, sectors.
     pub stripe_unit_sectors: u64,
+    /// Sectors of each drive.
     pub drive_capacity_sectors: u64,
-    /// Copies per mirror set (RAID-1).
-    pub copies: u32,
-    pub parity_rotation: ParityRotation,
+    /// The values of the layout's own `[array]` keys ([`LayoutEntry::own_keys`]), by name;
+    /// [`build`] fills in the defaults of those missing. Read them with [`LayoutParams::own`].
+    pub own: toml::Table,
+}
+
+impl LayoutParams {
+    /// Parameters without own keys (a layout built through [`build`] gets its defaults).
+    pub fn new(drives: u32, stripe_unit_sectors: u64, drive_capacity_sectors: u64) -> Self {
+        LayoutParams { drives, stripe_unit_sectors, drive_capacity_sectors, own: toml::Table::new() }
+    }
+
+    /// The same, with own key `name` set to `value` (a number, a string, or a value that
+    /// serializes as one, such as a [`ParityRotation`]).
+    pub fn with<T: Serialize>(mut self, name: &str, value: T) -> Self {
+        let value = toml::Value::try_from(value).expect("an own key's value is a TOML value");
+        self.own.insert(name.to_string(), value);
+        self
+    }
+
+    /// Own key `name`, as a `T`; errors name `key.name` (`key`: the array table's path).
+    pub fn own<T: serde::de::DeserializeOwned>(&self, name: &str, key: &str) -> Result<T> {
+        keys::read(&self.own, name, key)
+    }
 }
 
 /// Builds a layout from the array's parameters; errors name keys under `key`.
@@ -309,9 +333,10 @@ pub struct LayoutEntry {
     pub build: Constructor,
     /// One line for the catalogue.
     pub doc: &'static str,
-    /// The `[array]` keys only this layout reads: given for another layout they are
-    /// refused, and a saved configuration shows them only for this one.
-    pub own_keys: &'static [&'static str],
+    /// The `[array]` keys only this layout reads, with their types, defaults and docs: given
+    /// for another layout they are refused, and a saved configuration shows them only for
+    /// this one (see [`keys`]).
+    pub own_keys: &'static [keys::OwnKey],
 }
 
 /// The layout registry. A new layout is its file and one entry here.
@@ -321,9 +346,9 @@ pub const LAYOUTS: &[LayoutEntry] = &[
         name: "raid1",
         build: raid1::Raid1Layout::build,
         doc: "mirror sets of `copies` drives, striped across sets",
-        own_keys: &["copies"],
+        own_keys: raid1::OWN_KEYS,
     },
-    LayoutEntry { name: "raid5", build: raid5::Raid5Layout::build, doc: "rotated single parity", own_keys: &["parity_rotation"] },
+    LayoutEntry { name: "raid5", build: raid5::Raid5Layout::build, doc: "rotated single parity", own_keys: raid5::OWN_KEYS },
 ];
 
 /// Layouts registered at run time ([`register`]): tests plug a layout of their own in
@@ -356,15 +381,15 @@ pub fn entry_named(name: &str) -> Option<LayoutEntry> {
     }
 }
 
-/// Whether the array of layout `layout` reads `[array]` key `key` of some layout's own keys.
-pub fn reads_own_key(layout: &str, key: &str) -> bool {
-    entry_named(layout).is_some_and(|e| e.own_keys.contains(&key))
-}
-
-/// Build the layout called `name`. `key` is the config path of the layout table.
+/// Build the layout called `name`. `key` is the config path of the layout table. Own keys
+/// missing from `params` take their defaults; one the layout does not read is refused.
 pub fn build(name: &str, params: &LayoutParams, key: &str) -> Result<Box<dyn Layout>> {
     match entry_named(name) {
-        Some(entry) => (entry.build)(params, key),
+        Some(entry) => {
+            let mut params = params.clone();
+            keys::check_and_fill(name, &mut params.own, key, &["drives"])?;
+            (entry.build)(&params, key)
+        }
         None => Err(Error::config(
             format!("{key}.layout"),
             format!(
@@ -467,13 +492,7 @@ pub(crate) mod tests {
     }
 
     pub fn params(drives: u32) -> LayoutParams {
-        LayoutParams {
-            drives,
-            stripe_unit_sectors: 8,
-            drive_capacity_sectors: 8 * 12 + 5,
-            copies: 2,
-            parity_rotation: ParityRotation::LeftSymmetric,
-        }
+        LayoutParams::new(drives, 8, 8 * 12 + 5)
     }
 
     #[test]

@@ -670,18 +670,11 @@ fn plan_striped_general(map: &StripeMap, kind: OpKind, status: UnitStatus<'_>, p
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::{self, LayoutParams, ParityRotation};
+    use crate::layout::{self, LayoutParams};
 
     /// Layout `name` over `drives` drives of 800 sectors, 8-sector units.
     fn small_layout(name: &str, drives: u32) -> Box<dyn layout::Layout> {
-        let p = LayoutParams {
-            drives,
-            stripe_unit_sectors: 8,
-            drive_capacity_sectors: 800,
-            copies: 1,
-            parity_rotation: ParityRotation::LeftSymmetric,
-        };
-        layout::build(name, &p, "array").unwrap()
+        layout::build(name, &LayoutParams::new(drives, 8, 800), "array").unwrap()
     }
 
     fn raid5(drives: u32) -> (Box<dyn layout::Layout>, StripeMap) {

@@ -1,8 +1,18 @@
 //! RAID-1: mirror sets of `copies` drives; data striped across the sets (RAID-10 when there is
 //! more than one set). The thesis's traditional mirroring is 8 sets of 2 (seed 004 §2.1).
 
+use super::keys::OwnKey;
 use super::{LayoutShape, Layout, LayoutParams, StripeMap, UnitLocation, UnitRole};
 use crate::error::{Error, Result};
+
+/// RAID-1's own `[array]` keys.
+pub const OWN_KEYS: &[OwnKey] = &[OwnKey {
+    name: "copies",
+    doc: "drives per mirror set.",
+    default: || toml::Value::Integer(2),
+    check: OwnKey::check_as::<u32>,
+    schema: OwnKey::schema_of::<u32>,
+}];
 
 /// Mirror sets: set `k` is drives `k·copies .. (k+1)·copies`; stripe `s`, unit `k` is on every
 /// drive of set `k` at unit offset `s`.
@@ -14,19 +24,17 @@ pub struct Raid1Layout {
 
 impl Raid1Layout {
     pub fn build(params: &LayoutParams, key: &str) -> Result<Box<dyn Layout>> {
-        if params.copies < 2 {
+        let copies: u32 = params.own("copies", key)?;
+        if copies < 2 {
             return Err(Error::config(format!("{key}.copies"), "RAID-1 needs at least 2 copies"));
         }
-        if params.drives < params.copies || !params.drives.is_multiple_of(params.copies) {
+        if params.drives < copies || !params.drives.is_multiple_of(copies) {
             return Err(Error::config(
                 format!("{key}.drives"),
-                format!(
-                    "RAID-1 with {} copies needs a positive multiple of {} drives, not {}",
-                    params.copies, params.copies, params.drives
-                ),
+                format!("RAID-1 with {copies} copies needs a positive multiple of {copies} drives, not {}", params.drives),
             ));
         }
-        Ok(Box::new(Raid1Layout { shape: LayoutShape::fit(params, key)?, copies: params.copies }))
+        Ok(Box::new(Raid1Layout { shape: LayoutShape::fit(params, key)?, copies }))
     }
 
     fn sets(&self) -> u32 {
@@ -95,7 +103,7 @@ mod tests {
 
     #[test]
     fn raid1_is_a_bijection_and_survives_one_loss_per_set() {
-        let layout = Raid1Layout::build(&params(4), "array").unwrap();
+        let layout = Raid1Layout::build(&params(4).with("copies", 2), "array").unwrap();
         check_bijective(layout.as_ref());
         assert_eq!(layout.capacity_sectors(), 2 * 12 * 8);
         assert!(!layout.data_lost(&[0, 2]));
@@ -104,7 +112,7 @@ mod tests {
 
     #[test]
     fn raid1_rejects_drive_counts_that_do_not_form_sets() {
-        let err = Raid1Layout::build(&params(5), "array").unwrap_err().to_string();
+        let err = Raid1Layout::build(&params(5).with("copies", 2), "array").unwrap_err().to_string();
         assert!(err.starts_with("array.drives:"), "{err}");
     }
 }

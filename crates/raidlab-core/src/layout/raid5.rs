@@ -3,7 +3,17 @@
 
 use super::{LayoutShape, Layout, LayoutParams, ParityRotation, StripeMap, UnitLocation, UnitRole,
 };
+use super::keys::OwnKey;
 use crate::error::{Error, Result};
+
+/// RAID-5's own `[array]` keys.
+pub const OWN_KEYS: &[OwnKey] = &[OwnKey {
+    name: "parity_rotation",
+    doc: "parity rotation, `left-symmetric` (default), `left-asymmetric`, `right-symmetric` or `right-asymmetric`.",
+    default: || toml::Value::String("left-symmetric".into()),
+    check: OwnKey::check_as::<ParityRotation>,
+    schema: OwnKey::schema_of::<ParityRotation>,
+}];
 
 /// Rotated single parity over `drives` drives; stripe `s` occupies unit offset `s` on every
 /// drive.
@@ -21,7 +31,8 @@ impl Raid5Layout {
                 format!("RAID-5 needs at least 3 drives, not {}", params.drives),
             ));
         }
-        Ok(Box::new(Raid5Layout { shape: LayoutShape::fit(params, key)?, rotation: params.parity_rotation }))
+        let rotation = params.own("parity_rotation", key)?;
+        Ok(Box::new(Raid5Layout { shape: LayoutShape::fit(params, key)?, rotation }))
     }
 
     /// Drive holding the parity of `stripe`.
@@ -165,9 +176,7 @@ mod tests {
     use crate::layout::tests::{check_bijective, params};
 
     fn layout(drives: u32, rotation: ParityRotation) -> Box<dyn Layout> {
-        let mut p = params(drives);
-        p.parity_rotation = rotation;
-        Raid5Layout::build(&p, "array").unwrap()
+        Raid5Layout::build(&params(drives).with("parity_rotation", rotation), "array").unwrap()
     }
 
     #[test]

@@ -493,7 +493,7 @@ mod tests {
     use super::*;
     use crate::array::state::{RebuildUnits, UnitMeasure};
     use crate::disk::presets;
-    use crate::layout::{self, LayoutParams, ParityRotation};
+    use crate::layout::{self, LayoutParams};
     use crate::sim::{RngStream, StreamId};
 
     /// Drives of which some are busy.
@@ -509,13 +509,7 @@ mod tests {
 
     /// A 4-drive RAID-5 whose member 0 is rebuilding onto spare slot 4.
     fn rebuilding_controller(geometry: &Geometry) -> Controller {
-        let params = LayoutParams {
-            drives: 4,
-            stripe_unit_sectors: 16,
-            drive_capacity_sectors: 16 * 64,
-            copies: 1,
-            parity_rotation: ParityRotation::LeftSymmetric,
-        };
+        let params = LayoutParams::new(4, 16, 16 * 64);
         let layout = layout::build("raid5", &params, "array").unwrap();
         let mut controller = Controller::new(layout, false, RngStream::new(1, StreamId::MirrorChoice));
         controller.set_spare_slots(1);
