@@ -318,6 +318,9 @@ pub struct Controller {
     /// Rebuild jobs (a slab) and its free slots.
     jobs: Vec<Job>,
     free_jobs: Vec<u32>,
+    /// The layout's answer for the job being made ([`Layout::rebuild_reads`]), kept to reuse
+    /// its storage.
+    source_reads: Vec<crate::layout::SourceRead>,
     /// Rebuilds started, so that the jobs of an abandoned one are told apart.
     generation: u32,
     /// Whether the target of the rebuild being abandoned failed.
@@ -377,6 +380,7 @@ impl Controller {
             state: ArrayState::new(drives as u32, layout_placement),
             jobs: Vec::new(),
             free_jobs: Vec::new(),
+            source_reads: Vec::new(),
             generation: 0,
             target_dead: false,
             rebuild_events: Vec::new(),

@@ -111,6 +111,9 @@ pub struct Rebuilding {
     /// The source slots and whether the lost sectors are their XOR.
     pub sources: Vec<u32>,
     pub xor: bool,
+    /// The layout's reconstruction of the member (its sources as members), which each
+    /// unit's reads start from ([`crate::layout::Layout::rebuild_reads`]).
+    reconstruction: crate::layout::Reconstruction,
     /// The rebuild units and their states.
     pub units: RebuildUnits,
     pub states: UnitStates,
@@ -154,11 +157,24 @@ pub struct Job {
     live: bool,
     /// The content model's values of the unit: the XOR (or copy) of what was read.
     values: Vec<u64>,
+    /// What the job reads, at most one read per source slot ([`crate::layout::Layout::rebuild_reads`],
+    /// less the sources that failed).
+    reads: Vec<JobRead>,
     /// A piggybacking job: the user read piece waiting for its reads (or [`NONE`] once
     /// answered), and its reads not yet back.
     piggyback: bool,
     pub(super) piece: u32,
     reads_left: u32,
+}
+
+/// One read of a rebuild job: `sectors` sectors of source slot `slot` from sector `pba`,
+/// which rebuild the unit's sectors from `offset` on.
+#[derive(Debug, Clone, Copy)]
+struct JobRead {
+    slot: u32,
+    pba: u64,
+    offset: u64,
+    sectors: u64,
 }
 
 impl Controller {
@@ -250,6 +266,7 @@ impl Controller {
             target,
             sources,
             xor: reconstruction.xor,
+            reconstruction,
             units,
             states,
             redirect_reads,
@@ -370,7 +387,11 @@ impl Controller {
             self.target_dead = true;
             self.abandon_rebuild(AbandonReason::TargetFailed { slot });
         } else if r.sources.contains(&slot) {
-            if !r.xor && r.sources.len() > 1 {
+            // A mirror goes on while the layout says its data survives the source's loss
+            // too (another copy holds what the source did).
+            let mut failed = self.state.failed_members.clone();
+            failed.extend(self.state.member_in_slot(slot));
+            if !r.xor && !self.layout.data_lost(&failed) {
                 // A mirror with another copy left: go on from the copies that survive.
                 self.drop_rebuild_source(slot);
             } else {
@@ -480,32 +501,36 @@ impl Controller {
         self.jobs[job as usize].cancelled
     }
 
-    /// Where job `job`'s unit is read on source slot `drive`: the first sector of the range of
-    /// the unit's length that the layout rebuilds it from there
-    /// ([`crate::layout::Layout::rebuild_source_sectors`]: the unit's own sectors, unless the
-    /// layout keeps the source's share elsewhere).
-    fn source_start(&self, job: u32, drive: u32) -> u64 {
-        let j = &self.jobs[job as usize];
-        match (self.state.rebuild.as_deref(), self.state.member_in_slot(drive)) {
-            (Some(r), Some(source)) => self.layout.rebuild_source_sectors(r.member, source, j.start, j.end),
-            _ => j.start,
-        }
+    /// Job `job`'s read of source slot `drive`, if it reads that slot at all.
+    fn job_read(&self, job: u32, drive: u32) -> Option<JobRead> {
+        self.jobs[job as usize].reads.iter().find(|r| r.slot == drive).copied()
     }
 
-    /// Read job `job`'s unit from source slot `drive` at `priority`.
+    /// Read job `job`'s share of its unit on source slot `drive` at `priority`. A unit that
+    /// needs nothing from that slot (a declustered layout rebuilds each unit from some of
+    /// the sources) is read there at once: its [`RebuildEvent::Read`] comes without an op.
     pub fn rebuild_read(&mut self, job: u32, drive: u32, priority: Priority) {
-        let pba = self.source_start(job, drive);
+        let Some(read) = self.job_read(job, drive) else {
+            self.rebuild_events.push(RebuildEvent::Read { job, drive, ok: true });
+            return;
+        };
         let j = &mut self.jobs[job as usize];
         debug_assert!(j.locked && !j.cancelled);
         j.outstanding += 1;
         self.outbox.push(IssuedOp {
             drive,
             priority,
-            pba,
-            sectors: (j.end - j.start) as u32,
+            pba: read.pba,
+            sectors: read.sectors as u32,
             kind: OpKind::Read,
             token: OpToken::new(JobId::new(JobKind::RebuildUnit, job), drive).raw(),
         });
+    }
+
+    /// Sectors job `job` reads from source slot `drive`; `None` when it reads nothing there
+    /// (no I/O, which no discipline need let in).
+    pub fn job_read_sectors(&self, job: u32, drive: u32) -> Option<u64> {
+        self.job_read(job, drive).map(|r| r.sectors)
     }
 
     /// Write job `job`'s unit to the target at `priority` (every source read).
@@ -638,11 +663,13 @@ impl Controller {
         let drive = op_index as u32;
         if self.content.is_some() {
             let xor = self.state.rebuild.as_deref().is_some_and(|r| r.xor);
-            let start = self.source_start(job, drive);
+            let read = self
+                .job_read(job, drive)
+                .ok_or_else(|| Error::Invariant(format!("rebuild job {job} read slot {drive}, which it does not read")))?;
             let j = &mut self.jobs[job as usize];
-            let end = start + (j.end - j.start);
+            let values = &mut j.values[read.offset as usize..(read.offset + read.sectors) as usize];
             let c = self.content.as_mut().expect("checked above");
-            let access = Access::RebuildRead { drive, start, end, xor, values: &mut j.values };
+            let access = Access::RebuildRead { drive, start: read.pba, end: read.pba + read.sectors, xor, values };
             c.op_done(self.layout.as_ref(), access)?;
         }
         if self.jobs[job as usize].piggyback {
@@ -700,7 +727,7 @@ impl Controller {
             }
         }
         let Some(job) = self.rebuild_claim_locked(unit, first_stripe, last_stripe) else { return false };
-        let sources = self.state.rebuild.as_deref().map(|r| r.sources.clone()).unwrap_or_default();
+        let sources: Vec<u32> = self.jobs[job as usize].reads.iter().map(|r| r.slot).collect();
         {
             let j = &mut self.jobs[job as usize];
             j.piggyback = true;
@@ -750,14 +777,17 @@ impl Controller {
             next_waiter: NONE,
             live: true,
             values: Vec::new(),
+            reads: Vec::new(),
             piggyback: false,
             piece: NONE,
             reads_left: 0,
         };
+        let member = r.member;
         let id = match self.free_jobs.pop() {
             Some(i) => {
                 let values = std::mem::take(&mut self.jobs[i as usize].values);
-                self.jobs[i as usize] = Job { values, ..job };
+                let reads = std::mem::take(&mut self.jobs[i as usize].reads);
+                self.jobs[i as usize] = Job { values, reads, ..job };
                 i
             }
             None => {
@@ -765,6 +795,26 @@ impl Controller {
                 (self.jobs.len() - 1) as u32
             }
         };
+        // What the unit is rebuilt from: the layout's reads, on the sources still read (a
+        // mirror's failed copies are dropped from them).
+        self.source_reads.clear();
+        let Some(r) = self.state.rebuild.as_deref() else { return id };
+        self.layout.rebuild_reads(member, &r.reconstruction, start, end, &mut self.source_reads);
+        let sources = r.sources.as_slice();
+        let j = &mut self.jobs[id as usize];
+        j.reads.clear();
+        for read in &self.source_reads {
+            let slot = self.state.member_slot[read.source as usize];
+            if sources.contains(&slot) {
+                j.reads.push(JobRead { slot, pba: read.pba, offset: read.offset, sectors: read.sectors });
+            }
+        }
+        debug_assert!(
+            reads_cover(&j.reads, end - start),
+            "layout {}: reads {:?} do not rebuild unit [{start}, {end}) of member {member}",
+            self.layout.name(),
+            j.reads
+        );
         if self.content.is_some() {
             let j = &mut self.jobs[id as usize];
             j.values.clear();
@@ -911,4 +961,25 @@ impl Controller {
         self.state.failed[target as usize] = true;
         self.state.write_only[target as usize] = true;
     }
+}
+
+/// Whether `reads` reach every sector of a unit of `sectors` sectors, each slot read at most
+/// once. (Whether parity has all it needs at each sector is the content model's to prove.)
+fn reads_cover(reads: &[JobRead], sectors: u64) -> bool {
+    let mut slots: Vec<u32> = reads.iter().map(|r| r.slot).collect();
+    slots.sort_unstable();
+    slots.dedup();
+    if slots.len() != reads.len() || reads.iter().any(|r| r.offset + r.sectors > sectors) {
+        return false;
+    }
+    let mut spans: Vec<(u64, u64)> = reads.iter().map(|r| (r.offset, r.offset + r.sectors)).collect();
+    spans.sort_unstable();
+    let mut covered = 0;
+    for (from, to) in spans {
+        if from > covered {
+            return false;
+        }
+        covered = covered.max(to);
+    }
+    covered >= sectors
 }

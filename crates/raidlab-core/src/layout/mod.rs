@@ -157,6 +157,22 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     fn rebuild_source_sectors(&self, _member: u32, _source: u32, start: u64, _end: u64) -> u64 {
         start
     }
+    /// The reads that rebuild member `member`'s lost sectors `[start, end)` (a rebuild unit),
+    /// appended to `out`: each names a source member of [`Layout::reconstruction`], where to
+    /// read it and which sectors of the unit it rebuilds, combined by XOR or copied as the
+    /// reconstruction says. At most one read per source; together they cover the unit
+    /// (with parity, every source covers each sector it is read for). By default every
+    /// source of the reconstruction, for the whole unit, at
+    /// [`Layout::rebuild_source_sectors`]. A layout whose unit is rebuilt from different
+    /// members in different places (a declustered copy, a declustered parity group) lists
+    /// only the sources this unit needs. `reconstruction` is the layout's own answer for
+    /// `member` (asked once per rebuild, not per unit).
+    fn rebuild_reads(&self, member: u32, reconstruction: &Reconstruction, start: u64, end: u64, out: &mut Vec<SourceRead>) {
+        for &source in &reconstruction.sources {
+            let pba = self.rebuild_source_sectors(member, source, start, end);
+            out.push(SourceRead { source, pba, offset: 0, sectors: end - start });
+        }
+    }
     /// The stripes with a unit in physical sectors `[start, end)` of a member, as an
     /// inclusive range (`start < end`). By default stripe `s` occupies sectors
     /// `[s·unit, (s+1)·unit)` of every member, as in every layout so far.
@@ -200,6 +216,21 @@ pub struct Reconstruction {
     pub sources: Vec<u32>,
     /// Whether the lost sectors are the XOR of every source (parity), or a copy of any one.
     pub xor: bool,
+}
+
+/// One read of a rebuild unit ([`Layout::rebuild_reads`]): `sectors` sectors of member
+/// `source` from its sector `pba`, which rebuild the unit's sectors `offset .. offset +
+/// sectors` (counted from the unit's first sector).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourceRead {
+    /// The member read.
+    pub source: u32,
+    /// Its first sector read.
+    pub pba: u64,
+    /// Where in the unit the read's sectors go, sectors from the unit's start.
+    pub offset: u64,
+    /// Sectors read.
+    pub sectors: u64,
 }
 
 /// A layout whose member has moved to another drive slot: after a rebuild, the spare that was
@@ -279,6 +310,9 @@ impl Layout for Remapped {
     }
     fn rebuild_source_sectors(&self, member: u32, source: u32, start: u64, end: u64) -> u64 {
         self.inner.rebuild_source_sectors(member, source, start, end)
+    }
+    fn rebuild_reads(&self, member: u32, reconstruction: &Reconstruction, start: u64, end: u64, out: &mut Vec<SourceRead>) {
+        self.inner.rebuild_reads(member, reconstruction, start, end, out);
     }
     fn stripes_in(&self, member: u32, start: u64, end: u64) -> (u64, u64) {
         self.inner.stripes_in(member, start, end)

@@ -313,6 +313,11 @@ impl Ctx<'_> {
     /// to be woken when it will (a clock), or wait for the drive's idle pull (a discipline
     /// that [waits for idle](Discipline::waits_for_idle)), and return false.
     pub fn try_read(&mut self, job: u32, drive: u32) -> bool {
+        let Some(sectors) = self.controller.job_read_sectors(job, drive) else {
+            // Nothing of this unit is on that source: no I/O for a discipline to let in.
+            self.controller.rebuild_read(job, drive, self.discipline.priority());
+            return true;
+        };
         if self.discipline.waits_for_idle() && !self.drives.is_idle(drive) {
             return false;
         }
@@ -324,8 +329,7 @@ impl Ctx<'_> {
             }
             discipline::Admit::Later => return false,
         }
-        let (start, end) = self.controller.job_range(job);
-        self.discipline.issued(drive, self.now, end - start);
+        self.discipline.issued(drive, self.now, sectors);
         self.controller.rebuild_read(job, drive, self.discipline.priority());
         true
     }
@@ -333,8 +337,9 @@ impl Ctx<'_> {
     /// Issue job `job`'s read of source `drive` now at user priority, whatever the
     /// discipline (a forced read: a user write waits for the job).
     pub fn force_read(&mut self, job: u32, drive: u32) {
-        let (start, end) = self.controller.job_range(job);
-        self.discipline.issued(drive, self.now, end - start);
+        if let Some(sectors) = self.controller.job_read_sectors(job, drive) {
+            self.discipline.issued(drive, self.now, sectors);
+        }
         self.controller.rebuild_read(job, drive, Priority::Foreground);
     }
 
