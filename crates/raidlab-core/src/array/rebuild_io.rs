@@ -157,9 +157,12 @@ pub struct Job {
     live: bool,
     /// The content model's values of the unit: the XOR (or copy) of what was read.
     values: Vec<u64>,
-    /// What the job reads, at most one read per source slot ([`crate::layout::Layout::rebuild_reads`],
-    /// less the sources that failed).
+    /// What the job reads ([`crate::layout::Layout::rebuild_reads`], less the sources that
+    /// failed); a read's ops carry its index here.
     reads: Vec<JobRead>,
+    /// Whether some slot has more than one of them (then a slot is read once all its reads
+    /// are back).
+    repeats_slot: bool,
     /// A piggybacking job: the user read piece waiting for its reads (or [`NONE`] once
     /// answered), and its reads not yet back.
     piggyback: bool,
@@ -175,6 +178,8 @@ struct JobRead {
     pba: u64,
     offset: u64,
     sectors: u64,
+    /// Issued and not back.
+    outstanding: bool,
 }
 
 impl Controller {
@@ -214,11 +219,24 @@ impl Controller {
         }
         let Some(reconstruction) = self.layout.reconstruction(member) else { return false };
         let alive = |m: &u32| !self.state.failed[self.state.member_slot[*m as usize] as usize];
-        if reconstruction.xor {
-            reconstruction.sources.iter().all(alive)
-        } else {
-            reconstruction.sources.iter().any(alive)
-        }
+        let sources_left =
+            if reconstruction.xor { reconstruction.sources.iter().all(alive) } else { reconstruction.sources.iter().any(alive) };
+        // (A declustered mirror reads a different source for each part of the member: one
+        // copy left is not enough if another part's only copy is gone.)
+        sources_left && !self.set_lost(member, None)
+    }
+
+    /// Whether the failed members of `member`'s redundancy set, with `member` and `also`
+    /// (a member failing now), lose data by the layout's rule: the other sets' losses do not
+    /// count, since they do not touch what rebuilds `member`.
+    fn set_lost(&self, member: u32, also: Option<u32>) -> bool {
+        let set = self.layout.redundancy_set(member);
+        let mut failed: Vec<u32> = self.state.failed_members.iter().copied().filter(|m| set.contains(m)).collect();
+        failed.push(member);
+        failed.extend(also.filter(|m| set.contains(m)));
+        failed.sort_unstable();
+        failed.dedup();
+        self.layout.data_lost(&failed)
     }
 
     /// The rebuild in progress.
@@ -387,11 +405,10 @@ impl Controller {
             self.target_dead = true;
             self.abandon_rebuild(AbandonReason::TargetFailed { slot });
         } else if r.sources.contains(&slot) {
-            // A mirror goes on while the layout says its data survives the source's loss
-            // too (another copy holds what the source did).
-            let mut failed = self.state.failed_members.clone();
-            failed.extend(self.state.member_in_slot(slot));
-            if !r.xor && !self.layout.data_lost(&failed) {
+            // A mirror goes on while the layout says the member's data survives the source's
+            // loss too (another copy holds what the source did).
+            let member = r.member;
+            if !r.xor && !self.set_lost(member, self.state.member_in_slot(slot)) {
                 // A mirror with another copy left: go on from the copies that survive.
                 self.drop_rebuild_source(slot);
             } else {
@@ -501,36 +518,44 @@ impl Controller {
         self.jobs[job as usize].cancelled
     }
 
-    /// Job `job`'s read of source slot `drive`, if it reads that slot at all.
-    fn job_read(&self, job: u32, drive: u32) -> Option<JobRead> {
-        self.jobs[job as usize].reads.iter().find(|r| r.slot == drive).copied()
-    }
-
-    /// Read job `job`'s share of its unit on source slot `drive` at `priority`. A unit that
-    /// needs nothing from that slot (a declustered layout rebuilds each unit from some of
-    /// the sources) is read there at once: its [`RebuildEvent::Read`] comes without an op.
+    /// Read job `job`'s share of its unit on source slot `drive` at `priority`: one op per
+    /// read there (a unit across a boundary of a declustered layout may need two ranges of
+    /// one source); the policies hear of the slot once all are back. A unit that needs
+    /// nothing from that slot (a declustered layout rebuilds each unit from some of the
+    /// sources) is read there at once: its [`RebuildEvent::Read`] comes without an op.
     pub fn rebuild_read(&mut self, job: u32, drive: u32, priority: Priority) {
-        let Some(read) = self.job_read(job, drive) else {
-            self.rebuild_events.push(RebuildEvent::Read { job, drive, ok: true });
-            return;
-        };
         let j = &mut self.jobs[job as usize];
         debug_assert!(j.locked && !j.cancelled);
-        j.outstanding += 1;
-        self.outbox.push(IssuedOp {
-            drive,
-            priority,
-            pba: read.pba,
-            sectors: read.sectors as u32,
-            kind: OpKind::Read,
-            token: OpToken::new(JobId::new(JobKind::RebuildUnit, job), drive).raw(),
-        });
+        let mut issued = false;
+        for (index, read) in j.reads.iter_mut().enumerate().filter(|(_, r)| r.slot == drive) {
+            read.outstanding = true;
+            j.outstanding += 1;
+            issued = true;
+            self.outbox.push(IssuedOp {
+                drive,
+                priority,
+                pba: read.pba,
+                sectors: read.sectors as u32,
+                kind: OpKind::Read,
+                token: OpToken::new(JobId::new(JobKind::RebuildUnit, job), index as u32).raw(),
+            });
+        }
+        if !issued {
+            self.rebuild_events.push(RebuildEvent::Read { job, drive, ok: true });
+        }
     }
 
     /// Sectors job `job` reads from source slot `drive`; `None` when it reads nothing there
     /// (no I/O, which no discipline need let in).
     pub fn job_read_sectors(&self, job: u32, drive: u32) -> Option<u64> {
-        self.job_read(job, drive).map(|r| r.sectors)
+        let (mut any, mut sectors) = (false, 0);
+        for read in &self.jobs[job as usize].reads {
+            if read.slot == drive {
+                any = true;
+                sectors += read.sectors;
+            }
+        }
+        any.then_some(sectors)
     }
 
     /// Write job `job`'s unit to the target at `priority` (every source read).
@@ -621,7 +646,8 @@ impl Controller {
             } else if op_index == TARGET_WRITE as u64 {
                 self.rebuild_events.push(RebuildEvent::Written { job, unit, ok: false });
             } else {
-                self.rebuild_events.push(RebuildEvent::Read { job, drive: op_index as u32, ok: false });
+                let drive = self.jobs[job as usize].reads[op_index as usize].slot;
+                self.rebuild_events.push(RebuildEvent::Read { job, drive, ok: false });
             }
         }
         if self.jobs[job as usize].cancelled {
@@ -660,12 +686,14 @@ impl Controller {
             self.rebuild_events.push(RebuildEvent::Written { job, unit, ok: true });
             return self.finish_rebuild_if_complete();
         }
-        let drive = op_index as u32;
+        let Some(read) = self.jobs[job as usize].reads.get_mut(op_index as usize) else {
+            return Err(Error::Invariant(format!("rebuild job {job} finished read {op_index}, which it does not have")));
+        };
+        read.outstanding = false;
+        let read = *read;
+        let drive = read.slot;
         if self.content.is_some() {
             let xor = self.state.rebuild.as_deref().is_some_and(|r| r.xor);
-            let read = self
-                .job_read(job, drive)
-                .ok_or_else(|| Error::Invariant(format!("rebuild job {job} read slot {drive}, which it does not read")))?;
             let j = &mut self.jobs[job as usize];
             let values = &mut j.values[read.offset as usize..(read.offset + read.sectors) as usize];
             let c = self.content.as_mut().expect("checked above");
@@ -677,6 +705,10 @@ impl Controller {
             if self.jobs[job as usize].reads_left == 0 {
                 self.piggyback_reads_done(job)?;
             }
+            return Ok(());
+        }
+        let j = &self.jobs[job as usize];
+        if j.repeats_slot && j.reads.iter().any(|r| r.slot == drive && r.outstanding) {
             return Ok(());
         }
         self.rebuild_events.push(RebuildEvent::Read { job, drive, ok: true });
@@ -727,12 +759,14 @@ impl Controller {
             }
         }
         let Some(job) = self.rebuild_claim_locked(unit, first_stripe, last_stripe) else { return false };
-        let sources: Vec<u32> = self.jobs[job as usize].reads.iter().map(|r| r.slot).collect();
+        let mut sources: Vec<u32> = self.jobs[job as usize].reads.iter().map(|r| r.slot).collect();
+        sources.sort_unstable();
+        sources.dedup();
         {
             let j = &mut self.jobs[job as usize];
             j.piggyback = true;
             j.piece = idx;
-            j.reads_left = sources.len() as u32;
+            j.reads_left = j.reads.len() as u32;
         }
         let p = &mut self.pieces[idx as usize];
         p.piggyback_job = job;
@@ -778,6 +812,7 @@ impl Controller {
             live: true,
             values: Vec::new(),
             reads: Vec::new(),
+            repeats_slot: false,
             piggyback: false,
             piece: NONE,
             reads_left: 0,
@@ -806,9 +841,10 @@ impl Controller {
         for read in &self.source_reads {
             let slot = self.state.member_slot[read.source as usize];
             if sources.contains(&slot) {
-                j.reads.push(JobRead { slot, pba: read.pba, offset: read.offset, sectors: read.sectors });
+                j.reads.push(JobRead { slot, pba: read.pba, offset: read.offset, sectors: read.sectors, outstanding: false });
             }
         }
+        j.repeats_slot = j.reads.iter().enumerate().any(|(k, r)| j.reads[..k].iter().any(|q| q.slot == r.slot));
         debug_assert!(
             reads_cover(&j.reads, end - start),
             "layout {}: reads {:?} do not rebuild unit [{start}, {end}) of member {member}",
@@ -963,13 +999,10 @@ impl Controller {
     }
 }
 
-/// Whether `reads` reach every sector of a unit of `sectors` sectors, each slot read at most
-/// once. (Whether parity has all it needs at each sector is the content model's to prove.)
+/// Whether `reads` reach every sector of a unit of `sectors` sectors. (Whether parity has
+/// all it needs at each sector is the content model's to prove.)
 fn reads_cover(reads: &[JobRead], sectors: u64) -> bool {
-    let mut slots: Vec<u32> = reads.iter().map(|r| r.slot).collect();
-    slots.sort_unstable();
-    slots.dedup();
-    if slots.len() != reads.len() || reads.iter().any(|r| r.offset + r.sectors > sectors) {
+    if reads.iter().any(|r| r.offset + r.sectors > sectors) {
         return false;
     }
     let mut spans: Vec<(u64, u64)> = reads.iter().map(|r| (r.offset, r.offset + r.sectors)).collect();

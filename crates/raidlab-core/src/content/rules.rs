@@ -101,7 +101,11 @@ impl ContentModel {
             }
             for k in 0..op.sectors as u64 {
                 let pba = op.pba + k;
-                let value = if let Some(pos) = piece.map.data.iter().position(|u| u.drive == op.drive) {
+                // (A drive may hold two units of a stripe: one's primary and another's
+                // backup, in a declustered mirror.)
+                let unit_sectors = self.unit_sectors;
+                let holds = |u: &&crate::layout::UnitLocation| u.drive == op.drive && pba >= u.pba && pba - u.pba < unit_sectors;
+                let value = if let Some(pos) = piece.map.data.iter().position(|u| holds(&u)) {
                     let unit = piece.map.data[pos];
                     let index = (pos / copies) as u32;
                     written_value(piece.write_id, self.logical(piece.stripe, index, pba - unit.pba))

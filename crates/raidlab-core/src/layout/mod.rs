@@ -6,6 +6,7 @@
 //! **stripe** is the set of units that share redundancy (or, for RAID-0/1, one row of units
 //! across the array); a **row** is a sector offset within a unit.
 
+pub mod interleaved;
 pub mod keys;
 pub mod plan;
 pub mod raid0;
@@ -383,6 +384,12 @@ pub const LAYOUTS: &[LayoutEntry] = &[
         own_keys: raid1::OWN_KEYS,
     },
     LayoutEntry { name: "raid5", build: raid5::Raid5Layout::build, doc: "rotated single parity", own_keys: raid5::OWN_KEYS },
+    LayoutEntry {
+        name: "interleaved",
+        build: interleaved::InterleavedLayout::build,
+        doc: "interleaved declustering (the thesis's ID): each drive's data backed up in fragments across its cluster",
+        own_keys: interleaved::OWN_KEYS,
+    },
 ];
 
 /// Layouts registered at run time ([`register`]): tests plug a layout of their own in

@@ -136,7 +136,7 @@ fn a_cache_in_front_of_lost_data_reports_no_stale_reads() {
 // ----- the fuzzer ---------------------------------------------------------------------------
 
 /// Layouts the fuzzer draws arrays of: name, and the drive counts (for RAID-1: sets) it draws.
-const LAYOUTS: &[(&str, u32, u32)] = &[("raid0", 2, 4), ("raid1", 1, 3), ("raid5", 3, 6)];
+const LAYOUTS: &[(&str, u32, u32)] = &[("raid0", 2, 4), ("raid1", 1, 3), ("raid5", 3, 6), ("interleaved", 1, 2)];
 const EXECUTORS: &[&str] = &[
     "executor = \"sor\"",
     "executor = \"sor\"\nparallel_units = 3",
@@ -188,6 +188,7 @@ struct Schedule {
     text: String,
     layout: &'static str,
     drives: u32,
+    /// Drives per group: a RAID-1 set's copies, an interleaved cluster's drives (1 otherwise).
     copies: u32,
     rebuild: bool,
     end_run: bool,
@@ -202,7 +203,12 @@ const DURATION_S: f64 = 4.0;
 fn schedule(seed: u64) -> Schedule {
     let mut d = Draw(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let (layout, lo, hi) = LAYOUTS[d.next() as usize % LAYOUTS.len()];
-    let copies = if layout == "raid1" { d.int(2, 3) } else { 1 };
+    // Drives per group: a RAID-1 set's copies, an interleaved cluster's drives.
+    let copies = match layout {
+        "raid1" => d.int(2, 3),
+        "interleaved" => d.int(2, 4),
+        _ => 1,
+    };
     let drives = d.int(lo, hi) * copies;
     let rebuild = layout != "raid0";
     let spares = if rebuild { d.int(0, 3) } else { 0 };
@@ -212,7 +218,11 @@ fn schedule(seed: u64) -> Schedule {
          [workload]\nduration_s = {DURATION_S}\nread_fraction = {}\nalign_kib = 0.5\n\
          size = {{ distribution = \"uniform\", min_kib = 0.5, max_kib = 16, step_kib = 0.5 }}\n\
          [workload.arrival]\nprocess = \"poisson\"\nrate_per_s = {}\n[content]\ncheck = true\n",
-        if layout == "raid1" { format!("copies = {copies}\n") } else { String::new() },
+        match layout {
+            "raid1" => format!("copies = {copies}\n"),
+            "interleaved" => format!("cluster_drives = {copies}\nid_reads = \"{}\"\n", if seed % 2 == 0 { "either" } else { "primary" }),
+            _ => String::new(),
+        },
         [0.3, 0.6, 0.9][d.int(0, 2) as usize],
         d.int(20, 120),
     );
@@ -267,12 +277,15 @@ fn schedule(seed: u64) -> Schedule {
 }
 
 /// Whether a set of failed members defeats the layout's redundancy, worked out from its
-/// definition: any for RAID-0, two for RAID-5, a whole mirror set for RAID-1.
+/// definition: any for RAID-0, two for RAID-5, a whole mirror set for RAID-1, two in one
+/// cluster for interleaved declustering.
 fn defeats(s: &Schedule, failed: &[u32]) -> bool {
     match s.layout {
         "raid0" => !failed.is_empty(),
         "raid5" => failed.len() >= 2,
         "raid1" => (0..s.drives / s.copies).any(|set| failed.iter().filter(|&&m| m / s.copies == set).count() >= s.copies as usize),
+        // Two in one cluster (`copies` holds the cluster's size).
+        "interleaved" => (0..s.drives / s.copies).any(|c| failed.iter().filter(|&&m| m / s.copies == c).count() >= 2),
         other => panic!("the fuzzer does not know layout {other}: add its loss rule to `defeats`"),
     }
 }
@@ -387,8 +400,13 @@ fn check(seed: u64, seen: &mut Seen) -> Result<(), String> {
             let slot_failed_at = sim.drives[sim.controller.member_slot(member) as usize].failed_at.unwrap_or(0);
             let reconstruction = sim.controller.layout().reconstruction(member).expect("a layout with a rebuild");
             let alive = |m: &u32| !sim.controller.is_failed(sim.controller.member_slot(*m));
-            let survives =
-                if reconstruction.xor { reconstruction.sources.iter().all(alive) } else { reconstruction.sources.iter().any(alive) };
+            let survives = match sched.layout {
+                // Each part of the member has its one other copy on a different survivor:
+                // every other drive of the cluster must be there.
+                "interleaved" => reconstruction.sources.iter().all(alive),
+                _ if reconstruction.xor => reconstruction.sources.iter().all(alive),
+                _ => reconstruction.sources.iter().any(alive),
+            };
             if free_spare && survives && slot_failed_at + delay + raidlab_core::sim::s_to_ns(2.0) < end {
                 return Err(format!("member {member} failed with a free spare and a surviving source, and is not being rebuilt"));
             }
@@ -457,6 +475,9 @@ fn the_fuzzers_loss_rule_matches_each_layouts_definition() {
     assert!(!defeats(&sched("raid1", 6, 3), &[0, 1, 3]));
     assert!(defeats(&sched("raid1", 6, 3), &[3, 4, 5]));
     assert!(defeats(&sched("raid0", 2, 1), &[1]));
+    // Two clusters of 4: one failure in each survives, two in one do not.
+    assert!(!defeats(&sched("interleaved", 8, 4), &[1, 6]));
+    assert!(defeats(&sched("interleaved", 8, 4), &[4, 7]));
     assert_eq!(member_of("member 3, rebuilt into spare slot 5"), Some(3));
     assert_eq!(member_of("a spare"), None);
 }

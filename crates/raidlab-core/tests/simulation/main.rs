@@ -10,6 +10,7 @@ mod crash;
 mod determinism;
 mod failure_schedules;
 mod failures;
+mod interleaved;
 mod layout_registry;
 mod pro;
 mod queueing;

@@ -1,0 +1,64 @@
+//! Interleaved declustering (the thesis's ID, `layout::interleaved`) through whole runs under
+//! the content model: normal, degraded and rebuild modes, with either read rule and both
+//! rebuild executors. A lost drive comes back from every other drive of its cluster (its
+//! fragments' backups, and the primaries its backups copy), and every rebuilt sector is
+//! proved; a second failure loses data inside the cluster only.
+
+use crate::common::*;
+
+fn scenario(reads: &str, executor: &str, failures: &str) -> String {
+    format!(
+        "seed = 11\n[array]\nlayout = \"interleaved\"\ndrives = 8\ncluster_drives = 4\nid_reads = \"{reads}\"\n\
+         stripe_unit_kib = 4\nspares = 1\n{SMALL_DRIVE}\n\
+         [workload]\nrequests = 4000\nread_fraction = 0.6\nalign_kib = 0.5\n\
+         size = {{ distribution = \"uniform\", min_kib = 0.5, max_kib = 16, step_kib = 0.5 }}\n\
+         [workload.arrival]\nprocess = \"closed\"\noutstanding = 8\nthink_ms = 2\n[content]\ncheck = true\n{failures}\
+         [rebuild]\nexecutor = \"{executor}\"\n# Units that straddle fragments and halves: two sources, or two ranges of one.\n\
+         unit = {{ sectors = 40 }}\n"
+    )
+}
+
+#[test]
+fn a_lost_drive_is_rebuilt_from_its_cluster_and_every_read_returns_the_last_write() {
+    for reads in ["either", "primary"] {
+        for executor in ["sor", "dor"] {
+            let s = run(&scenario(reads, executor, "[[failures]]\ndrive = 2\nat_s = 0.2\n")).summary;
+            let what = format!("{reads}/{executor}");
+            assert_eq!(s["requests_completed"], 4000, "{what}");
+            assert_eq!(f(&s, "content.stale_sectors"), 0.0, "{what}: {s}");
+            assert_eq!(f(&s, "content.rebuilt_sectors_wrong"), 0.0, "{what}");
+            assert!(f(&s, "content.rebuilt_sectors_checked") > 0.0, "{what}");
+            assert_eq!(s["rebuilds"][0]["outcome"], "complete", "{what}");
+            assert!(f(&s, "response_ms.degraded_read.count") > 0.0, "{what}: degraded reads before the rebuild ended");
+            assert_eq!(s["data_loss"], false, "{what}");
+        }
+    }
+}
+
+#[test]
+fn a_second_failure_loses_data_only_inside_the_cluster() {
+    // Drive 2 (cluster 0) and drive 5 (cluster 1): each cluster keeps a copy of everything.
+    let other = run(&scenario("either", "sor", "[[failures]]\ndrive = 2\nat_s = 0.2\n[[failures]]\ndrive = 5\nat_s = 0.25\n")).summary;
+    assert_eq!(other["data_loss"], false, "{other}");
+    assert_eq!(f(&other, "content.stale_sectors"), 0.0);
+    // Drives 2 and 3, both of cluster 0, before a rebuild could end: data is lost.
+    let same = run(&scenario("either", "sor", "[[failures]]\ndrive = 2\nat_s = 0.2\n[[failures]]\ndrive = 3\nat_s = 0.21\n")).summary;
+    assert_eq!(same["data_loss"], true, "{same}");
+}
+
+#[test]
+fn a_cluster_that_does_not_divide_the_drives_is_refused_by_name() {
+    let failure = "[[failures]]\ndrive = 2\nat_s = 0.2\n";
+    let text = scenario("either", "sor", failure).replace("drives = 8\n", "drives = 6\n");
+    let err = raidlab_core::config::Config::from_toml(&text, std::path::Path::new("."))
+        .and_then(|c| raidlab_core::engine::Simulation::new(c).map(|_| ()))
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("array.cluster_drives: clusters of 4 drives do not divide the array's 6 drives"), "{err}");
+    let text = scenario("either", "sor", failure).replace("id_reads = \"either\"", "id_reads = \"backup\"");
+    let err = raidlab_core::config::Config::from_toml(&text, std::path::Path::new(".")).unwrap_err().to_string();
+    assert!(err.starts_with("array.id_reads:"), "{err}");
+    let text = scenario("either", "sor", failure).replace("layout = \"interleaved\"", "layout = \"raid5\"");
+    let err = raidlab_core::config::Config::from_toml(&text, std::path::Path::new(".")).unwrap_err().to_string();
+    assert!(err.starts_with("array.cluster_drives: only the interleaved layout reads it"), "{err}");
+}
