@@ -915,26 +915,22 @@ impl Controller {
         Ok(())
     }
 
-    /// A user write waits for `stripe`'s lock while a rebuild runs: if a job holds it (the
-    /// lost member's unit of the stripe lies in a unit in flight), ask for that job's reads to
-    /// be forced. Stripe `s`'s units are at `[s·unit, (s+1)·unit)` of every member (the
-    /// layouts' default of [`crate::layout::Layout::stripes_in`]).
+    /// A user write waits for `stripe`'s lock while a rebuild runs: if jobs hold it (the
+    /// units in flight whose stripes include it, wherever the layout puts the lost member's
+    /// share of it), ask for their reads to be forced, in unit order.
     #[cold]
     pub(super) fn force_rebuild_of(&mut self, stripe: u64) {
-        let Some(r) = self.state.rebuild.as_deref() else { return };
-        let unit_sectors = self.unit_sectors.size;
-        let (lo, hi) = (stripe * unit_sectors, ((stripe + 1) * unit_sectors).min(r.units.capacity()));
-        if lo >= hi {
+        if self.state.rebuild.is_none() {
             return;
         }
-        for unit in r.units.unit_of(lo)..=r.units.unit_of(hi - 1) {
-            if r.states.get(unit) != UnitState::InFlight {
-                continue;
-            }
-            let found = self.jobs.iter().position(|j| j.live && !j.cancelled && !j.piggyback && j.unit == unit);
-            if let Some(job) = found {
-                self.rebuild_events.push(RebuildEvent::Force { job: job as u32 });
-            }
+        let mut holders: Vec<(u64, u32)> = (self.jobs.iter().enumerate())
+            .filter(|(_, j)| j.live && !j.cancelled && !j.piggyback && j.first_stripe <= stripe && stripe <= j.last_stripe)
+            .map(|(index, j)| (j.unit, index as u32))
+            .collect();
+        holders.sort_unstable();
+        holders.dedup_by_key(|&mut (unit, _)| unit);
+        for (_, job) in holders {
+            self.rebuild_events.push(RebuildEvent::Force { job });
         }
     }
 

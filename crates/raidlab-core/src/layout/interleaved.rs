@@ -157,10 +157,7 @@ impl Layout for InterleavedLayout {
     }
     fn map_stripe(&self, stripe: u64, out: &mut StripeMap) {
         let unit = self.shape.stripe_unit_sectors;
-        out.stripe = stripe;
-        out.copies = 2;
-        out.data.clear();
-        out.parity.clear();
+        out.reset(stripe, 2);
         for drive in 0..self.shape.drives {
             let (backup, backup_unit) = self.backup_of(drive, stripe);
             out.data.push(UnitLocation { drive, pba: stripe * unit });
@@ -257,10 +254,7 @@ impl Planner for PrimaryFirstPlanner {
         }
         READ_MAP.with(|cell| {
             let mut read_map = cell.borrow_mut();
-            read_map.stripe = i.map.stripe;
-            read_map.copies = 1;
-            read_map.data.clear();
-            read_map.parity.clear();
+            read_map.reset(i.map.stripe, 1);
             for unit in 0..i.map.data_units() {
                 let copies = i.map.copies_of(unit);
                 let copy = copies.iter().find(|c| !i.status.is_failed(c)).unwrap_or(&copies[0]);

@@ -6,8 +6,10 @@
 //! **stripe** is the set of units that share redundancy (or, for RAID-0/1, one row of units
 //! across the array); a **row** is a sector offset within a unit.
 
+pub mod chained;
 pub mod interleaved;
 pub mod keys;
+pub mod md_raid10;
 pub mod plan;
 pub mod raid0;
 pub mod raid1;
@@ -51,6 +53,16 @@ impl StripeMap {
         }
     }
     /// The copies of data unit `i`.
+    /// Start the map of `stripe` afresh, `copies` copies of each data unit, keeping the
+    /// storage of its vectors.
+    #[inline]
+    pub fn reset(&mut self, stripe: u64, copies: u32) {
+        self.stripe = stripe;
+        self.copies = copies;
+        self.data.clear();
+        self.parity.clear();
+    }
+
     pub fn copies_of(&self, i: usize) -> &[UnitLocation] {
         let c = self.copies as usize;
         &self.data[i * c..(i + 1) * c]
@@ -124,9 +136,10 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     fn data_lost(&self, failed: &[u32]) -> bool;
     /// What a further failure means while member `member` is failed: the other members that
     /// share a redundancy set with it (RAID-5: every other member; RAID-1: the other copies of
-    /// its mirror set; RAID-0: none, its failure alone loses data). Losing
-    /// [`Layout::fault_tolerance`] of them with `member` loses data: these are the drives a
-    /// rebuild of `member` is exposed to. In slot order.
+    /// its mirror set; RAID-0: none, its failure alone loses data). Each of them, with
+    /// `member` and at most [`Layout::fault_tolerance`] − 1 others of them, loses data (with
+    /// one tolerated, each alone does): these are the drives a rebuild of `member` is exposed
+    /// to. In slot order.
     fn redundancy_set(&self, member: u32) -> Vec<u32>;
     /// Where data unit `index` (below [`Layout::data_units_per_stripe`]) of `stripe` lives:
     /// `data[index]` of [`Layout::map_stripe`]'s map, without mapping the whole stripe, for
@@ -390,6 +403,18 @@ pub const LAYOUTS: &[LayoutEntry] = &[
         doc: "interleaved declustering (the thesis's ID): each drive's data backed up in fragments across its cluster",
         own_keys: interleaved::OWN_KEYS,
     },
+    LayoutEntry {
+        name: "chained",
+        build: chained::ChainedLayout::build,
+        doc: "chained declustering: each drive's data mirrored on the next drive, half a drive down",
+        own_keys: &[],
+    },
+    LayoutEntry {
+        name: "md_raid10",
+        build: md_raid10::MdRaid10Layout::build,
+        doc: "Linux md's raid10: near, far or offset copies (`md_layout`, in mdadm's notation)",
+        own_keys: md_raid10::OWN_KEYS,
+    },
 ];
 
 /// Layouts registered at run time ([`register`]): tests plug a layout of their own in
@@ -475,8 +500,9 @@ pub(crate) mod tests {
 
     /// A member's redundancy set is what a further failure means: with one failure
     /// tolerated, a second failure loses data exactly when it is in the failed member's set;
-    /// with `t`, the member and any `t` of its set lose data, and `t − 1` of them do not; with
-    /// none, the member's failure alone loses data and its set is empty.
+    /// with `t`, the member and `t − 1` of its set never lose data, and each of its set loses
+    /// data with it and some `t − 1` others of the set; with none, the member's failure alone
+    /// loses data and its set is empty.
     pub fn check_redundancy_sets(layout: &dyn Layout) {
         let tolerance = layout.fault_tolerance() as usize;
         for member in 0..layout.drives() {
@@ -492,13 +518,38 @@ pub(crate) mod tests {
                     assert_eq!(layout.data_lost(&[member, other]), set.contains(&other), "{}: {member} and {other}", layout.name());
                 }
             } else {
-                for window in set.windows(tolerance) {
+                // Tolerated: the member and any `t − 1` of its set. Needed: each of its set
+                // loses data with the member and some `t − 1` others of the set (a
+                // declustered layout need not lose data with any `t` of them).
+                for window in set.windows(tolerance - 1) {
                     let failed: Vec<u32> = std::iter::once(member).chain(window.iter().copied()).collect();
-                    assert!(layout.data_lost(&failed), "{}: {failed:?}", layout.name());
-                    assert!(!layout.data_lost(&failed[..tolerance]), "{}: {:?}", layout.name(), &failed[..tolerance]);
+                    assert!(!layout.data_lost(&failed), "{}: {failed:?}", layout.name());
+                }
+                for &other in &set {
+                    let rest: Vec<u32> = set.iter().copied().filter(|&o| o != other).collect();
+                    let loses = subsets(&rest, tolerance - 1).into_iter().any(|mut failed| {
+                        failed.extend([member, other]);
+                        layout.data_lost(&failed)
+                    });
+                    assert!(loses, "{}: {other} is in {member}'s set but loses nothing with it", layout.name());
                 }
             }
         }
+    }
+
+    /// Every subset of `items` of `size` elements.
+    fn subsets(items: &[u32], size: usize) -> Vec<Vec<u32>> {
+        if size == 0 {
+            return vec![Vec::new()];
+        }
+        let mut out = Vec::new();
+        for (i, &first) in items.iter().enumerate() {
+            for mut rest in subsets(&items[i + 1..], size - 1) {
+                rest.push(first);
+                out.push(rest);
+            }
+        }
+        out
     }
 
     /// Every (drive, unit) slot is used by at most one stripe unit, and `locate` inverts

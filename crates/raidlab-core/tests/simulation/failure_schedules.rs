@@ -136,7 +136,7 @@ fn a_cache_in_front_of_lost_data_reports_no_stale_reads() {
 // ----- the fuzzer ---------------------------------------------------------------------------
 
 /// Layouts the fuzzer draws arrays of: name, and the drive counts (for RAID-1: sets) it draws.
-const LAYOUTS: &[(&str, u32, u32)] = &[("raid0", 2, 4), ("raid1", 1, 3), ("raid5", 3, 6), ("interleaved", 1, 2)];
+const LAYOUTS: &[(&str, u32, u32)] = &[("raid0", 2, 4), ("raid1", 1, 3), ("raid5", 3, 6), ("interleaved", 1, 2), ("chained", 2, 6), ("md_raid10", 2, 6)];
 const EXECUTORS: &[&str] = &[
     "executor = \"sor\"",
     "executor = \"sor\"\nparallel_units = 3",
@@ -190,6 +190,8 @@ struct Schedule {
     drives: u32,
     /// Drives per group: a RAID-1 set's copies, an interleaved cluster's drives (1 otherwise).
     copies: u32,
+    /// md raid10's `md_layout` (drawn for every schedule, used by that layout only).
+    md_layout: String,
     rebuild: bool,
     end_run: bool,
     delay_s: f64,
@@ -210,6 +212,12 @@ fn schedule(seed: u64) -> Schedule {
         _ => 1,
     };
     let drives = d.int(lo, hi) * copies;
+    // md raid10: near, far or offset copies, 2 or 3 of them (no more than the drives).
+    let md_layout = if layout == "md_raid10" {
+        format!("{}{}", ["n", "f", "o"][d.int(0, 2) as usize], d.int(2, 3).min(drives))
+    } else {
+        String::new()
+    };
     let rebuild = layout != "raid0";
     let spares = if rebuild { d.int(0, 3) } else { 0 };
     let arrivals = if rebuild { d.int(0, 2) } else { 0 };
@@ -221,6 +229,7 @@ fn schedule(seed: u64) -> Schedule {
         match layout {
             "raid1" => format!("copies = {copies}\n"),
             "interleaved" => format!("cluster_drives = {copies}\nid_reads = \"{}\"\n", if seed % 2 == 0 { "either" } else { "primary" }),
+            "md_raid10" => format!("md_layout = \"{md_layout}\"\n"),
             _ => String::new(),
         },
         [0.3, 0.6, 0.9][d.int(0, 2) as usize],
@@ -273,12 +282,12 @@ fn schedule(seed: u64) -> Schedule {
     if crash {
         text += &format!("[[failures]]\nkind = \"crash\"\nat_s = {}\n", d.seconds(0.05, DURATION_S + 1.0));
     }
-    Schedule { text, layout, drives, copies, rebuild, end_run, delay_s, crash }
+    Schedule { text, layout, drives, copies, md_layout, rebuild, end_run, delay_s, crash }
 }
 
 /// Whether a set of failed members defeats the layout's redundancy, worked out from its
 /// definition: any for RAID-0, two for RAID-5, a whole mirror set for RAID-1, two in one
-/// cluster for interleaved declustering.
+/// cluster for interleaved declustering, two neighbours for chained declustering.
 fn defeats(s: &Schedule, failed: &[u32]) -> bool {
     match s.layout {
         "raid0" => !failed.is_empty(),
@@ -286,8 +295,27 @@ fn defeats(s: &Schedule, failed: &[u32]) -> bool {
         "raid1" => (0..s.drives / s.copies).any(|set| failed.iter().filter(|&&m| m / s.copies == set).count() >= s.copies as usize),
         // Two in one cluster (`copies` holds the cluster's size).
         "interleaved" => (0..s.drives / s.copies).any(|c| failed.iter().filter(|&&m| m / s.copies == c).count() >= 2),
+        // Two neighbours on the chain.
+        "chained" => failed.iter().any(|&m| failed.contains(&((m + 1) % s.drives)) && (m + 1) % s.drives != m),
+        "md_raid10" => md_windows(s).iter().any(|window| window.iter().all(|d| failed.contains(d))),
         other => panic!("the fuzzer does not know layout {other}: add its loss rule to `defeats`"),
     }
+}
+
+/// The drive sets that hold all copies of some chunk of md raid10, from md's placement: `K`
+/// consecutive drives (wrapping) starting where a chunk's first copy lies, which is every
+/// drive for far and offset copies, and every multiple of gcd(N, K) for near copies (chunk
+/// `L`'s first copy is the `L·K`-th slot of the rows).
+fn md_windows(s: &Schedule) -> Vec<Vec<u32>> {
+    let (n, k) = (s.drives, s.md_layout[1..].parse::<u32>().unwrap());
+    let gcd = |mut a: u32, mut b: u32| {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    };
+    let step = if s.md_layout.starts_with('n') { gcd(n, k) } else { 1 };
+    (0..n).step_by(step as usize).map(|start| (0..k).map(|c| (start + c) % n).collect()).collect()
 }
 
 /// The member a failure's `held` names ("member 3", "member 3, rebuilt into spare slot 5").
@@ -398,12 +426,20 @@ fn check(seed: u64, seen: &mut Seen) -> Result<(), String> {
         });
         for &member in sim.controller.failed_members() {
             let slot_failed_at = sim.drives[sim.controller.member_slot(member) as usize].failed_at.unwrap_or(0);
+            // A rebuild of it abandoned later puts it back in line then, behind its delay again.
+            let abandoned_at = sim.rebuilds.iter().filter(|r| r.member == member && r.outcome == "abandoned").filter_map(|r| r.ended_at).max();
+            let slot_failed_at = slot_failed_at.max(abandoned_at.unwrap_or(0));
             let reconstruction = sim.controller.layout().reconstruction(member).expect("a layout with a rebuild");
             let alive = |m: &u32| !sim.controller.is_failed(sim.controller.member_slot(*m));
             let survives = match sched.layout {
                 // Each part of the member has its one other copy on a different survivor:
                 // every other drive of the cluster must be there.
-                "interleaved" => reconstruction.sources.iter().all(alive),
+                "interleaved" | "chained" => reconstruction.sources.iter().all(alive),
+                // Every chunk it holds keeps a copy on a drive that works.
+                "md_raid10" => md_windows(&sched)
+                    .iter()
+                    .filter(|window| window.contains(&member))
+                    .all(|window| window.iter().any(|&d| d != member && alive(&d))),
                 _ if reconstruction.xor => reconstruction.sources.iter().all(alive),
                 _ => reconstruction.sources.iter().any(alive),
             };
@@ -465,6 +501,7 @@ fn the_fuzzers_loss_rule_matches_each_layouts_definition() {
         layout,
         drives,
         copies,
+        md_layout: "n2".into(),
         rebuild: true,
         end_run: false,
         delay_s: 0.0,
@@ -478,6 +515,14 @@ fn the_fuzzers_loss_rule_matches_each_layouts_definition() {
     // Two clusters of 4: one failure in each survives, two in one do not.
     assert!(!defeats(&sched("interleaved", 8, 4), &[1, 6]));
     assert!(defeats(&sched("interleaved", 8, 4), &[4, 7]));
+    assert!(!defeats(&sched("chained", 5, 1), &[0, 2]));
+    assert!(defeats(&sched("chained", 5, 1), &[4, 0]));
+    // md raid10 n2 on 4 drives is RAID-10: pairs {0,1} and {2,3}; on 3 drives, any two lose.
+    assert!(!defeats(&sched("md_raid10", 4, 1), &[1, 2]));
+    assert!(defeats(&sched("md_raid10", 4, 1), &[2, 3]));
+    assert!(defeats(&sched("md_raid10", 3, 1), &[0, 2]));
+    let far = Schedule { md_layout: "f2".into(), ..sched("md_raid10", 4, 1) };
+    assert!(defeats(&far, &[1, 2]) && !defeats(&far, &[1, 3]));
     assert_eq!(member_of("member 3, rebuilt into spare slot 5"), Some(3));
     assert_eq!(member_of("a spare"), None);
 }

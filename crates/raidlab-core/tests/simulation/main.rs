@@ -10,7 +10,7 @@ mod crash;
 mod determinism;
 mod failure_schedules;
 mod failures;
-mod interleaved;
+mod declustering;
 mod layout_registry;
 mod pro;
 mod queueing;

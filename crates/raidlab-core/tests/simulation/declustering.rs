@@ -1,8 +1,10 @@
-//! Interleaved declustering (the thesis's ID, `layout::interleaved`) through whole runs under
-//! the content model: normal, degraded and rebuild modes, with either read rule and both
-//! rebuild executors. A lost drive comes back from every other drive of its cluster (its
-//! fragments' backups, and the primaries its backups copy), and every rebuilt sector is
-//! proved; a second failure loses data inside the cluster only.
+//! Declustered mirrors through whole runs under the content model: normal, degraded and
+//! rebuild modes. Interleaved declustering (the thesis's ID, `layout::interleaved`), with
+//! either read rule and both rebuild executors: a lost drive comes back from every other
+//! drive of its cluster (its fragments' backups, and the primaries its backups copy), and a
+//! second failure loses data inside the cluster only. Chained declustering
+//! (`layout::chained`): a lost drive comes back from its two neighbours. Linux md's raid10
+//! (`layout::md_raid10`): near, far and offset copies.
 
 use crate::common::*;
 
@@ -61,4 +63,44 @@ fn a_cluster_that_does_not_divide_the_drives_is_refused_by_name() {
     let text = scenario("either", "sor", failure).replace("layout = \"interleaved\"", "layout = \"raid5\"");
     let err = raidlab_core::config::Config::from_toml(&text, std::path::Path::new(".")).unwrap_err().to_string();
     assert!(err.starts_with("array.cluster_drives: only the interleaved layout reads it"), "{err}");
+}
+
+/// Chained declustering (`layout::chained`) through the same modes: a lost drive comes back
+/// from its two neighbours, and a failure two drives away loses nothing.
+#[test]
+fn chained_declustering_rebuilds_from_both_neighbours_and_survives_a_failure_apart() {
+    let chained = |failures: &str| {
+        scenario("either", "dor", failures)
+            .replace("layout = \"interleaved\"", "layout = \"chained\"")
+            .replace("cluster_drives = 4\nid_reads = \"either\"\n", "")
+    };
+    let s = run(&chained("[[failures]]\ndrive = 3\nat_s = 0.2\n[[failures]]\ndrive = 5\nat_s = 0.3\n")).summary;
+    assert_eq!(s["layout"], "chained");
+    assert_eq!(f(&s, "content.stale_sectors"), 0.0, "{s}");
+    assert_eq!(f(&s, "content.rebuilt_sectors_wrong"), 0.0);
+    assert!(f(&s, "content.rebuilt_sectors_checked") > 0.0);
+    assert_eq!(s["rebuilds"][0]["outcome"], "complete");
+    assert_eq!(s["data_loss"], false);
+    let neighbours = run(&chained("[[failures]]\ndrive = 3\nat_s = 0.2\n[[failures]]\ndrive = 4\nat_s = 0.21\n")).summary;
+    assert_eq!(neighbours["data_loss"], true, "{neighbours}");
+}
+
+/// Linux md's raid10 (`layout::md_raid10`) in its near, far and offset arrangements, on drive
+/// counts that do and do not divide by the copies: a lost drive is rebuilt from the drives
+/// holding its chunks' other copies, and every rebuilt sector is proved.
+#[test]
+fn md_raid10_near_far_and_offset_rebuild_a_lost_drive() {
+    for (md_layout, drives) in [("n2", 3), ("n2", 4), ("f2", 4), ("o2", 3), ("n3", 4), ("f3", 5)] {
+        let text = scenario("either", "sor", "[[failures]]\ndrive = 1\nat_s = 0.2\n")
+            .replace("layout = \"interleaved\"", "layout = \"md_raid10\"")
+            .replace("drives = 8\ncluster_drives = 4\nid_reads = \"either\"\n", &format!("drives = {drives}\nmd_layout = \"{md_layout}\"\n"));
+        let s = run(&text).summary;
+        let what = format!("{md_layout} on {drives}");
+        assert_eq!(s["layout"], "md_raid10", "{what}");
+        assert_eq!(f(&s, "content.stale_sectors"), 0.0, "{what}: {s}");
+        assert_eq!(f(&s, "content.rebuilt_sectors_wrong"), 0.0, "{what}");
+        assert!(f(&s, "content.rebuilt_sectors_checked") > 0.0, "{what}");
+        assert_eq!(s["rebuilds"][0]["outcome"], "complete", "{what}");
+        assert_eq!(s["data_loss"], false, "{what}");
+    }
 }
