@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use schemars::JsonSchema;
 
 use super::keys::OwnKey;
-use super::plan::{plan_mirror_with, Plan, PlanInputs, Planner, MIRROR};
+use super::plan::{plan_mirror_reading_one, Plan, PlanInputs, Planner, MIRROR};
 use super::{Layout, LayoutParams, LayoutShape, Reconstruction, SourceRead, StripeMap, UnitLocation, UnitRole};
 use crate::error::{Error, Result};
 
@@ -239,32 +239,13 @@ pub struct PrimaryFirstPlanner;
 /// The one [`PrimaryFirstPlanner`].
 pub static PRIMARY_FIRST: PrimaryFirstPlanner = PrimaryFirstPlanner;
 
-thread_local! {
-    /// The map a read is planned on: each data unit's one copy to read.
-    static READ_MAP: std::cell::RefCell<StripeMap> = std::cell::RefCell::new(StripeMap::default());
-}
-
 impl Planner for PrimaryFirstPlanner {
     fn name(&self) -> &'static str {
         "mirror (primary first)"
     }
     fn plan(&self, i: PlanInputs<'_>, plan: &mut Plan) {
-        if i.spec.is_write {
-            return plan_mirror_with(i.map, i.unit_sectors, i.spec, i.status, i.view, i.now, i.rng, plan);
-        }
-        READ_MAP.with(|cell| {
-            let mut read_map = cell.borrow_mut();
-            read_map.reset(i.map.stripe, 1);
-            for unit in 0..i.map.data_units() {
-                let copies = i.map.copies_of(unit);
-                let copy = copies.iter().find(|c| !i.status.is_failed(c)).unwrap_or(&copies[0]);
-                read_map.data.push(*copy);
-            }
-            plan_mirror_with(&read_map, i.unit_sectors, i.spec, i.status, i.view, i.now, i.rng, plan);
-            // The piece is degraded when a copy it could have read is gone.
-            plan.degraded |= (0..i.map.data_units())
-                .any(|unit| plan.touched[unit].0 != plan.touched[unit].1 && i.map.copies_of(unit).iter().any(|c| i.status.is_failed(c)));
-        });
+        // The first working copy is the primary while its drive works.
+        plan_mirror_reading_one(i, plan, |copies, status| copies.iter().find(|c| !status.is_failed(c)).copied())
     }
     fn write_ops(&self, units: f64, _data_units: f64, copies: f64) -> f64 {
         copies * units

@@ -30,11 +30,16 @@
 //! What this layout leaves out of md: md can combine near and far copies in one array (a
 //! layout word with both counts above 1); here an array has one arrangement. The kernel's
 //! "far sets" (layout bits 17–18, which shift far copies within groups of drives) are not
-//! modelled: the far copies shift over the whole array, as mdadm's plain `fK` does. Reads
-//! follow the simulator's mirror rule, not md's `read_balance`.
+//! modelled: the far copies shift over the whole array, as mdadm's plain `fK` does.
+//!
+//! Reads follow md's `read_balance` as far as the simulator sees the drives: far copies read
+//! the working copy at the lowest address (the first part of the drives, its faster zones);
+//! near and offset copies take an idle drive first, else the copy nearest the head, which
+//! md measures in sectors from where it last sent the drive and the simulator by the drive's
+//! positioning estimate (the mirror rule's).
 
 use super::keys::OwnKey;
-use super::plan::{Planner, MIRROR};
+use super::plan::{plan_mirror_reading_one, Plan, PlanInputs, Planner, MIRROR};
 use super::{Layout, LayoutParams, LayoutShape, Reconstruction, SourceRead, StripeMap, UnitLocation, UnitRole};
 use crate::error::{Error, Result};
 
@@ -269,7 +274,10 @@ impl Layout for MdRaid10Layout {
         "md_raid10"
     }
     fn planner(&self) -> &'static dyn Planner {
-        &MIRROR
+        match self.arrangement {
+            CopyArrangement::Far => &FAR_LOWEST_ADDRESS,
+            CopyArrangement::Near | CopyArrangement::Offset => &MIRROR,
+        }
     }
     fn fault_tolerance(&self) -> u32 {
         // Every chunk has K copies on K distinct drives, so any K − 1 failures leave a copy;
@@ -409,6 +417,26 @@ impl Layout for MdRaid10Layout {
             }
             at = run_end;
         }
+    }
+}
+
+/// md's read balancing for far copies: a read takes the working copy at the lowest address
+/// (`read_balance`'s rule for far layouts); writes update every copy.
+#[derive(Debug)]
+pub struct FarLowestAddressPlanner;
+
+/// The one [`FarLowestAddressPlanner`].
+pub static FAR_LOWEST_ADDRESS: FarLowestAddressPlanner = FarLowestAddressPlanner;
+
+impl Planner for FarLowestAddressPlanner {
+    fn name(&self) -> &'static str {
+        "mirror (far: lowest address)"
+    }
+    fn plan(&self, i: PlanInputs<'_>, plan: &mut Plan) {
+        plan_mirror_reading_one(i, plan, |copies, status| copies.iter().filter(|c| !status.is_failed(c)).min_by_key(|c| c.pba).copied())
+    }
+    fn write_ops(&self, units: f64, _data_units: f64, copies: f64) -> f64 {
+        copies * units
     }
 }
 
@@ -799,5 +827,58 @@ mod tests {
         assert!(check(&toml::Value::String("o3".into())).is_ok());
         assert!(check(&toml::Value::String("q2".into())).unwrap_err().contains("unknown arrangement"));
         assert!(check(&toml::Value::Integer(2)).is_err());
+    }
+
+    /// Drives all busy, the far part's copy always the quicker to reach: md's far rule still
+    /// reads the copy at the lower address; with that drive failed, the other copy.
+    #[test]
+    fn far_copies_read_the_lowest_address() {
+        use crate::layout::plan::{DriveView, PieceSpec, UnitStatus};
+        use crate::sim::{Nanos, RngStream, StreamId};
+        struct FarIsQuicker(u64);
+        impl DriveView for FarIsQuicker {
+            fn is_idle(&self, _drive: u32) -> bool {
+                false
+            }
+            fn positioning_estimate(&self, _drive: u32, _now: Nanos, pba: u64) -> Nanos {
+                if pba >= self.0 { 1 } else { 1_000_000 }
+            }
+        }
+        let l = layout("f2", 4, 8);
+        let unit = l.stripe_unit_sectors();
+        let half = l.member_sectors() / 2;
+        let view = FarIsQuicker(half);
+        let mut rng = RngStream::new(1, StreamId::MirrorChoice);
+        let (mut map, mut plan) = (StripeMap::default(), Plan::default());
+        for stripe in 0..l.stripes() {
+            l.map_stripe(stripe, &mut map);
+            let first = map.data.iter().min_by_key(|u| u.pba).copied().unwrap();
+            for failed_first in [false, true] {
+                let mut failed = vec![false; 4];
+                failed[first.drive as usize] = failed_first;
+                let inputs = PlanInputs {
+                    map: &map,
+                    unit_sectors: unit,
+                    spec: PieceSpec { first: 0, sectors: unit, is_write: false },
+                    status: UnitStatus::new(&failed, &[]),
+                    placement: None,
+                    view: &view,
+                    now: 0,
+                    rng: &mut rng,
+                };
+                l.planner().plan(inputs, &mut plan);
+                assert_eq!(plan.ops.len(), 1);
+                let read = (plan.ops[0].drive, plan.ops[0].pba);
+                if failed_first {
+                    assert!(read.1 >= half && read.0 != first.drive, "stripe {stripe}: {read:?}");
+                    assert!(plan.degraded);
+                } else {
+                    assert_eq!(read, (first.drive, first.pba), "stripe {stripe}");
+                    assert!(first.pba < half);
+                }
+            }
+        }
+        // Near copies keep the mirror rule (the quicker copy).
+        assert_eq!(layout("n2", 4, 8).planner().name(), "mirror");
     }
 }

@@ -571,6 +571,38 @@ pub fn plan_mirror(
     plan_mirror_with(map, unit, spec, UnitStatus::new(failed, &[]), view, now, rng, plan)
 }
 
+thread_local! {
+    /// The map a read of [`plan_mirror_reading_one`] is planned on: each data unit's one copy.
+    static READ_MAP: std::cell::RefCell<StripeMap> = std::cell::RefCell::new(StripeMap::default());
+}
+
+/// A mirror piece whose reads take, for each data unit, the one copy `choose` picks among
+/// its copies (`None`: none works) instead of the mirror rule's; writes are the mirror's
+/// ([`plan_mirror_with`]). For planners with a fixed read rule (a primary first, md's
+/// lowest address for far copies). The piece is degraded when a copy it could have read is
+/// gone.
+pub fn plan_mirror_reading_one(
+    i: PlanInputs<'_>,
+    plan: &mut Plan,
+    choose: impl Fn(&[UnitLocation], &UnitStatus<'_>) -> Option<UnitLocation>,
+) {
+    if i.spec.is_write {
+        return plan_mirror_with(i.map, i.unit_sectors, i.spec, i.status, i.view, i.now, i.rng, plan);
+    }
+    READ_MAP.with(|cell| {
+        let mut read_map = cell.borrow_mut();
+        read_map.reset(i.map.stripe, 1);
+        for unit in 0..i.map.data_units() {
+            let copies = i.map.copies_of(unit);
+            // With no copy working, the first one (the read is then lost, as the mirror's).
+            read_map.data.push(choose(copies, &i.status).unwrap_or(copies[0]));
+        }
+        plan_mirror_with(&read_map, i.unit_sectors, i.spec, i.status, i.view, i.now, i.rng, plan);
+        plan.degraded |= (0..i.map.data_units())
+            .any(|unit| plan.touched[unit].0 != plan.touched[unit].1 && i.map.copies_of(unit).iter().any(|c| i.status.is_failed(c)));
+    });
+}
+
 /// [`plan_mirror`] under the units' resolved status (write-only copies take writes).
 #[allow(clippy::too_many_arguments)]
 pub fn plan_mirror_with(
