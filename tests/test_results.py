@@ -566,7 +566,7 @@ def test_a_real_run_has_the_documented_summary_and_tables(engine_result: Result)
     assert summary["seed"] == 1
     assert summary["requests_completed"] == 2000
     assert summary["failures"] == [{"drive": 2, "at_s": 5.0, "held": "member 2"}]
-    for name in ("all", "read", "write", "degraded_read"):
+    for name in ("all", "read", "write", "degraded_read", "failed_set_read"):
         assert set(summary["response_ms"][name]) >= {"count", "mean", "p50", "p90", "p99", "max"}
     assert summary["response_ms"]["all"]["count"] == 2000
     for name, columns in TABLE_COLUMNS.items():
@@ -574,7 +574,7 @@ def test_a_real_run_has_the_documented_summary_and_tables(engine_result: Result)
     drives = engine_result.drives
     assert len(drives) == 5
     assert drives.loc[drives["drive"] == 2, "failed_at_s"].item() == 5.0
-    assert set(engine_result.histogram["class"]) == {"all", "read", "write", "degraded_read"}
+    assert set(engine_result.histogram["class"]) == {"all", "read", "write", "degraded_read", "failed_set_read"}
 
 
 @pytest.mark.engine

@@ -1418,7 +1418,7 @@ impl Simulation {
                         Self::defer(&mut self.cache_done, c);
                         continue;
                     }
-                    self.recorder.completion(now, c.arrival, c.is_write, c.degraded, c.lost)?;
+                    self.recorder.completion(now, c.arrival, c.is_write, c.degraded, c.in_failed_set, c.lost)?;
                     if let Some(think) = self.workload.think_time() {
                         self.events.push(now + think, Event::Arrival);
                     }
@@ -1506,7 +1506,7 @@ impl Simulation {
     #[inline(never)]
     fn answer(&mut self, answered: Answered) -> Result<()> {
         let now = self.now;
-        self.recorder.completion(now, answered.arrival, answered.is_write, answered.degraded, answered.lost)?;
+        self.recorder.completion(now, answered.arrival, answered.is_write, answered.degraded, answered.in_failed_set, answered.lost)?;
         if let Some(think) = self.workload.think_time() {
             self.events.push(now + think, Event::Arrival);
         }

@@ -89,6 +89,10 @@ pub struct CompletedRequest {
     pub is_write: bool,
     /// Some piece touched a unit on a failed drive.
     pub degraded: bool,
+    /// Some piece's data lies (any copy, or its stripe's parity) on a drive of a failed
+    /// member's redundancy set or on the failed member: the thesis's reads "that map to the
+    /// set with a failed disk" (seed 004 §3.3, Figs. 10–11).
+    pub in_failed_set: bool,
     /// Some sector could not be read or stored (data loss).
     pub lost: bool,
 }

@@ -505,7 +505,7 @@ def add_compare_arguments(compare: argparse.ArgumentParser) -> None:
                          help="a summary metric (a summary.parquet column, e.g. response_ms.read.p99); "
                               "repeatable; default: the main response, rebuild and utilization figures")
     compare.add_argument("--class", dest="response_class", default="all",
-                         choices=("all", "read", "write", "degraded_read"), help="requests of the CDF (default: all)")
+                         choices=("all", "read", "write", "degraded_read", "failed_set_read"), help="requests of the CDF (default: all)")
     compare.add_argument("--json", action="store_true", help="print JSON instead of tables")
     compare.set_defaults(handler=_command_compare)
 

@@ -27,6 +27,7 @@ RESPONSE_CLASSES = (
     ("read", "reads"),
     ("write", "writes"),
     ("degraded_read", "degraded reads"),
+    ("failed_set_read", "reads in the failed set"),
 )
 
 

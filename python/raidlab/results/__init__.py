@@ -187,7 +187,7 @@ class Result:
 
     @property
     def histogram(self) -> "pd.DataFrame":
-        """Response-time histogram per class (``all``, ``read``, ``write``, ``degraded_read``)."""
+        """Response-time histogram per class (``all``, ``read``, ``write``, ``degraded_read``, ``failed_set_read``)."""
         return self.table("histogram")
 
     @property

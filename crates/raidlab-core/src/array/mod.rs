@@ -144,6 +144,9 @@ struct RequestSlot {
     pieces_left: u32,
     pieces_alive: u32,
     degraded: bool,
+    /// Some piece's data has a copy (or its stripe a unit) on a drive of a failed member's
+    /// set ([`ArrayState::failed_set`]).
+    in_failed_set: bool,
     lost: bool,
     write_id: u64,
 }
@@ -500,6 +503,7 @@ impl Controller {
             pieces_left: pieces,
             pieces_alive: pieces,
             degraded: false,
+            in_failed_set: false,
             lost: false,
             write_id,
         };
@@ -602,6 +606,7 @@ impl Controller {
             pieces_left: 1,
             pieces_alive: 1,
             degraded: false,
+            in_failed_set: false,
             lost: false,
             write_id: 0,
         };
@@ -626,12 +631,14 @@ impl Controller {
         }
         self.unlock(op.stripe, op.is_write);
         self.free_one_ops.push(index);
+        let in_failed_set = self.state.failed_set.get(op.drive as usize).copied().unwrap_or(false);
         self.completed.push(CompletedRequest {
             id: op.id,
             origin: op.origin,
             arrival: op.arrival,
             is_write: op.is_write,
             degraded: false,
+            in_failed_set,
             lost: false,
         });
         self.in_flight_requests -= 1;
@@ -705,6 +712,11 @@ impl Controller {
         let spec = p.spec.expect("a live piece has a spec");
         if let Some(u) = self.single_unit(p.stripe, spec.first, spec.sectors, spec.is_write) {
             if !self.state.failed[u.drive as usize] {
+                if self.state.failed_set_is_every_member || self.state.failed_set.get(u.drive as usize).copied().unwrap_or(false) {
+                    // Its data's one copy is there (the layout answers `data_unit` only then).
+                    let request = self.pieces[idx as usize].request;
+                    self.requests[request as usize].in_failed_set = true;
+                }
                 let kind = if spec.is_write { OpKind::Write } else { OpKind::Read };
                 let sectors = spec.sectors as u32;
                 let op = PlanOp { drive: u.drive, pba: u.pba, sectors, kind, phase: 0, value_offset: 0 };
@@ -724,6 +736,9 @@ impl Controller {
         self.layout.map_stripe(p.stripe, &mut p.map);
         let readable_target = if self.state.rebuild.is_some() { self.resolve_rebuild(idx, spec.is_write) } else { None };
         if readable_target.is_none() && self.state.rebuild.is_some() && self.try_piggyback(idx, spec) {
+            // A piggybacked read is of a lost member's unit: in its set by definition.
+            let request = self.pieces[idx as usize].request;
+            self.requests[request as usize].in_failed_set = true;
             return Ok(());
         }
         let p = &mut self.pieces[idx as usize];
@@ -735,6 +750,10 @@ impl Controller {
         self.planner.plan(inputs, &mut p.plan);
         if let Some(target) = readable_target {
             self.restore_target(target);
+        }
+        if !self.state.failed_set.is_empty() && (self.state.failed_set_is_every_member || self.piece_in_failed_set(idx)) {
+            let request = self.pieces[idx as usize].request;
+            self.requests[request as usize].in_failed_set = true;
         }
         let p = &mut self.pieces[idx as usize];
         #[cfg(test)]
@@ -900,9 +919,23 @@ impl Controller {
                 arrival: r.arrival,
                 is_write: r.is_write,
                 degraded: r.degraded,
+                in_failed_set: r.in_failed_set,
                 lost: r.lost,
             });
         }
+    }
+
+    /// Whether piece `idx`, planned on its stripe's map, touches data with a copy (or, with
+    /// parity, a stripe with a unit) on a slot of [`ArrayState::failed_set`].
+    #[cold]
+    #[inline(never)]
+    fn piece_in_failed_set(&self, idx: u32) -> bool {
+        let p = &self.pieces[idx as usize];
+        let in_set = |u: &UnitLocation| self.state.failed_set.get(u.drive as usize).copied().unwrap_or(false);
+        let touched = (0..p.map.data_units()).any(|i| {
+            p.plan.touched.get(i).is_none_or(|&(a, b)| a < b) && p.map.copies_of(i).iter().any(in_set)
+        });
+        touched || (!p.map.parity.is_empty() && p.map.parity.iter().any(in_set))
     }
 
     /// Add a finished piece's plan to its request's outcome and the counters.
@@ -980,6 +1013,7 @@ impl Controller {
         }
         self.state.member_status[member as usize] = MemberStatus::Failed;
         self.state.failed_members.push(member);
+        self.state.refresh_failed_set(self.layout.as_ref());
         let lost_now = !self.state.data_lost && self.layout.data_lost(&self.state.failed_members);
         self.state.data_lost |= lost_now;
         Ok(lost_now)

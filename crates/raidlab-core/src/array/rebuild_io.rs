@@ -972,6 +972,7 @@ impl Controller {
         self.state.member_failed_at[r.member as usize] = None;
         let layout = std::mem::replace(&mut self.layout, Box::new(super::NoLayout));
         self.layout = crate::layout::Remapped::replace(layout, r.member_slot, r.target);
+        self.state.refresh_failed_set(self.layout.as_ref());
         if let Some(c) = self.content.as_mut() {
             c.target_done(r.target);
         }

@@ -66,6 +66,13 @@ pub struct ArrayState {
     pub(super) failed_members: Vec<u32>,
     /// When each member failed (`None` while it works).
     pub(super) member_failed_at: Vec<Option<Nanos>>,
+    /// Per slot: whether it holds a failed member or one of a failed member's redundancy
+    /// set (the thesis's "set with a failed disk": a mirror pair, an interleaved cluster).
+    /// Empty while no member has failed.
+    pub(super) failed_set: Vec<bool>,
+    /// Whether [`ArrayState::failed_set`] holds every member (a parity group that is the
+    /// whole array): then every piece is in it, with no search.
+    pub(super) failed_set_is_every_member: bool,
     /// Whether data has been lost.
     pub(super) data_lost: bool,
     /// The rebuild in progress.
@@ -93,12 +100,31 @@ impl ArrayState {
             member_status: vec![MemberStatus::Working; n],
             failed_members: Vec::new(),
             member_failed_at: vec![None; n],
+            failed_set: Vec::new(),
+            failed_set_is_every_member: false,
             data_lost: false,
             rebuild: None,
             spare_pool: Vec::new(),
             waiting_members: Vec::new(),
             placement,
         }
+    }
+
+    /// Recompute [`ArrayState::failed_set`] from the failed members and `layout`'s
+    /// redundancy sets.
+    pub(super) fn refresh_failed_set(&mut self, layout: &dyn crate::layout::Layout) {
+        self.failed_set.clear();
+        self.failed_set_is_every_member = false;
+        if self.failed_members.is_empty() {
+            return;
+        }
+        self.failed_set.resize(self.failed.len(), false);
+        for &member in &self.failed_members {
+            for m in std::iter::once(member).chain(layout.redundancy_set(member)) {
+                self.failed_set[self.member_slot[m as usize] as usize] = true;
+            }
+        }
+        self.failed_set_is_every_member = self.member_slot.iter().all(|&slot| self.failed_set[slot as usize]);
     }
 
     /// Add a slot of `role` after the last; returns it.

@@ -104,6 +104,7 @@ struct Parent {
     is_write: bool,
     waiting: u32,
     degraded: bool,
+    in_failed_set: bool,
     lost: bool,
 }
 
@@ -125,6 +126,8 @@ pub struct Answered {
     pub arrival: Nanos,
     pub is_write: bool,
     pub degraded: bool,
+    /// The array's answer lay in a failed member's set ([`CompletedRequest::in_failed_set`]).
+    pub in_failed_set: bool,
     pub lost: bool,
 }
 
@@ -326,7 +329,7 @@ impl FrontCache {
         view: &dyn DriveView,
         next_id: &mut u64,
     ) -> Result<Arrived> {
-        let parent = Parent { arrival: now, is_write: record.is_write, waiting: 0, degraded: false, lost: false };
+        let parent = Parent { arrival: now, is_write: record.is_write, waiting: 0, degraded: false, in_failed_set: false, lost: false };
         let mut arrival = Arrival { now, id, record, parent, controller, view, next_id };
         if record.is_write {
             self.write(&mut arrival)?;
@@ -337,7 +340,7 @@ impl FrontCache {
             self.parents.insert(id, arrival.parent);
             return Ok(Arrived::Waiting);
         }
-        let answered = Answered { arrival: now, is_write: record.is_write, degraded: false, lost: false };
+        let answered = Answered { arrival: now, is_write: record.is_write, degraded: false, in_failed_set: false, lost: false };
         if self.hit_ns == 0 {
             return Ok(Arrived::Answered(answered));
         }
@@ -659,10 +662,17 @@ impl FrontCache {
             .ok_or_else(|| Error::Invariant(format!("user request {parent} answered twice by the cache")))?;
         waiting.waiting -= 1;
         waiting.degraded |= done.degraded;
+        waiting.in_failed_set |= done.in_failed_set;
         waiting.lost |= done.lost;
         if waiting.waiting == 0 {
             let p = self.parents.remove(&parent).expect("just seen");
-            answered.push(Answered { arrival: p.arrival, is_write: p.is_write, degraded: p.degraded, lost: p.lost });
+            answered.push(Answered {
+                arrival: p.arrival,
+                is_write: p.is_write,
+                degraded: p.degraded,
+                in_failed_set: p.in_failed_set,
+                lost: p.lost,
+            });
         }
         Ok(())
     }

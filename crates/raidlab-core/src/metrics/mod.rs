@@ -101,6 +101,10 @@ pub enum Class {
     Write = 2,
     /// Reads that touched a unit on a failed drive.
     DegradedRead = 3,
+    /// Reads of data in a failed member's set (its mirror pair, its interleaved cluster, its
+    /// parity group): the thesis's reads "that map to the set with a failed disk" (seed 004
+    /// §3.3, Figs. 10–11).
+    FailedSetRead = 4,
 }
 
 /// The array's mode over a run: a request belongs to the period it arrived in.
@@ -126,7 +130,7 @@ pub const PERIODS: usize = 5;
 pub const PERIOD_NAMES: [&str; PERIODS] = ["normal", "degraded", "rebuilding", "after", "data_loss"];
 
 /// Names of the classes in result tables, in `Class` order.
-pub const CLASS_NAMES: [&str; 4] = ["all", "read", "write", "degraded_read"];
+pub const CLASS_NAMES: [&str; 5] = ["all", "read", "write", "degraded_read", "failed_set_read"];
 
 /// Everything recorded about user requests.
 #[derive(Debug)]
@@ -140,7 +144,7 @@ pub struct Recorder {
     warmup_ns: Nanos,
     /// Response-time histograms by `Class`; the `All` entry stays empty (see
     /// [`Recorder::histograms`]).
-    histograms: [Histogram; 4],
+    histograms: [Histogram; CLASS_NAMES.len()],
     /// Time-series windows.
     pub windows: Vec<Window>,
     /// Outcome records in time order.
@@ -252,9 +256,9 @@ impl Recorder {
 
     /// Response-time histograms by `Class`. `All` is the union of reads and writes, put
     /// together here instead of recorded with every completion.
-    pub fn histograms(&self) -> [Histogram; 4] {
+    pub fn histograms(&self) -> [Histogram; CLASS_NAMES.len()] {
         let mut histograms = self.histograms.clone();
-        let [all, read, write, _] = &mut histograms;
+        let [all, read, write, ..] = &mut histograms;
         all.merge(read);
         all.merge(write);
         histograms
@@ -313,7 +317,15 @@ impl Recorder {
     /// A request that arrived at `arrival` completed at `now`. (Always inlined: the
     /// engine's completion loop is where it runs, once per request.)
     #[inline(always)]
-    pub fn completion(&mut self, now: Nanos, arrival: Nanos, is_write: bool, degraded: bool, lost: bool) -> Result<()> {
+    pub fn completion(
+        &mut self,
+        now: Nanos,
+        arrival: Nanos,
+        is_write: bool,
+        degraded: bool,
+        in_failed_set: bool,
+        lost: bool,
+    ) -> Result<()> {
         let response = now - arrival;
         self.completed += 1;
         if lost {
@@ -351,6 +363,9 @@ impl Recorder {
             if degraded {
                 self.histograms[Class::DegradedRead as usize].record(response);
             }
+            if in_failed_set {
+                self.histograms[Class::FailedSetRead as usize].record(response);
+            }
         }
         Ok(())
     }
@@ -363,15 +378,15 @@ mod tests {
     #[test]
     fn responses_are_recorded_only_when_asked_in_order_of_arrival_after_warm_up() {
         let mut off = Recorder::new(1_000, 0);
-        off.completion(50, 10, false, false, false).unwrap();
+        off.completion(50, 10, false, false, false, false).unwrap();
         assert_eq!(off.responses_by_arrival(), None);
 
         let mut on = Recorder::new(1_000, 20).recording_responses(true);
         assert_eq!(on.responses_by_arrival(), Some(vec![]));
-        on.completion(50, 10, false, false, false).unwrap(); // arrived in the warm-up: left out
-        on.completion(90, 40, true, false, false).unwrap();
-        on.completion(95, 30, false, true, false).unwrap(); // completes later, arrived earlier
-        on.completion(99, 40, false, false, false).unwrap(); // same arrival: completion order
+        on.completion(50, 10, false, false, false, false).unwrap(); // arrived in the warm-up: left out
+        on.completion(90, 40, true, false, false, false).unwrap();
+        on.completion(95, 30, false, true, true, false).unwrap(); // completes later, arrived earlier
+        on.completion(99, 40, false, false, false, false).unwrap(); // same arrival: completion order
         assert_eq!(
             on.responses_by_arrival().unwrap(),
             [
@@ -389,9 +404,9 @@ mod tests {
     #[test]
     fn lost_requests_stay_out_of_every_response_statistic() {
         let mut rec = Recorder::new(1_000, 0).recording_responses(true);
-        rec.completion(500, 100, false, true, false).unwrap(); // a degraded read, served
-        rec.completion(600, 590, false, true, true).unwrap(); // a read of lost data: 10 ns
-        rec.completion(1_700, 1_600, true, false, true).unwrap(); // a write that lost data
+        rec.completion(500, 100, false, true, true, false).unwrap(); // a degraded read, served
+        rec.completion(600, 590, false, true, true, true).unwrap(); // a read of lost data: 10 ns
+        rec.completion(1_700, 1_600, true, false, false, true).unwrap(); // a write that lost data
         assert_eq!(rec.lost_requests, 2);
         assert_eq!(rec.completed, 3);
         let h = rec.histograms();
@@ -439,7 +454,7 @@ mod tests {
         assert_eq!(rec.windows.len(), 16);
         let e = rec.arrival(16 * 1_000).unwrap_err().to_string();
         assert!(e.starts_with("metrics.window_s: the run reached 0.000016 s of simulated time, more than 16 windows"), "{e}");
-        let e = rec.completion(u64::MAX, 0, false, false, false).unwrap_err().to_string();
+        let e = rec.completion(u64::MAX, 0, false, false, false, false).unwrap_err().to_string();
         assert!(e.starts_with("metrics.window_s:"), "{e}");
         assert_eq!(rec.windows.len(), 16);
         // A time in a window already held is still counted.

@@ -104,3 +104,32 @@ fn md_raid10_near_far_and_offset_rebuild_a_lost_drive() {
         assert_eq!(s["data_loss"], false, "{what}");
     }
 }
+
+/// The thesis's reads "that map to the set with a failed disk" (`response_ms.failed_set_read`):
+/// with addresses uniform over the array and no failure before, their share of the reads
+/// after a failure is the failed member's set's share of the data: its mirror pair's for
+/// traditional mirroring (1 of 8 pairs), its cluster's for interleaved declustering (1 of 2
+/// clusters), every read for RAID-5 (the parity group is the array).
+#[test]
+fn reads_in_the_failed_set_are_the_sets_share_of_the_data() {
+    let base = |array: &str| {
+        format!(
+            "seed = 3\n[array]\n{array}\ndrives = 16\nstripe_unit_kib = 4\n{SMALL_DRIVE}\n[workload]\nrequests = 40000\n\
+             read_fraction = 1.0\nsize_kib = 4\n[workload.arrival]\nprocess = \"poisson\"\nrate_per_s = 400\n\
+             [[failures]]\ndrive = 5\nat_s = 0\n"
+        )
+    };
+    for (array, share) in [
+        ("layout = \"raid1\"\ncopies = 2", 1.0 / 8.0),
+        ("layout = \"interleaved\"\ncluster_drives = 8", 1.0 / 2.0),
+        ("layout = \"raid5\"", 1.0),
+    ] {
+        let s = run(&base(array)).summary;
+        let (in_set, reads) = (f(&s, "response_ms.failed_set_read.count"), f(&s, "response_ms.read.count"));
+        let measured = in_set / reads;
+        // Binomial: 4 standard deviations of 40,000 draws.
+        let tolerance = 4.0 * (share * (1.0 - share) / reads).sqrt() + 1e-9;
+        assert!((measured - share).abs() <= tolerance, "{array}: {measured} of reads in the failed set, expected {share}");
+        assert!(f(&s, "response_ms.degraded_read.count") <= in_set, "{array}: a degraded read is in the failed set");
+    }
+}
