@@ -81,3 +81,23 @@ fn interleaved_declustering_beats_traditional_mirroring_only_with_either_copy_re
     eprintln!("degraded, 100 % reads, p90: TM {tm_degraded:.2} ms, ID either {id_degraded:.2} ms");
     assert!(id_degraded < 0.9 * tm_degraded, "degraded: ID {id_degraded} ms against TM {tm_degraded} ms");
 }
+
+/// The thesis's Fig. 11 (75 % reads, 250 I/O per second, one drive failed and not rebuilt):
+/// the 90th-percentile response of the reads that map to the set with the failed disk rises
+/// by 113.2 % over normal mode for TM, and by "about 7.3 %" for ID. raidlab's TM lands on the
+/// thesis's figure (checked within 15 % of it); ID rises far less than TM, whichever set its
+/// reads are counted over (its cluster here; `docs/reproduction.md` gives the other readings).
+#[test]
+fn failed_set_reads_slow_down_for_tm_and_barely_for_id() {
+    let tm = "layout = \"raid1\"\ncopies = 2";
+    let id = "layout = \"interleaved\"\ncluster_drives = 8\nid_reads = \"either\"";
+    let rise = |array: &str| {
+        let normal = f(&run(&thesis_mirroring(array, 0.75, "")).summary, "response_ms.read.p90");
+        let degraded = run(&thesis_mirroring(array, 0.75, "[[failures]]\ndrive = 1\nat_s = 1\n")).summary;
+        f(&degraded, "response_ms.failed_set_read.p90") / normal - 1.0
+    };
+    let (tm_rise, id_rise) = (rise(tm), rise(id));
+    eprintln!("failed-set reads' p90 over normal mode: TM +{:.1} % (thesis 113.2), ID +{:.1} % (thesis about 7.3)", tm_rise * 100.0, id_rise * 100.0);
+    assert!((tm_rise - 1.132).abs() / 1.132 < 0.15, "TM rises {tm_rise}");
+    assert!(id_rise < tm_rise / 4.0, "ID rises {id_rise}, TM {tm_rise}");
+}
