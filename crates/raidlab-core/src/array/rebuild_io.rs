@@ -114,6 +114,9 @@ pub struct Rebuilding {
     /// The layout's reconstruction of the member (its sources as members), which each
     /// unit's reads start from ([`crate::layout::Layout::rebuild_reads`]).
     reconstruction: crate::layout::Reconstruction,
+    /// Whether every unit is read whole, at its own sectors, from every source
+    /// ([`crate::layout::Layout::rebuilds_units_in_place`]): jobs then list no reads.
+    in_place: bool,
     /// The rebuild units and their states.
     pub units: RebuildUnits,
     pub states: UnitStates,
@@ -158,8 +161,11 @@ pub struct Job {
     /// The content model's values of the unit: the XOR (or copy) of what was read.
     values: Vec<u64>,
     /// What the job reads ([`crate::layout::Layout::rebuild_reads`], less the sources that
-    /// failed); a read's ops carry its index here.
+    /// failed); a read's ops carry its index here. Empty when `in_place`.
     reads: Vec<JobRead>,
+    /// The unit is read whole at its own sectors from each of the rebuild's sources
+    /// ([`Rebuilding::in_place`]): one op per source, whose index is the source's slot.
+    in_place: bool,
     /// Whether some slot has more than one of them (then a slot is read once all its reads
     /// are back).
     repeats_slot: bool,
@@ -289,6 +295,7 @@ impl Controller {
             sources,
             xor: reconstruction.xor,
             reconstruction,
+            in_place: self.layout.rebuilds_units_in_place(),
             units,
             states,
             redirect_reads,
@@ -530,6 +537,18 @@ impl Controller {
     pub fn rebuild_read(&mut self, job: u32, drive: u32, priority: Priority) {
         let j = &mut self.jobs[job as usize];
         debug_assert!(j.locked && !j.cancelled);
+        if j.in_place {
+            j.outstanding += 1;
+            self.outbox.push(IssuedOp {
+                drive,
+                priority,
+                pba: j.start,
+                sectors: (j.end - j.start) as u32,
+                kind: OpKind::Read,
+                token: OpToken::new(JobId::new(JobKind::RebuildUnit, job), drive).raw(),
+            });
+            return;
+        }
         let mut issued = false;
         for (index, read) in j.reads.iter_mut().enumerate().filter(|(_, r)| r.slot == drive) {
             read.outstanding = true;
@@ -553,6 +572,10 @@ impl Controller {
     /// (no I/O, which no discipline need let in).
     pub fn job_read_sectors(&self, job: u32, drive: u32) -> Option<u64> {
         let j = &self.jobs[job as usize];
+        if j.in_place {
+            // (The policies ask of the rebuild's sources only.)
+            return Some(j.end - j.start);
+        }
         if j.reads_every_source {
             // The search's answer for any of the rebuild's sources, which are all the
             // policies ask of (every rebuild of the test suite checks the two agree).
@@ -662,7 +685,8 @@ impl Controller {
             } else if op_index == TARGET_WRITE as u64 {
                 self.rebuild_events.push(RebuildEvent::Written { job, unit, ok: false });
             } else {
-                let drive = self.jobs[job as usize].reads[op_index as usize].slot;
+                let j = &self.jobs[job as usize];
+                let drive = if j.in_place { op_index as u32 } else { j.reads[op_index as usize].slot };
                 self.rebuild_events.push(RebuildEvent::Read { job, drive, ok: false });
             }
         }
@@ -702,11 +726,16 @@ impl Controller {
             self.rebuild_events.push(RebuildEvent::Written { job, unit, ok: true });
             return self.finish_rebuild_if_complete();
         }
-        let Some(read) = self.jobs[job as usize].reads.get_mut(op_index as usize) else {
-            return Err(Error::Invariant(format!("rebuild job {job} finished read {op_index}, which it does not have")));
+        let read = if self.jobs[job as usize].in_place {
+            let j = &self.jobs[job as usize];
+            JobRead { slot: op_index as u32, pba: j.start, offset: 0, sectors: j.end - j.start, outstanding: false }
+        } else {
+            let Some(read) = self.jobs[job as usize].reads.get_mut(op_index as usize) else {
+                return Err(Error::Invariant(format!("rebuild job {job} finished read {op_index}, which it does not have")));
+            };
+            read.outstanding = false;
+            *read
         };
-        read.outstanding = false;
-        let read = *read;
         let drive = read.slot;
         if self.content.is_some() {
             let xor = self.state.rebuild.as_deref().is_some_and(|r| r.xor);
@@ -775,14 +804,23 @@ impl Controller {
             }
         }
         let Some(job) = self.rebuild_claim_locked(unit, first_stripe, last_stripe) else { return false };
-        let mut sources: Vec<u32> = self.jobs[job as usize].reads.iter().map(|r| r.slot).collect();
-        sources.sort_unstable();
-        sources.dedup();
+        // The slots read, each once, in the order of the reads (of the rebuild's sources).
+        let sources: Vec<u32> = if self.jobs[job as usize].in_place {
+            self.state.rebuild.as_deref().map(|r| r.sources.clone()).unwrap_or_default()
+        } else {
+            let mut slots: Vec<u32> = Vec::new();
+            for read in &self.jobs[job as usize].reads {
+                if !slots.contains(&read.slot) {
+                    slots.push(read.slot);
+                }
+            }
+            slots
+        };
         {
             let j = &mut self.jobs[job as usize];
             j.piggyback = true;
             j.piece = idx;
-            j.reads_left = j.reads.len() as u32;
+            j.reads_left = if j.in_place { sources.len() as u32 } else { j.reads.len() as u32 };
         }
         let p = &mut self.pieces[idx as usize];
         p.piggyback_job = job;
@@ -830,6 +868,7 @@ impl Controller {
             reads: Vec::new(),
             repeats_slot: false,
             reads_every_source: false,
+            in_place: r.in_place,
             piggyback: false,
             piece: NONE,
             reads_left: 0,
@@ -851,6 +890,27 @@ impl Controller {
         // rebuild's sources are those: a mirror drops a copy that fails, parity gives up).
         self.source_reads.clear();
         let Some(r) = self.state.rebuild.as_deref() else { return id };
+        if r.in_place {
+            #[cfg(debug_assertions)]
+            {
+                // The shortcut's claim: the layout's own answer is every source, whole, in place.
+                self.layout.rebuild_reads(member, &r.reconstruction, start, end, &mut self.source_reads);
+                let plain: Vec<_> = r
+                    .reconstruction
+                    .sources
+                    .iter()
+                    .map(|&source| crate::layout::SourceRead { source, pba: start, offset: 0, sectors: end - start })
+                    .collect();
+                assert_eq!(self.source_reads, plain, "layout {} rebuilds units in place", self.layout.name());
+            }
+            self.jobs[id as usize].reads.clear();
+            if self.content.is_some() {
+                let j = &mut self.jobs[id as usize];
+                j.values.clear();
+                j.values.resize((end - start) as usize, 0);
+            }
+            return id;
+        }
         self.layout.rebuild_reads(member, &r.reconstruction, start, end, &mut self.source_reads);
         let j = &mut self.jobs[id as usize];
         j.reads.clear();

@@ -187,6 +187,14 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
             out.push(SourceRead { source, pba, offset: 0, sectors: end - start });
         }
     }
+    /// Whether every unit of a lost member is rebuilt from the whole unit at its own sectors
+    /// on every source of [`Layout::reconstruction`] (the defaults of
+    /// [`Layout::rebuild_reads`] and [`Layout::rebuild_source_sectors`]): then the rebuild
+    /// does not ask per unit. A shortcut: every debug build checks it against
+    /// `rebuild_reads` for every unit it rebuilds. By default false (asked per unit).
+    fn rebuilds_units_in_place(&self) -> bool {
+        false
+    }
     /// The stripes with a unit in physical sectors `[start, end)` of a member, as an
     /// inclusive range (`start < end`). By default stripe `s` occupies sectors
     /// `[s·unit, (s+1)·unit)` of every member, as in every layout so far.
@@ -327,6 +335,9 @@ impl Layout for Remapped {
     }
     fn rebuild_reads(&self, member: u32, reconstruction: &Reconstruction, start: u64, end: u64, out: &mut Vec<SourceRead>) {
         self.inner.rebuild_reads(member, reconstruction, start, end, out);
+    }
+    fn rebuilds_units_in_place(&self) -> bool {
+        self.inner.rebuilds_units_in_place()
     }
     fn stripes_in(&self, member: u32, start: u64, end: u64) -> (u64, u64) {
         self.inner.stripes_in(member, start, end)

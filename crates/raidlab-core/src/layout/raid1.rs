@@ -81,6 +81,10 @@ impl Layout for Raid1Layout {
             UnitRole::Data { index: drive / self.copies, copy: drive % self.copies },
         ))
     }
+    fn rebuilds_units_in_place(&self) -> bool {
+        // Its copies of a set lie at the same sectors.
+        true
+    }
     fn reconstruction(&self, member: u32) -> Option<super::Reconstruction> {
         // A copy of the member's own mirror set, at the same sectors.
         let set = member / self.copies;

@@ -163,6 +163,10 @@ impl Layout for Raid5Layout {
     fn data_lost(&self, failed: &[u32]) -> bool {
         failed.len() >= 2
     }
+    fn rebuilds_units_in_place(&self) -> bool {
+        // Its a stripe lies at the same sectors of every member.
+        true
+    }
     fn reconstruction(&self, member: u32) -> Option<super::Reconstruction> {
         // Every unit of a member, data or parity, is the XOR of the stripe's other units,
         // which lie at the same sectors of every other member.
