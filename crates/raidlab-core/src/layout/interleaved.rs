@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use schemars::JsonSchema;
 
 use super::keys::OwnKey;
-use super::plan::{plan_mirror_reading_one, Plan, PlanInputs, Planner, MIRROR};
+use super::plan::{FixedCopyPlanner, Planner, MIRROR};
 use super::{Layout, LayoutParams, LayoutShape, Reconstruction, SourceRead, StripeMap, UnitLocation, UnitRole};
 use crate::error::{Error, Result};
 
@@ -233,24 +233,11 @@ impl Layout for InterleavedLayout {
 
 /// Interleaved declustering's planner with `id_reads = "primary"`: a read takes a unit's
 /// primary while its drive can be read, else the backup; writes are the mirror's.
-#[derive(Debug)]
-pub struct PrimaryFirstPlanner;
-
-/// The one [`PrimaryFirstPlanner`].
-pub static PRIMARY_FIRST: PrimaryFirstPlanner = PrimaryFirstPlanner;
-
-impl Planner for PrimaryFirstPlanner {
-    fn name(&self) -> &'static str {
-        "mirror (primary first)"
-    }
-    fn plan(&self, i: PlanInputs<'_>, plan: &mut Plan) {
-        // The first working copy is the primary while its drive works.
-        plan_mirror_reading_one(i, plan, |copies, status| copies.iter().find(|c| !status.is_failed(c)).copied())
-    }
-    fn write_ops(&self, units: f64, _data_units: f64, copies: f64) -> f64 {
-        copies * units
-    }
-}
+pub static PRIMARY_FIRST: FixedCopyPlanner = FixedCopyPlanner {
+    name: "mirror (primary first)",
+    // The first working copy is the primary while its drive works.
+    choose: |copies, status| copies.iter().find(|c| !status.is_failed(c)).copied(),
+};
 
 #[cfg(test)]
 mod tests {

@@ -39,7 +39,7 @@
 //! positioning estimate (the mirror rule's).
 
 use super::keys::OwnKey;
-use super::plan::{plan_mirror_reading_one, Plan, PlanInputs, Planner, MIRROR};
+use super::plan::{FixedCopyPlanner, Planner, MIRROR};
 use super::{Layout, LayoutParams, LayoutShape, Reconstruction, SourceRead, StripeMap, UnitLocation, UnitRole};
 use crate::error::{Error, Result};
 
@@ -422,23 +422,10 @@ impl Layout for MdRaid10Layout {
 
 /// md's read balancing for far copies: a read takes the working copy at the lowest address
 /// (`read_balance`'s rule for far layouts); writes update every copy.
-#[derive(Debug)]
-pub struct FarLowestAddressPlanner;
-
-/// The one [`FarLowestAddressPlanner`].
-pub static FAR_LOWEST_ADDRESS: FarLowestAddressPlanner = FarLowestAddressPlanner;
-
-impl Planner for FarLowestAddressPlanner {
-    fn name(&self) -> &'static str {
-        "mirror (far: lowest address)"
-    }
-    fn plan(&self, i: PlanInputs<'_>, plan: &mut Plan) {
-        plan_mirror_reading_one(i, plan, |copies, status| copies.iter().filter(|c| !status.is_failed(c)).min_by_key(|c| c.pba).copied())
-    }
-    fn write_ops(&self, units: f64, _data_units: f64, copies: f64) -> f64 {
-        copies * units
-    }
-}
+pub static FAR_LOWEST_ADDRESS: FixedCopyPlanner = FixedCopyPlanner {
+    name: "mirror (far: lowest address)",
+    choose: |copies, status| copies.iter().filter(|c| !status.is_failed(c)).min_by_key(|c| c.pba).copied(),
+};
 
 #[cfg(test)]
 mod tests {
@@ -833,7 +820,7 @@ mod tests {
     /// reads the copy at the lower address; with that drive failed, the other copy.
     #[test]
     fn far_copies_read_the_lowest_address() {
-        use crate::layout::plan::{DriveView, PieceSpec, UnitStatus};
+        use crate::layout::plan::{DriveView, PieceSpec, Plan, PlanInputs, UnitStatus};
         use crate::sim::{Nanos, RngStream, StreamId};
         struct FarIsQuicker(u64);
         impl DriveView for FarIsQuicker {

@@ -576,15 +576,36 @@ thread_local! {
     static READ_MAP: std::cell::RefCell<StripeMap> = std::cell::RefCell::new(StripeMap::default());
 }
 
-/// A mirror piece whose reads take, for each data unit, the one copy `choose` picks among
-/// its copies (`None`: none works) instead of the mirror rule's; writes are the mirror's
-/// ([`plan_mirror_with`]). For planners with a fixed read rule (a primary first, md's
-/// lowest address for far copies). The piece is degraded when a copy it could have read is
+/// A mirror's planner whose reads take, for each data unit, the one copy `choose` picks
+/// among its copies (`None`: none works) instead of the mirror rule's; writes are the
+/// mirror's ([`plan_mirror_with`]). A layout with a fixed read rule (a primary first, md's
+/// lowest address for far copies) names a static of its own.
+#[derive(Debug)]
+pub struct FixedCopyPlanner {
+    /// The planner's name in messages (`mirror (primary first)`).
+    pub name: &'static str,
+    /// The copy a read of a data unit takes.
+    pub choose: fn(&[UnitLocation], &UnitStatus<'_>) -> Option<UnitLocation>,
+}
+
+impl Planner for FixedCopyPlanner {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn plan(&self, i: PlanInputs<'_>, plan: &mut Plan) {
+        plan_mirror_reading_one(i, plan, self.choose)
+    }
+    fn write_ops(&self, units: f64, _data_units: f64, copies: f64) -> f64 {
+        copies * units
+    }
+}
+
+/// [`FixedCopyPlanner`]'s plan. The piece is degraded when a copy it could have read is
 /// gone.
-pub fn plan_mirror_reading_one(
+fn plan_mirror_reading_one(
     i: PlanInputs<'_>,
     plan: &mut Plan,
-    choose: impl Fn(&[UnitLocation], &UnitStatus<'_>) -> Option<UnitLocation>,
+    choose: fn(&[UnitLocation], &UnitStatus<'_>) -> Option<UnitLocation>,
 ) {
     if i.spec.is_write {
         return plan_mirror_with(i.map, i.unit_sectors, i.spec, i.status, i.view, i.now, i.rng, plan);
