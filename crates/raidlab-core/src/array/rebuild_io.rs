@@ -166,13 +166,6 @@ pub struct Job {
     /// The unit is read whole at its own sectors from each of the rebuild's sources
     /// ([`Rebuilding::in_place`]): one op per source, whose index is the source's slot.
     in_place: bool,
-    /// Whether some slot has more than one of them (then a slot is read once all its reads
-    /// are back).
-    repeats_slot: bool,
-    /// Whether it reads the whole unit from every source of the rebuild, once each (every
-    /// unit of a layout without reads of its own): then what it reads from a source needs no
-    /// search.
-    reads_every_source: bool,
     /// A piggybacking job: the user read piece waiting for its reads (or [`NONE`] once
     /// answered), and its reads not yet back.
     piggyback: bool,
@@ -576,17 +569,6 @@ impl Controller {
             // (The policies ask of the rebuild's sources only.)
             return Some(j.end - j.start);
         }
-        if j.reads_every_source {
-            // The search's answer for any of the rebuild's sources, which are all the
-            // policies ask of (every rebuild of the test suite checks the two agree).
-            debug_assert_eq!(Some(j.end - j.start), Self::sectors_read_from(j, drive));
-            return Some(j.end - j.start);
-        }
-        Self::sectors_read_from(j, drive)
-    }
-
-    /// Sectors job `j` reads from slot `drive`, by search.
-    fn sectors_read_from(j: &Job, drive: u32) -> Option<u64> {
         let (mut any, mut sectors) = (false, 0);
         for read in &j.reads {
             if read.slot == drive {
@@ -753,7 +735,8 @@ impl Controller {
             return Ok(());
         }
         let j = &self.jobs[job as usize];
-        if j.repeats_slot && j.reads.iter().any(|r| r.slot == drive && r.outstanding) {
+        // (A slot with two reads is read once both are back.)
+        if j.reads.iter().any(|r| r.slot == drive && r.outstanding) {
             return Ok(());
         }
         self.rebuild_events.push(RebuildEvent::Read { job, drive, ok: true });
@@ -866,8 +849,6 @@ impl Controller {
             live: true,
             values: Vec::new(),
             reads: Vec::new(),
-            repeats_slot: false,
-            reads_every_source: false,
             in_place: r.in_place,
             piggyback: false,
             piece: NONE,
@@ -914,22 +895,12 @@ impl Controller {
         self.layout.rebuild_reads(member, &r.reconstruction, start, end, &mut self.source_reads);
         let j = &mut self.jobs[id as usize];
         j.reads.clear();
-        // Slots seen, by bit (slots past 63 share the last bit: at worst a needless check).
-        let (mut seen, mut repeats) = (0u64, false);
         for read in &self.source_reads {
             let slot = self.state.member_slot[read.source as usize];
             if !self.state.failed[slot as usize] {
-                let bit = 1u64 << slot.min(63);
-                repeats |= seen & bit != 0;
-                seen |= bit;
                 j.reads.push(JobRead { slot, pba: read.pba, offset: read.offset, sectors: read.sectors, outstanding: false });
             }
         }
-        j.repeats_slot = repeats;
-        let unit_sectors = end - start;
-        j.reads_every_source = !repeats
-            && j.reads.len() == r.sources.len()
-            && j.reads.iter().all(|read| read.offset == 0 && read.sectors == unit_sectors);
         debug_assert!(
             reads_cover(&j.reads, end - start),
             "layout {}: reads {:?} do not rebuild unit [{start}, {end}) of member {member}",
