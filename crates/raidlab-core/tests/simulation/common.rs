@@ -4,6 +4,13 @@ use raidlab_core::api::{self, RunOutput};
 use raidlab_core::engine::Simulation;
 use raidlab_core::Config;
 
+/// `[workload]` lines of the content tests' requests: half reads, 0.5–24 KiB at any sector
+/// (so they cross units and stripes), 60 % of them to 5 % of the space (so they revisit
+/// data while it is being rebuilt).
+pub const MIXED_HOT_REQUESTS: &str = "read_fraction = 0.5\nalign_kib = 0.5\n\
+     size = { distribution = \"uniform\", min_kib = 0.5, max_kib = 24, step_kib = 0.5 }\n\
+     address = { distribution = \"hot_cold\", hot_request_fraction = 0.6, hot_space_fraction = 0.05 }";
+
 /// A small, fast drive (6,400 sectors) so random workloads collide on stripes often.
 pub const SMALL_DRIVE: &str = r#"
 [drive.model]

@@ -19,10 +19,7 @@ spares = 1
 {SMALL_DRIVE}
 [workload]
 requests = {requests}
-read_fraction = 0.5
-align_kib = 0.5
-size = {{ distribution = "uniform", min_kib = 0.5, max_kib = 24, step_kib = 0.5 }}
-address = {{ distribution = "hot_cold", hot_request_fraction = 0.6, hot_space_fraction = 0.05 }}
+{MIXED_HOT_REQUESTS}
 [workload.arrival]
 process = "closed"
 outstanding = 8
