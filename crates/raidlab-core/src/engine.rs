@@ -263,6 +263,10 @@ impl DriveView for Drives<'_> {
     fn positioning_estimate(&self, drive: u32, now: Nanos, pba: u64) -> Nanos {
         self.0[drive as usize].drive.positioning_estimate(now, pba)
     }
+    fn arm_sector(&self, drive: u32) -> Option<u64> {
+        let drive = &self.0[drive as usize].drive;
+        drive.model.geometry.first_lba_of_track(drive.cylinder(), drive.surface())
+    }
 }
 
 /// Progress report hook: called with (fraction done or NaN, completed requests); returning
@@ -415,8 +419,16 @@ impl Simulation {
         if slots > config.array.drives {
             controller.set_spare_slots(slots - config.array.drives);
         }
+        if let Some(why) = controller.layout().crash_refusal() {
+            if let Some(i) = config.failures.iter().position(|f| f.kind == FailureKind::Crash) {
+                return Err(Error::config(format!("failures[{i}].kind"), format!("{why} (layout {})", config.array.layout)));
+            }
+        }
         let rebuild = match &config.rebuild {
             Some(r) => {
+                if let Some(why) = controller.layout().rebuild_refusal() {
+                    return Err(Error::config("rebuild", format!("layout {}: {why}", config.array.layout)));
+                }
                 if controller.layout().reconstruction(0).is_none() {
                     return Err(Error::config(
                         "rebuild",

@@ -745,7 +745,7 @@ impl Controller {
         // The units' status for this piece: the failed and write-only slots, with the rebuild
         // target resolved above for the rebuild units under this stripe.
         let status = plan::UnitStatus::new(&self.state.failed, &self.state.write_only);
-        let placement = self.state.placement.as_deref();
+        let placement = self.state.placement.as_deref_mut();
         let inputs = plan::PlanInputs { map: &p.map, unit_sectors: unit, spec, status, placement, view, now, rng: &mut self.rng };
         self.planner.plan(inputs, &mut p.plan);
         if let Some(target) = readable_target {
@@ -1064,7 +1064,7 @@ impl Controller {
         let spec = p.spec.expect("a live piece has a spec");
         UserPiece {
             stripe: p.stripe,
-            map: &p.map,
+            map: if p.plan.placed { &p.plan.placed_map } else { &p.map },
             ops: &p.plan.ops,
             phase: p.phase,
             phases: p.plan.phases,
@@ -1321,7 +1321,7 @@ mod tests {
                 "counting mirror"
             }
             fn plan(&self, inputs: plan::PlanInputs<'_>, out: &mut Plan) {
-                let counts = inputs.placement.and_then(|p| p.as_any().downcast_ref::<WritesPerStripe>()).expect("its state");
+                let counts = inputs.placement.as_deref().and_then(|p| p.as_any().downcast_ref::<WritesPerStripe>()).expect("its state");
                 if inputs.spec.is_write {
                     let stripe = inputs.map.stripe;
                     SEEN.lock().unwrap().push((stripe, counts.0.get(&stripe).copied().unwrap_or(0)));

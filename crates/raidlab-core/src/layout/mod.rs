@@ -7,6 +7,7 @@
 //! across the array); a **row** is a sector offset within a unit.
 
 pub mod chained;
+pub mod distorted;
 pub mod interleaved;
 pub mod keys;
 pub mod md_raid10;
@@ -195,6 +196,17 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     fn rebuilds_units_in_place(&self) -> bool {
         false
     }
+    /// Why a lost member of this layout cannot be rebuilt although it keeps redundancy (a
+    /// rebuild the layout does not support yet), for the error that refuses `[rebuild]`;
+    /// `None`, the default, when [`Layout::reconstruction`] says how.
+    fn rebuild_refusal(&self) -> Option<&'static str> {
+        None
+    }
+    /// Why a controller crash cannot be simulated with this layout yet, for the error that
+    /// refuses a `crash` entry in the failure schedule; `None`, the default, when it can.
+    fn crash_refusal(&self) -> Option<&'static str> {
+        None
+    }
     /// The stripes with a unit in physical sectors `[start, end)` of a member, as an
     /// inclusive range (`start < end`). By default stripe `s` occupies sectors
     /// `[s·unit, (s+1)·unit)` of every member, as in every layout so far.
@@ -293,6 +305,12 @@ impl Layout for Remapped {
     }
     fn volatile_state(&self) -> &'static str {
         self.inner.volatile_state()
+    }
+    fn rebuild_refusal(&self) -> Option<&'static str> {
+        self.inner.rebuild_refusal()
+    }
+    fn crash_refusal(&self) -> Option<&'static str> {
+        self.inner.crash_refusal()
     }
     fn name(&self) -> &'static str {
         self.inner.name()
@@ -413,6 +431,13 @@ pub const LAYOUTS: &[LayoutEntry] = &[
         build: interleaved::InterleavedLayout::build,
         doc: "interleaved declustering (the thesis's ID): each drive's data backed up in fragments across its cluster",
         own_keys: interleaved::OWN_KEYS,
+    },
+    LayoutEntry {
+        name: "distorted",
+        build: distorted::DistortedLayout::build,
+        doc: "distorted mirrors (the thesis's DM): pairs whose drives keep their own blocks in place and their partner's \
+              copies written anywhere free",
+        own_keys: distorted::OWN_KEYS,
     },
     LayoutEntry {
         name: "chained",

@@ -54,6 +54,12 @@ pub struct Plan {
     /// Row segments written by read-modify-write / reconstruct-write.
     pub rmw_segments: u32,
     pub rcw_segments: u32,
+    /// The stripe's map as the planner placed it, when that differs from the layout's fixed
+    /// map (a copy written where a placement state chose): what the content model matches
+    /// the plan's ops against. Read only when [`Plan::placed`] is set.
+    pub placed_map: StripeMap,
+    /// Whether [`Plan::placed_map`] is this plan's map.
+    pub placed: bool,
     /// Scratch: (drive, kind, start pba, end pba) before merging.
     ranges: Vec<(u32, OpKind, u64, u64)>,
     /// Scratch: touched row range [start, end) of every data unit (empty when start == end),
@@ -77,6 +83,11 @@ pub trait DriveView {
     fn is_idle(&self, drive: u32) -> bool;
     /// Estimated time until the drive could be transferring `pba` if it started now.
     fn positioning_estimate(&self, drive: u32, now: Nanos, pba: u64) -> Nanos;
+    /// The first sector of the track under the drive's arm now, if the view knows it (for a
+    /// layout that writes where the head is).
+    fn arm_sector(&self, _drive: u32) -> Option<u64> {
+        None
+    }
 }
 
 /// A stripe piece: `sectors` logical sectors starting `first` sectors into the stripe's data.
@@ -98,6 +109,7 @@ impl Plan {
         self.pre_read_sectors = 0;
         self.rmw_segments = 0;
         self.rcw_segments = 0;
+        self.placed = false;
     }
 
     #[inline]
@@ -203,7 +215,8 @@ pub struct PlanInputs<'a> {
     pub status: UnitStatus<'a>,
     /// The layout's placement state ([`crate::layout::Layout::placement_state`]), as its
     /// finished writes left it.
-    pub placement: Option<&'a dyn crate::layout::PlacementState>,
+    /// The planner may change it (a write taking a slot its commit step records).
+    pub placement: Option<&'a mut (dyn crate::layout::PlacementState + 'static)>,
     pub view: &'a dyn DriveView,
     pub now: Nanos,
     pub rng: &'a mut RngStream,

@@ -11,6 +11,7 @@ mod determinism;
 mod failure_schedules;
 mod failures;
 mod declustering;
+mod distorted;
 mod layout_registry;
 mod pro;
 mod queueing;
