@@ -24,6 +24,7 @@ use crate::array::jobs::OpToken;
 use crate::array::Controller;
 use crate::array::rebuild_io::RebuildEvent;
 use crate::array::state::RebuildUnits;
+use crate::array::ReadEstimate;
 use crate::config::{Config, FailureKind};
 use crate::rebuild::{DriveState, Rebuild};
 use crate::disk::{self, Drive, DriveModel, Priority, QueuedOp};
@@ -197,6 +198,10 @@ pub struct DriveSlot {
     pub drive: Drive,
     queue: disk::DiskQueue,
     in_service: Option<(u64, Nanos)>,
+    /// When the operation in service ends (meaningful while there is one).
+    in_service_until: Nanos,
+    /// First sector of the last operation queued (meaningful while the queue holds any).
+    last_queued_lba: u64,
     /// When the drive failed.
     pub failed_at: Option<Nanos>,
     epoch: u32,
@@ -253,7 +258,8 @@ impl DriveSlot {
     }
 }
 
-struct Drives<'a>(&'a [DriveSlot]);
+/// The drives as planners see them, with the run's estimate for busy copies.
+struct Drives<'a>(&'a [DriveSlot], ReadEstimate);
 
 impl DriveView for Drives<'_> {
     fn is_idle(&self, drive: u32) -> bool {
@@ -262,6 +268,28 @@ impl DriveView for Drives<'_> {
     }
     fn positioning_estimate(&self, drive: u32, now: Nanos, pba: u64) -> Nanos {
         self.0[drive as usize].drive.positioning_estimate(now, pba)
+    }
+    fn read_estimate(&self, drive: u32, now: Nanos, pba: u64) -> Nanos {
+        let slot = &self.0[drive as usize];
+        // Where the arm will start this read from on a first-come queue: after the last
+        // operation queued, or where it is.
+        let positioning = || {
+            if slot.queue.is_empty() {
+                slot.drive.positioning_estimate(now, pba)
+            } else {
+                slot.drive.positioning_estimate_from(slot.last_queued_lba, pba)
+            }
+        };
+        match self.1 {
+            ReadEstimate::InService => slot.drive.positioning_estimate(now, pba),
+            ReadEstimate::QueueTail => positioning(),
+            ReadEstimate::QueueDrain => {
+                let in_service = if slot.in_service.is_some() { slot.in_service_until.saturating_sub(now) } else { 0 };
+                let mean_service = slot.busy_ns.checked_div(slot.operations).unwrap_or(0);
+                in_service + slot.queue.len() as u64 * mean_service + positioning()
+            }
+            ReadEstimate::Random => 0,
+        }
     }
     fn arm_sector(&self, drive: u32) -> Option<u64> {
         let drive = &self.0[drive as usize].drive;
@@ -276,6 +304,8 @@ pub type ProgressHook<'a> = &'a mut dyn FnMut(f64, u64) -> bool;
 /// A simulation, built from a validated configuration.
 pub struct Simulation {
     pub config: Config,
+    /// How a mirror's read compares busy copies (`array.read_estimate`).
+    read_estimate: ReadEstimate,
     now: Nanos,
     events: EventQueue<Event>,
     /// The drives.
@@ -373,6 +403,8 @@ impl Simulation {
                     drive: Drive::new(model.clone(), rotation, RngStream::new(config.seed, StreamId::Drive(i))),
                     queue,
                     in_service: None,
+                    in_service_until: 0,
+                    last_queued_lba: 0,
                     failed_at: None,
                     epoch: 0,
                     busy_ns: 0,
@@ -524,6 +556,7 @@ impl Simulation {
         let recorder = Recorder::new(s_to_ns(config.metrics.window_s), s_to_ns(config.metrics.warmup_s))
             .recording_responses(config.metrics.record_responses);
         let (config_drives, config_spares) = (config.array.drives, config.array.spares);
+        let read_estimate = config.array.read_estimate;
         let mut sim = Simulation {
             config,
             now: 0,
@@ -560,6 +593,7 @@ impl Simulation {
             cache_answered: Vec::new(),
             model,
             rebuild,
+            read_estimate,
         };
         for slot in config_drives..config_drives + config_spares {
             sim.controller.add_spare(slot, 0);
@@ -819,7 +853,7 @@ impl Simulation {
         if self.front.is_some() {
             self.arrive_at_cache(id, record)?;
         } else {
-            self.controller.submit(now, UserRequest::new(id, Origin::Workload, record), &Drives(&self.drives))?;
+            self.controller.submit(now, UserRequest::new(id, Origin::Workload, record), &Drives(&self.drives, self.read_estimate))?;
         }
         // Reads recorded for a rebuild order that watches them go to it in batches, so the
         // record stays small while the order makes no decision (every drive busy).
@@ -901,7 +935,7 @@ impl Simulation {
         slot.sectors_done += slot.in_service_sectors as u64;
         let depth = slot.depth - 1;
         slot.set_depth(now, depth);
-        self.controller.op_done(now, token, true, &Drives(&self.drives))?;
+        self.controller.op_done(now, token, true, &Drives(&self.drives, self.read_estimate))?;
         self.start_next(drive);
         if !self.idle_subscriptions.is_empty() {
             let idle = self.drives[drive as usize].in_service.is_none();
@@ -979,6 +1013,7 @@ impl Simulation {
         if let Some(op) = slot.queue.pop_op(&slot.drive, now) {
             let service = slot.drive.service(now, op.lba, op.sectors, op.kind);
             slot.in_service = Some((op.token, now));
+            slot.in_service_until = now + service.total();
             slot.in_service_sectors = op.sectors;
             self.events.push(now + service.total(), Event::DiskDone { drive, epoch: slot.epoch });
         } else if let Some(at) = slot.queue.next_ready(now) {
@@ -1041,7 +1076,7 @@ impl Simulation {
         slot.rebuild_ops_in_flight = 0;
         let aborted = std::mem::take(&mut self.aborted);
         for (_, op) in &aborted {
-            self.controller.op_done(now, op.token, false, &Drives(&self.drives))?;
+            self.controller.op_done(now, op.token, false, &Drives(&self.drives, self.read_estimate))?;
         }
         self.aborted = aborted;
         self.aborted.clear();
@@ -1388,7 +1423,7 @@ impl Simulation {
                 let now = self.now;
                 let slot = &mut self.drives[op.drive as usize];
                 if slot.failed_at.is_some() {
-                    self.controller.op_done(now, op.token, false, &Drives(&self.drives))?;
+                    self.controller.op_done(now, op.token, false, &Drives(&self.drives, self.read_estimate))?;
                     continue;
                 }
                 let depth = slot.depth + 1;
@@ -1402,6 +1437,7 @@ impl Simulation {
                     // class discipline says it would: skip the queue.
                     let service = slot.drive.service(now, op.pba, op.sectors, op.kind);
                     slot.in_service = Some((op.token, now));
+                    slot.in_service_until = now + service.total();
                     slot.in_service_sectors = op.sectors;
                     self.events.push(now + service.total(), Event::DiskDone { drive: op.drive, epoch: slot.epoch });
                     continue;
@@ -1411,6 +1447,7 @@ impl Simulation {
                 } else {
                     0
                 };
+                slot.last_queued_lba = op.pba;
                 slot.queue.push(
                     op.priority,
                     QueuedOp { lba: op.pba, sectors: op.sectors, kind: op.kind, cylinder, enqueued: now, token: op.token },
@@ -1470,7 +1507,7 @@ impl Simulation {
     fn arrive_at_cache(&mut self, id: u64, record: RequestRecord) -> Result<()> {
         let now = self.now;
         let front = self.front.as_mut().expect("a cache");
-        let arrived = front.arrive(now, id, record, &mut self.controller, &Drives(&self.drives), &mut self.next_request_id)?;
+        let arrived = front.arrive(now, id, record, &mut self.controller, &Drives(&self.drives, self.read_estimate), &mut self.next_request_id)?;
         match arrived {
             Arrived::Waiting => {}
             Arrived::Answered(answered) => self.answer(answered)?,

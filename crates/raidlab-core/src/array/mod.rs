@@ -61,10 +61,42 @@ pub struct ArrayConfig {
     #[serde(default, skip_serializing_if = "is_zero")]
     #[schemars(extend("default" = 0))]
     pub spares: u32,
+    /// How a read that may take any of several copies, none of whose drives is idle, compares
+    /// them (the thesis's "minimum service time model", §2.2.1, which it does not define).
+    /// Layouts without copies ignore it; an idle copy is always taken first, and two idle
+    /// copies are compared by positioning time.
+    #[serde(default, skip_serializing_if = "ReadEstimate::is_default")]
+    #[schemars(extend("default" = "in_service"))]
+    pub read_estimate: ReadEstimate,
+}
+
+/// How a mirror's read compares busy copies ([`ArrayConfig::read_estimate`]); ties go at
+/// random.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadEstimate {
+    /// Positioning time from where the operation in service put the arm (raidlab's choice).
+    #[default]
+    InService,
+    /// Positioning time from the last operation queued, where the arm will be before this
+    /// read starts on a first-come queue.
+    QueueTail,
+    /// Expected time to the transfer: the rest of the operation in service, each queued
+    /// operation at the drive's mean service time so far, then the positioning from the last
+    /// one queued.
+    QueueDrain,
+    /// None: a busy copy is chosen at random.
+    Random,
+}
+
+impl ReadEstimate {
+    fn is_default(&self) -> bool {
+        *self == ReadEstimate::InService
+    }
 }
 
 /// The `[array]` keys every layout reads (the others are a layout's own).
-pub const COMMON_ARRAY_KEYS: &[&str] = &["layout", "drives", "stripe_unit_kib", "spares"];
+pub const COMMON_ARRAY_KEYS: &[&str] = &["layout", "drives", "stripe_unit_kib", "spares", "read_estimate"];
 
 impl ArrayConfig {
     /// Check [`ArrayConfig::layout_keys`] against the layout, and fill in the defaults of its

@@ -1115,6 +1115,17 @@ impl Drive {
         positioned + wait
     }
 
+    /// Estimated time to be transferring `lba` if the arm started from sector `from_lba`
+    /// (where an operation queued ahead will leave it): overhead, seek and head switch, and
+    /// half a revolution, the mean wait for a platter whose angle then is unknown.
+    pub fn positioning_estimate_from(&self, from_lba: u64, lba: u64) -> Nanos {
+        let model: &DriveModel = &self.model;
+        let (from, to) = (model.geometry.locate(from_lba), model.geometry.locate(lba));
+        model.command_overhead_ns
+            + model.positioning_ns(from.cylinder, from.surface, to.cylinder, to.surface)
+            + model.spindle.ns_for(P / 2)
+    }
+
     /// Current cylinder of the arm.
     pub fn cylinder(&self) -> u32 {
         self.cylinder

@@ -83,6 +83,12 @@ pub trait DriveView {
     fn is_idle(&self, drive: u32) -> bool;
     /// Estimated time until the drive could be transferring `pba` if it started now.
     fn positioning_estimate(&self, drive: u32, now: Nanos, pba: u64) -> Nanos;
+    /// The controller's estimate of how long a read of `pba` would wait on a busy drive
+    /// before transferring, by the run's `array.read_estimate`; by default
+    /// [`DriveView::positioning_estimate`].
+    fn read_estimate(&self, drive: u32, now: Nanos, pba: u64) -> Nanos {
+        self.positioning_estimate(drive, now, pba)
+    }
     /// The first sector of the track under the drive's arm now, if the view knows it (for a
     /// layout that writes where the head is).
     fn arm_sector(&self, _drive: u32) -> Option<u64> {
@@ -680,7 +686,12 @@ pub fn plan_mirror_with(
         let mut best: Option<(Nanos, u32, u64)> = None;
         let mut ties = 0u64;
         for c in alive().filter(|c| !any_idle || view.is_idle(c.drive)) {
-            let estimate = view.positioning_estimate(c.drive, now, c.pba + a);
+            // Idle drives are compared by positioning alone; busy ones by the run's estimate.
+            let estimate = if any_idle {
+                view.positioning_estimate(c.drive, now, c.pba + a)
+            } else {
+                view.read_estimate(c.drive, now, c.pba + a)
+            };
             match best {
                 Some((e, _, _)) if estimate > e => {}
                 Some((e, _, _)) if estimate == e => {
