@@ -53,9 +53,9 @@ def test_notes_end_at_the_next_section():
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["reproduce"], "name a paper (fu, pro, vdf, thesis, validation) or give --all"),
+    (["reproduce"], "name a paper (fu, pro, vdf, thesis, mirroring, validation) or give --all"),
     (["reproduce", "fu", "--all"], "not both"),
-    (["reproduce", "nope"], "unknown paper 'nope'; known: fu, pro, vdf, thesis, validation"),
+    (["reproduce", "nope"], "unknown paper 'nope'; known: fu, pro, vdf, thesis, mirroring, validation"),
 ])
 def test_reproduce_needs_one_known_name_or_all(argv, words, tmp_path, capsys):
     assert main([*argv, "-o", str(tmp_path / "out")]) == 2
@@ -139,6 +139,7 @@ def test_the_all_report_renders_in_chromium_with_every_figure_and_table(tmp_path
         "vdf": {"options": {"records": 100_000, "replay_records": 100_000, "area_gib": 4, "drives": [5, 8],
                             "sizes": [4096, 16384], "replay_sizes": [4096, 8192, 16384], "capacity_gib": 0.25}},
         "thesis": {"seeds": 1, "extra": ("workload.requests=20000",)},
+        "mirroring": {"seeds": 1, "options": {"quick": True}},
         "validation": {"options": {"drives": ["ibm18es", "hp_c2247a"]}},
     }
     done = reproductions.reproduce_all(tmp_path / "all", contexts=contexts, jobs=2,

@@ -45,6 +45,9 @@ REPRODUCTIONS = (
                  notes="VDF (seed 003): victim disk first", module="raidlab.reproductions.vdf"),
     Reproduction("thesis", "Thesis §3.2: traditional mirroring in normal mode",
                  notes="Thesis (seed 004): traditional mirroring, normal mode", module="raidlab.reproductions.thesis"),
+    Reproduction("mirroring", "Thesis §3.2-3.5: mirroring schemes in normal, degraded and rebuild modes",
+                 notes="Thesis (seed 004): mirroring schemes in normal, degraded and rebuild modes",
+                 module="raidlab.reproductions.mirroring"),
     Reproduction("validation", "DiskSim's validation traces: the drive models against real drives",
                  notes="DiskSim's validation traces", module="raidlab.reproductions.validation"),
 )
