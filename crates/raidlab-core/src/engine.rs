@@ -306,6 +306,9 @@ pub struct Simulation {
     pub config: Config,
     /// How a mirror's read compares busy copies (`array.read_estimate`).
     read_estimate: ReadEstimate,
+    /// Rebuild ops pay no rotational wait before their first sector
+    /// (`rebuild.rotational_latency = "none"`).
+    rebuild_rotation_free: bool,
     now: Nanos,
     events: EventQueue<Event>,
     /// The drives.
@@ -467,6 +470,12 @@ impl Simulation {
                         format!("layout {} keeps no redundancy: a lost drive cannot be rebuilt", config.array.layout),
                     ));
                 }
+                if r.rotational_latency == crate::rebuild::RebuildRotation::None && model.cache.is_some() {
+                    return Err(Error::config(
+                        "rebuild.rotational_latency",
+                        "\"none\" is not modelled for a drive with an on-drive cache (`drive.model.cache`): remove one of the two",
+                    ));
+                }
                 let unit_sectors = r.unit.sectors;
                 let used = controller.layout().member_sectors();
                 if unit_sectors.is_some_and(|s| s > used) {
@@ -557,6 +566,8 @@ impl Simulation {
             .recording_responses(config.metrics.record_responses);
         let (config_drives, config_spares) = (config.array.drives, config.array.spares);
         let read_estimate = config.array.read_estimate;
+        let rebuild_rotation_free =
+            config.rebuild.as_ref().is_some_and(|r| r.rotational_latency == crate::rebuild::RebuildRotation::None);
         let mut sim = Simulation {
             config,
             now: 0,
@@ -594,6 +605,7 @@ impl Simulation {
             model,
             rebuild,
             read_estimate,
+            rebuild_rotation_free,
         };
         for slot in config_drives..config_drives + config_spares {
             sim.controller.add_spare(slot, 0);
@@ -1011,7 +1023,11 @@ impl Simulation {
         let now = self.now;
         let slot = &mut self.drives[drive as usize];
         if let Some(op) = slot.queue.pop_op(&slot.drive, now) {
-            let service = slot.drive.service(now, op.lba, op.sectors, op.kind);
+            let service = if self.rebuild_rotation_free && OpToken::from_raw(op.token).is_rebuild_work() {
+                slot.drive.service_without_first_wait(now, op.lba, op.sectors, op.kind)
+            } else {
+                slot.drive.service(now, op.lba, op.sectors, op.kind)
+            };
             slot.in_service = Some((op.token, now));
             slot.in_service_until = now + service.total();
             slot.in_service_sectors = op.sectors;
@@ -1435,7 +1451,11 @@ impl Simulation {
                 if slot.in_service.is_none() && slot.queue.is_empty() && slot.queue.serves_at_once(op.priority, now) {
                     // An idle drive with nothing waiting serves the operation at once, if its
                     // class discipline says it would: skip the queue.
-                    let service = slot.drive.service(now, op.pba, op.sectors, op.kind);
+                    let service = if self.rebuild_rotation_free && OpToken::from_raw(op.token).is_rebuild_work() {
+                        slot.drive.service_without_first_wait(now, op.pba, op.sectors, op.kind)
+                    } else {
+                        slot.drive.service(now, op.pba, op.sectors, op.kind)
+                    };
                     slot.in_service = Some((op.token, now));
                     slot.in_service_until = now + service.total();
                     slot.in_service_sectors = op.sectors;

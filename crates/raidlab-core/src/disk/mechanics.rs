@@ -599,6 +599,26 @@ impl Drive {
         self.media::<false>(now, lba, sectors, kind, overhead, 0, bus, Host::Command { after_write }).time
     }
 
+    /// [`Drive::service`] without the rotational wait before the first sector: the transfer
+    /// starts when the head arrives (what `rebuild.rotational_latency = "none"` charges rebuild
+    /// I/O). Only for a drive without a cache (the configuration refuses the pair).
+    pub fn service_without_first_wait(&mut self, now: Nanos, lba: u64, sectors: u32, kind: OpKind) -> ServiceTime {
+        assert!(self.cache.is_none(), "a drive with a cache charges its own latency");
+        let capacity = self.model.geometry.capacity_sectors();
+        assert!(
+            lba.checked_add(sectors as u64).is_some_and(|end| end <= capacity) && lba < capacity,
+            "access [{lba}, +{sectors}) beyond the drive's {capacity} sectors",
+        );
+        let overhead = self.model.overhead_ns(kind, self.last_kind);
+        let after_write = self.last_kind == OpKind::Write;
+        self.last_kind = kind;
+        let bus = self.model.bus_sector_ns[(kind == OpKind::Write) as usize];
+        let access = self.media::<false>(now, lba, sectors, kind, overhead, 0, bus, Host::Command { after_write });
+        let mut time = access.time;
+        time.rotation -= access.first_wait.min(time.rotation);
+        time
+    }
+
     /// The mechanical part of an access starting at `now` with `overhead` before positioning:
     /// moves the arm; returns the service time, the time the medium is done, the platter
     /// phase offset used and where and when the access reached its first track.

@@ -137,6 +137,32 @@ pub struct RebuildConfig {
     /// itself. Requests still in flight then are left out.
     #[serde(default)]
     pub end_run: bool,
+    /// What rebuild I/O pays for rotation before its first sector: `drive` (what the drive
+    /// model charges any access, the default) or `none` (nothing: it starts transferring when
+    /// the head arrives, as if its unit were read or written in whatever order the platter
+    /// brings it). The thesis leaves this cost open (seed 004 §2.1, Table 2's "uniform"
+    /// latency); it moves rebuild times most for small units. Transfers across tracks still
+    /// pay their switches. Not with an on-drive cache.
+    #[serde(default, skip_serializing_if = "RebuildRotation::is_default")]
+    #[schemars(extend("default" = "drive"))]
+    pub rotational_latency: RebuildRotation,
+}
+
+/// What a rebuild op pays for rotation before its first sector ([`RebuildConfig::rotational_latency`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RebuildRotation {
+    /// What the drive model charges any access.
+    #[default]
+    Drive,
+    /// Nothing: the transfer starts when the head arrives.
+    None,
+}
+
+impl RebuildRotation {
+    fn is_default(&self) -> bool {
+        *self == RebuildRotation::Drive
+    }
 }
 
 fn default_executor() -> String {

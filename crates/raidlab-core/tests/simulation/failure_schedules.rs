@@ -147,6 +147,7 @@ const EXECUTORS: &[&str] = &[
 const ORDERS: &[&str] = &["sequential", "nearest", "pro"];
 const DISCIPLINES: &[&str] = &[
     "discipline = \"vsm\"",
+    "discipline = \"vsm_set\"\nrotational_latency = \"none\"",
     "discipline = \"pcm\"",
     "discipline = \"rate\"\nrate_mb_s = 4",
     "discipline = \"md\"",

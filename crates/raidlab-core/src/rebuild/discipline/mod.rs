@@ -15,6 +15,7 @@ mod md;
 mod pcm;
 mod rate;
 mod vsm;
+mod vsm_set;
 mod zfs;
 
 pub use hw_rate::HwRateConfig;
@@ -106,6 +107,11 @@ pub static DISCIPLINES: &[DisciplineEntry] = &[
         name: "vsm",
         make: vsm::Vsm::boxed,
         doc: vsm::DOC,
+    },
+    DisciplineEntry {
+        name: "vsm_set",
+        make: vsm_set::VsmSet::boxed,
+        doc: vsm_set::DOC,
     },
     DisciplineEntry {
         name: "pcm",
