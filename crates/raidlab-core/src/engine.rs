@@ -461,7 +461,8 @@ impl Simulation {
         }
         let rebuild = match &config.rebuild {
             Some(r) => {
-                if let Some(why) = controller.layout().rebuild_refusal() {
+                let asked = crate::layout::RebuildAsked { unit_sectors: r.unit.sectors, redirect_reads: r.redirect_reads, piggyback: r.piggyback };
+                if let Some(why) = controller.layout().rebuild_refusal(&asked) {
                     return Err(Error::config("rebuild", format!("layout {}: {why}", config.array.layout)));
                 }
                 if controller.layout().reconstruction(0).is_none() {

@@ -280,6 +280,9 @@ impl Controller {
         }
         self.generation += 1;
         self.rebuild_taken(member, target);
+        if let Some(placement) = self.state.placement.as_deref_mut() {
+            placement.rebuilding(Some(member));
+        }
         let states = UnitStates::new(units.count());
         self.state.rebuild = Some(Box::new(Rebuilding {
             member,
@@ -384,6 +387,9 @@ impl Controller {
     /// The rebuild stops unfinished: its jobs drain, the target is no longer written.
     fn abandon_rebuild(&mut self, reason: AbandonReason) {
         let Some(r) = self.state.rebuild.take() else { return };
+        if let Some(placement) = self.state.placement.as_deref_mut() {
+            placement.rebuilding(None);
+        }
         self.state.write_only[r.target as usize] = false;
         // The target slot keeps its own failed flag: a failed target stays failed, a working
         // one is a spare again.
@@ -460,7 +466,7 @@ impl Controller {
             return None;
         }
         let (start, end) = r.units.range(unit);
-        let (first_stripe, last_stripe) = self.layout.stripes_in(r.member, start, end);
+        let (first_stripe, last_stripe) = self.layout.stripes_in_placed(r.member, start, end, self.state.placement.as_deref());
         let id = self.new_job(unit, first_stripe, last_stripe, false);
         self.lock_next_stripes(id);
         Some(id)
@@ -472,6 +478,12 @@ impl Controller {
             let j = &self.jobs[job as usize];
             if j.next_stripe > j.last_stripe {
                 self.jobs[job as usize].locked = true;
+                if self.state.placement.is_some() && !self.jobs[job as usize].cancelled {
+                    // Where the copies are may have changed while the locks were awaited
+                    // (a write that held one moved a copy): list the reads again, now that
+                    // no write of these stripes can run.
+                    self.list_job_reads(job);
+                }
                 if self.jobs[job as usize].cancelled {
                     if self.jobs[job as usize].give_back {
                         self.rebuild_release(job);
@@ -695,7 +707,8 @@ impl Controller {
             let (start, end) = (self.jobs[job as usize].start, self.jobs[job as usize].end);
             if let (Some(c), Some(r)) = (self.content.as_mut(), self.state.rebuild.as_deref()) {
                 let values = &self.jobs[job as usize].values;
-                let access = Access::RebuildWrite { member_slot: r.member_slot, target: r.target, start, end, values };
+                let placement = self.state.placement.as_deref();
+                let access = Access::RebuildWrite { member_slot: r.member_slot, target: r.target, start, end, values, placement };
                 c.op_done(self.layout.as_ref(), access)?;
             }
             let by = if self.jobs[job as usize].piggyback { MadeCurrentBy::Piggyback } else { MadeCurrentBy::Executor };
@@ -777,7 +790,7 @@ impl Controller {
             return false;
         }
         let (start, end) = r.units.range(unit);
-        let (first_stripe, last_stripe) = self.layout.stripes_in(r.member, start, end);
+        let (first_stripe, last_stripe) = self.layout.stripes_in_placed(r.member, start, end, self.state.placement.as_deref());
         for stripe in first_stripe..=last_stripe {
             if !self.locks.try_acquire_read(stripe) {
                 for taken in first_stripe..stripe {
@@ -854,7 +867,6 @@ impl Controller {
             piece: NONE,
             reads_left: 0,
         };
-        let member = r.member;
         let id = match self.free_jobs.pop() {
             Some(i) => {
                 let values = std::mem::take(&mut self.jobs[i as usize].values);
@@ -867,10 +879,20 @@ impl Controller {
                 (self.jobs.len() - 1) as u32
             }
         };
+        self.list_job_reads(id);
+        id
+    }
+
+    /// List job `job`'s reads (the layout's, on the sources that work) and size its value
+    /// buffer: when the job is made, and again once its locks are held for a layout whose
+    /// copies move.
+    fn list_job_reads(&mut self, id: u32) {
+        let Some(r) = self.state.rebuild.as_deref() else { return };
+        let member = r.member;
+        let (start, end) = (self.jobs[id as usize].start, self.jobs[id as usize].end);
         // What the unit is rebuilt from: the layout's reads, on the sources that work (the
         // rebuild's sources are those: a mirror drops a copy that fails, parity gives up).
         self.source_reads.clear();
-        let Some(r) = self.state.rebuild.as_deref() else { return id };
         if r.in_place {
             #[cfg(debug_assertions)]
             {
@@ -890,9 +912,9 @@ impl Controller {
                 j.values.clear();
                 j.values.resize((end - start) as usize, 0);
             }
-            return id;
+            return;
         }
-        self.layout.rebuild_reads(member, &r.reconstruction, start, end, &mut self.source_reads);
+        self.layout.rebuild_reads_placed(member, &r.reconstruction, start, end, self.state.placement.as_deref(), &mut self.source_reads);
         let j = &mut self.jobs[id as usize];
         j.reads.clear();
         for read in &self.source_reads {
@@ -901,8 +923,10 @@ impl Controller {
                 j.reads.push(JobRead { slot, pba: read.pba, offset: read.offset, sectors: read.sectors, outstanding: false });
             }
         }
+        // (A layout whose copies move may leave a slot of the unit with nothing to rebuild:
+        // a distorted mirror's free slave slot.)
         debug_assert!(
-            reads_cover(&j.reads, end - start),
+            self.state.placement.is_some() || reads_cover(&j.reads, end - start),
             "layout {}: reads {:?} do not rebuild unit [{start}, {end}) of member {member}",
             self.layout.name(),
             j.reads
@@ -912,7 +936,6 @@ impl Controller {
             j.values.clear();
             j.values.resize((end - start) as usize, 0);
         }
-        id
     }
 
     /// A piggybacking job's reads are back: answer its user read with the reconstruction,
@@ -980,7 +1003,7 @@ impl Controller {
                 r.states.mark_rebuilt(unit);
                 r.made_current[MadeCurrentBy::UserWrite as usize] += 1;
                 if let Some(c) = self.content.as_mut() {
-                    c.verify_rebuilt(self.layout.as_ref(), r.member_slot, r.target, a, b);
+                    c.verify_rebuilt(self.layout.as_ref(), r.member_slot, r.target, a, b, self.state.placement.as_deref());
                 }
             }
         }
@@ -993,6 +1016,9 @@ impl Controller {
             return Ok(());
         }
         let r = self.state.rebuild.take().expect("checked above");
+        if let Some(placement) = self.state.placement.as_deref_mut() {
+            placement.rebuilding(None);
+        }
         self.state.write_only[r.target as usize] = false;
         self.state.failed[r.target as usize] = false;
         self.state.member_slot[r.member as usize] = r.target;

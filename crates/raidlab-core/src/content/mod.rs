@@ -16,7 +16,7 @@ pub mod rules;
 
 use rustc_hash::FxHashMap;
 
-use crate::layout::{Layout, StripeMap, UnitRole};
+use crate::layout::{Layout, PlacementState, StripeMap, UnitRole};
 
 /// SplitMix64 finaliser: a cheap, well-mixed 64-bit hash.
 #[inline]
@@ -144,9 +144,10 @@ impl ContentModel {
 
     /// What physical sector `pba` of `drive` should hold now under `layout`: the value last
     /// written to its logical sector, or the XOR of those of its stripe's data for parity.
-    pub fn expected_physical(&mut self, layout: &dyn Layout, drive: u32, pba: u64) -> Option<u64> {
+    /// `placement`: the layout's placement state, where its copies are now.
+    pub fn expected_physical(&mut self, layout: &dyn Layout, drive: u32, pba: u64, placement: Option<&dyn PlacementState>) -> Option<u64> {
         let row = pba % self.unit_sectors;
-        match layout.locate(drive, pba)? {
+        match layout.locate_placed(drive, pba, placement)? {
             (stripe, UnitRole::Data { index, .. }) => Some(self.expected(self.logical(stripe, index, row))),
             (stripe, UnitRole::Parity { .. }) => {
                 layout.map_stripe(stripe, &mut self.scratch);
@@ -161,9 +162,18 @@ impl ContentModel {
     /// the stripes are locked (no write of them in progress). Counts into
     /// `rebuilt_sectors_checked` and `rebuilt_sectors_wrong`; the first wrong one is kept in
     /// `first_wrong_rebuilt` as (slot, sector, expected, actual).
-    pub fn verify_rebuilt(&mut self, layout: &dyn Layout, member_slot: u32, target: u32, start: u64, end: u64) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn verify_rebuilt(
+        &mut self,
+        layout: &dyn Layout,
+        member_slot: u32,
+        target: u32,
+        start: u64,
+        end: u64,
+        placement: Option<&dyn PlacementState>,
+    ) {
         for pba in start..end {
-            let Some(expected) = self.expected_physical(layout, member_slot, pba) else { continue };
+            let Some(expected) = self.expected_physical(layout, member_slot, pba, placement) else { continue };
             let actual = self.read_physical(layout, target, pba).unwrap_or(!expected);
             self.stats.rebuilt_sectors_checked += 1;
             if actual != expected {

@@ -23,7 +23,15 @@ pub enum Access<'a> {
     RebuildRead { drive: u32, start: u64, end: u64, xor: bool, values: &'a mut [u64] },
     /// A rebuild job wrote `values` to sectors `[start, end)` of `target`, which now hold
     /// what member slot `member_slot` lost: stored, then proved against the layout.
-    RebuildWrite { member_slot: u32, target: u32, start: u64, end: u64, values: &'a [u64] },
+    /// `placement`: the layout's placement state, where its copies are now.
+    RebuildWrite {
+        member_slot: u32,
+        target: u32,
+        start: u64,
+        end: u64,
+        values: &'a [u64],
+        placement: Option<&'a dyn crate::layout::PlacementState>,
+    },
 }
 
 /// A user request's stripe piece as the piece-level rules see it.
@@ -75,11 +83,11 @@ impl ContentModel {
                     }
                 }
             }
-            Access::RebuildWrite { member_slot, target, start, end, values } => {
+            Access::RebuildWrite { member_slot, target, start, end, values, placement } => {
                 for (k, pba) in (start..end).enumerate() {
                     self.write_physical(target, pba, values[k]);
                 }
-                self.verify_rebuilt(layout, member_slot, target, start, end);
+                self.verify_rebuilt(layout, member_slot, target, start, end, placement);
             }
         }
         Ok(())

@@ -24,8 +24,16 @@
 //! With a drive failed, its partner serves every block of the pair (its slave copies of the
 //! failed drive's blocks) and takes their writes anywhere in its slave partition.
 //!
-//! **Not built yet:** rebuilding a failed DM drive (the thesis's two phases; the map moving
-//! under the rebuild) and a controller crash (recovering the map). Both are refused by name.
+//! **Rebuild** (§2.2.2, block unit: "exactly identical to the traditional mirror
+//! algorithm"): a lost drive is rebuilt a block at a time from its partner. A master slot
+//! comes from where the partner keeps its copy now, a slave slot from the partner's master
+//! block, a free slot from nothing. While a member is rebuilt its copies stay where they are
+//! (writes update them in place), so the rebuild's view of it holds; the partner's copies
+//! still move, and a job lists its reads again once it holds its stripes' locks.
+//!
+//! **Not built yet:** the thesis's track and cylinder units for DM (its two phases), read
+//! redirection and piggybacking during a DM rebuild, and a controller crash (recovering the
+//! map). Each is refused by name.
 //!
 //! Layout terms: stripe `s` is logical block `s` of every pair (pair `i` is data unit `i`);
 //! block `s` of a pair is mastered on its drive `s mod 2`, in master slot `s / 2`.
@@ -36,7 +44,9 @@ use rustc_hash::FxHashMap;
 
 use super::keys::OwnKey;
 use super::plan::{plan_mirror_with, Plan, PlanInputs, Planner};
-use super::{Layout, LayoutParams, LayoutShape, PlacementState, StripeMap, UnitLocation, UnitRole};
+use super::{
+    Layout, LayoutParams, LayoutShape, PlacementState, Reconstruction, SourceRead, StripeMap, UnitLocation, UnitRole,
+};
 use crate::disk::OpKind;
 use crate::error::{Error, Result};
 
@@ -130,7 +140,9 @@ const FREE: u32 = u32::MAX;
 /// A slave slot a planned write has taken, recorded when its write finishes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Reserved {
-    /// The drive of the slave partition.
+    /// The member whose slave partition takes the copy (the map is kept by member).
+    member: u32,
+    /// Its drive slot now (what the plan's ops name).
     drive: u32,
     /// The partner's master slot whose copy moves.
     master: u32,
@@ -153,6 +165,8 @@ pub struct DistortionMap {
     free: Vec<BTreeSet<u32>>,
     /// Slave slots taken by the planned, unfinished write of each stripe.
     reserved: FxHashMap<u64, Vec<Reserved>>,
+    /// The member being rebuilt, whose copies stay where they are meanwhile.
+    rebuilding: Option<u32>,
 }
 
 impl DistortionMap {
@@ -177,6 +191,7 @@ impl DistortionMap {
             holder: vec![holder; drives as usize],
             free: vec![free; drives as usize],
             reserved: FxHashMap::default(),
+            rebuilding: None,
         }
     }
 
@@ -200,7 +215,7 @@ impl DistortionMap {
     fn release(&mut self, stripe: u64) {
         if let Some(taken) = self.reserved.remove(&stripe) {
             for r in taken {
-                self.free[r.drive as usize].insert(r.slot);
+                self.free[r.member as usize].insert(r.slot);
             }
         }
     }
@@ -215,6 +230,9 @@ impl PlacementState for DistortionMap {
         for stripe in stripes {
             self.release(stripe);
         }
+    }
+    fn rebuilding(&mut self, member: Option<u32>) {
+        self.rebuilding = member;
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
@@ -373,8 +391,94 @@ impl Layout for DistortedLayout {
     fn volatile_state(&self) -> &'static str {
         "the slave slots its writes in flight have taken; its distortion map is written with the blocks"
     }
-    fn rebuild_refusal(&self) -> Option<&'static str> {
-        Some("rebuilding a distorted mirror (the thesis's two phases, with the distortion map moving under the rebuild) is not built yet")
+    fn reconstruction(&self, member: u32) -> Option<Reconstruction> {
+        Some(Reconstruction { sources: vec![member ^ 1], xor: false })
+    }
+    fn rebuild_refusal(&self, rebuild: &super::RebuildAsked) -> Option<String> {
+        let unit = self.geometry.unit_sectors;
+        if rebuild.unit_sectors != Some(unit) {
+            return Some(format!(
+                "a distorted mirror is rebuilt a block at a time (`rebuild.unit = {{ sectors = {unit} }}`, the stripe \
+                 unit, the thesis's block algorithm); its track and cylinder units (the thesis's two phases) are not \
+                 built yet"
+            ));
+        }
+        if rebuild.redirect_reads || rebuild.piggyback {
+            return Some(
+                "a distorted mirror's rebuild runs without read redirection and piggybacking (set \
+                 `rebuild.redirect_reads = false`; the thesis's Table 4 enhancement is not built yet)"
+                    .into(),
+            );
+        }
+        None
+    }
+    fn rebuild_reads(&self, member: u32, reconstruction: &Reconstruction, start: u64, end: u64, out: &mut Vec<SourceRead>) {
+        // As the array starts: the initial map.
+        let initial = DistortionMap::new(self.shape.drives, self.geometry);
+        self.rebuild_reads_placed(member, reconstruction, start, end, Some(&initial), out);
+    }
+    /// Each slot of the unit from its partner: a master block from where the partner keeps
+    /// its copy now, a copy from the partner's master block; a free slot from nothing.
+    fn rebuild_reads_placed(
+        &self,
+        member: u32,
+        _reconstruction: &Reconstruction,
+        start: u64,
+        end: u64,
+        placement: Option<&dyn PlacementState>,
+        out: &mut Vec<SourceRead>,
+    ) {
+        let map = placement.and_then(|p| p.as_any().downcast_ref::<DistortionMap>()).expect("its distortion map");
+        let (g, partner) = (&self.geometry, member ^ 1);
+        let mut pba = start - start % g.unit_sectors;
+        while pba < end {
+            let (from, to) = (pba.max(start), (pba + g.unit_sectors).min(end));
+            let source = match g.slot_of(pba) {
+                Some(Ok(k)) => Some(g.slave_pba(map.slave_slot(partner, k))),
+                Some(Err(t)) => map.held_by(member, t).map(|k| g.master_pba(k)),
+                None => None,
+            };
+            if let Some(source) = source {
+                out.push(SourceRead { source: partner, pba: source + (from - pba), offset: from - start, sectors: to - from });
+            }
+            pba += g.unit_sectors;
+        }
+    }
+    fn stripes_in_placed(&self, member: u32, start: u64, end: u64, placement: Option<&dyn PlacementState>) -> (u64, u64) {
+        let map = placement.and_then(|p| p.as_any().downcast_ref::<DistortionMap>()).expect("its distortion map");
+        let g = &self.geometry;
+        let (mut first, mut last) = (u64::MAX, 0);
+        let mut pba = start - start % g.unit_sectors;
+        while pba < end {
+            let stripe = match g.slot_of(pba) {
+                Some(Ok(k)) => Some(2 * k + (member % 2) as u64),
+                Some(Err(t)) => map.held_by(member, t).map(|k| 2 * k + ((member ^ 1) % 2) as u64),
+                None => None,
+            };
+            if let Some(stripe) = stripe {
+                (first, last) = (first.min(stripe), last.max(stripe));
+            }
+            pba += g.unit_sectors;
+        }
+        // A unit of free slots holds no stripe: it locks the first, which costs nothing.
+        if first == u64::MAX {
+            (0, 0)
+        } else {
+            (first, last)
+        }
+    }
+    fn locate_placed(&self, drive: u32, pba: u64, placement: Option<&dyn PlacementState>) -> Option<(u64, UnitRole)> {
+        let Some(map) = placement.and_then(|p| p.as_any().downcast_ref::<DistortionMap>()) else { return self.locate(drive, pba) };
+        if drive >= self.shape.drives {
+            return None;
+        }
+        match self.geometry.slot_of(pba)? {
+            Ok(_) => self.locate(drive, pba),
+            Err(t) => {
+                let k = map.held_by(drive, t)?;
+                Some((2 * k + ((drive ^ 1) % 2) as u64, UnitRole::Data { index: drive / 2, copy: 1 }))
+            }
+        }
     }
     fn crash_refusal(&self) -> Option<&'static str> {
         Some("a crash of a distorted mirror (recovering its distortion map from the drives) is not modelled yet")
@@ -420,27 +524,30 @@ impl Planner for DistortedPlanner {
             resolved.reset(stripe, 2);
             for unit in 0..map.data_units() {
                 let [master, slave] = [map.copies_of(unit)[0], map.copies_of(unit)[1]];
-                let k = g
-                    .slot_of(master.pba)
-                    .and_then(|s| s.ok())
-                    .expect("copy 0 is in a master slot");
-                let mut slot = map_state.slave_slot(slave.drive, k);
+                let k = stripe / 2;
+                // The map is kept by member (a drive's slot changes when it is replaced):
+                // the pair's member of the stripe's side masters the block.
+                let slave_member = (2 * unit as u64 + stripe % 2) as u32 ^ 1;
+                let mut slot = map_state.slave_slot(slave_member, k);
                 let (lo, hi) = (
                     unit as u64 * g.unit_sectors,
                     (unit as u64 + 1) * g.unit_sectors,
                 );
                 let whole = first <= lo && hi <= end;
-                if spec.is_write && whole && !status.is_failed(&slave) {
+                // Not onto a member being rebuilt: the rebuild reads its copies where they are.
+                let still = map_state.rebuilding == Some(slave_member);
+                if spec.is_write && whole && !status.is_failed(&slave) && !still {
                     let arm = view.arm_sector(slave.drive).unwrap_or(g.slave_pba(slot));
                     if let Some(moved) =
-                        cheapest_free_slot(map_state, &g, slave.drive, arm, view, now)
+                        cheapest_free_slot(map_state, &g, slave_member, slave.drive, arm, view, now)
                     {
-                        map_state.free[slave.drive as usize].remove(&(moved as u32));
+                        map_state.free[slave_member as usize].remove(&(moved as u32));
                         map_state
                             .reserved
                             .entry(stripe)
                             .or_default()
                             .push(Reserved {
+                                member: slave_member,
                                 drive: slave.drive,
                                 master: k as u32,
                                 slot: moved as u32,
@@ -478,9 +585,12 @@ impl Planner for DistortedPlanner {
                     && o.pba <= pba
                     && pba < o.pba + o.sectors as u64
             });
-            let (drive, k) = (r.drive as usize, r.master as usize);
-            if !written {
-                // Its drive failed after the plan was made: the copy stays where it was.
+            let (drive, k) = (r.member as usize, r.master as usize);
+            // Its drive failed after the plan was made (the write did not reach it), or the
+            // write reached it just before it failed and its rebuild has begun since (the
+            // rebuild has listed the member's copies where the map had them): the copy stays
+            // where it was, and the rebuild writes the block's value there.
+            if !written || map_state.rebuilding == Some(r.member) {
                 map_state.free[drive].insert(r.slot);
                 continue;
             }
@@ -499,12 +609,13 @@ impl Planner for DistortedPlanner {
 fn cheapest_free_slot(
     map: &DistortionMap,
     g: &SlotGeometry,
+    member: u32,
     drive: u32,
     arm: u64,
     view: &dyn super::plan::DriveView,
     now: crate::sim::Nanos,
 ) -> Option<u64> {
-    let free = &map.free[drive as usize];
+    let free = &map.free[member as usize];
     // The first slave slot at or past the arm, by binary search over the slots' addresses.
     let (mut lo, mut hi) = (0u64, g.slave_slots());
     while lo < hi {

@@ -82,6 +82,10 @@ pub trait PlacementState: std::fmt::Debug + Send {
     fn volatile(&self) -> Option<&'static str>;
     /// A crash lost what is volatile: forget it (the layout's recovery finds it again).
     fn lose_volatile(&mut self);
+    /// Member `member` is being rebuilt from now on (`None`: no rebuild runs any more): a
+    /// layout that moves copies keeps them still on it meanwhile, so the rebuild's view of
+    /// the member holds. By default nothing to do.
+    fn rebuilding(&mut self, _member: Option<u32>) {}
     /// For the planner that owns it, to read its own type back.
     fn as_any(&self) -> &dyn std::any::Any;
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
@@ -199,8 +203,31 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     /// Why a lost member of this layout cannot be rebuilt although it keeps redundancy (a
     /// rebuild the layout does not support yet), for the error that refuses `[rebuild]`;
     /// `None`, the default, when [`Layout::reconstruction`] says how.
-    fn rebuild_refusal(&self) -> Option<&'static str> {
+    fn rebuild_refusal(&self, _rebuild: &RebuildAsked) -> Option<String> {
         None
+    }
+    /// [`Layout::rebuild_reads`] for a layout with a placement state, which says where its
+    /// copies are now; by default the placement-free answer.
+    fn rebuild_reads_placed(
+        &self,
+        member: u32,
+        reconstruction: &Reconstruction,
+        start: u64,
+        end: u64,
+        _placement: Option<&dyn PlacementState>,
+        out: &mut Vec<SourceRead>,
+    ) {
+        self.rebuild_reads(member, reconstruction, start, end, out)
+    }
+    /// [`Layout::stripes_in`] for a layout with a placement state; by default the
+    /// placement-free answer.
+    fn stripes_in_placed(&self, member: u32, start: u64, end: u64, _placement: Option<&dyn PlacementState>) -> (u64, u64) {
+        self.stripes_in(member, start, end)
+    }
+    /// [`Layout::locate`] for a layout with a placement state: what the unit holds now, not
+    /// as the array started; by default the placement-free answer.
+    fn locate_placed(&self, drive: u32, pba: u64, _placement: Option<&dyn PlacementState>) -> Option<(u64, UnitRole)> {
+        self.locate(drive, pba)
     }
     /// Why a controller crash cannot be simulated with this layout yet, for the error that
     /// refuses a `crash` entry in the failure schedule; `None`, the default, when it can.
@@ -241,6 +268,18 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     fn capacity_sectors(&self) -> u64 {
         self.stripes() * self.stripe_data_sectors()
     }
+}
+
+/// What a run's `[rebuild]` asks of the layout, for [`Layout::rebuild_refusal`] (the
+/// settings a layout may not support; the layout does not read the rebuild's own types).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RebuildAsked {
+    /// The rebuild unit, sectors, when given in sectors (`None`: in tracks or cylinders).
+    pub unit_sectors: Option<u64>,
+    /// Reads of rebuilt units go to the target.
+    pub redirect_reads: bool,
+    /// Degraded reads' reconstructions are written to the target.
+    pub piggyback: bool,
 }
 
 /// How a lost member is rebuilt (see [`Layout::reconstruction`]).
@@ -306,8 +345,28 @@ impl Layout for Remapped {
     fn volatile_state(&self) -> &'static str {
         self.inner.volatile_state()
     }
-    fn rebuild_refusal(&self) -> Option<&'static str> {
-        self.inner.rebuild_refusal()
+    fn rebuild_refusal(&self, rebuild: &RebuildAsked) -> Option<String> {
+        self.inner.rebuild_refusal(rebuild)
+    }
+    fn rebuild_reads_placed(
+        &self,
+        member: u32,
+        reconstruction: &Reconstruction,
+        start: u64,
+        end: u64,
+        placement: Option<&dyn PlacementState>,
+        out: &mut Vec<SourceRead>,
+    ) {
+        self.inner.rebuild_reads_placed(member, reconstruction, start, end, placement, out);
+    }
+    fn stripes_in_placed(&self, member: u32, start: u64, end: u64, placement: Option<&dyn PlacementState>) -> (u64, u64) {
+        self.inner.stripes_in_placed(member, start, end, placement)
+    }
+    fn locate_placed(&self, drive: u32, pba: u64, placement: Option<&dyn PlacementState>) -> Option<(u64, UnitRole)> {
+        if drive == self.from {
+            return None;
+        }
+        self.inner.locate_placed(if drive == self.to { self.from } else { drive }, pba, placement)
     }
     fn crash_refusal(&self) -> Option<&'static str> {
         self.inner.crash_refusal()

@@ -1,8 +1,11 @@
 //! Distorted mirrors (the thesis's DM, `layout::distorted`) through whole runs under the
 //! content model: whole-block writes move their slave copies to free slots near the
 //! partner's head, partial writes update them in place, and every read, in normal and
-//! degraded mode, returns the value last written. A second failure loses data only in the
-//! failed drive's pair. Rebuilds and crashes are refused by name until they are built.
+//! degraded mode, returns the value last written; a lost drive is rebuilt a block at a time
+//! from its partner (its master blocks from where the partner keeps their copies, its copies
+//! from the partner's master blocks) and every rebuilt sector is proved. A second failure
+//! loses data only in the failed drive's pair. Track and cylinder rebuild units (the thesis's
+//! two phases) and crashes are refused by name until they are built.
 
 use raidlab_core::layout::distorted::DistortionMap;
 
@@ -145,14 +148,13 @@ fn bad_keys_rebuilds_and_crashes_are_refused_by_name() {
         err.contains("array.dff") && err.contains("distorted"),
         "a DM key given to RAID-1: {err}"
     );
-    let err = error(
-        &scenario(0.8, 0, "[[failures]]\ndrive = 2\nat_s = 0.2\n[rebuild]\n")
-            .replace("drives = 6\n", "drives = 6\nspares = 1\n"),
-    );
-    assert!(
-        err.starts_with("rebuild: layout distorted: rebuilding a distorted mirror"),
-        "{err}"
-    );
+    let with_rebuild = |rebuild: &str| {
+        error(&scenario(0.8, 0, &format!("[[failures]]\ndrive = 2\nat_s = 0.2\n[rebuild]\n{rebuild}")).replace("drives = 6\n", "drives = 6\nspares = 1\n"))
+    };
+    let err = with_rebuild("redirect_reads = false\nunit = { tracks = 1 }\n");
+    assert!(err.starts_with("rebuild: layout distorted: a distorted mirror is rebuilt a block at a time"), "{err}");
+    let err = with_rebuild("unit = { sectors = 8 }\n");
+    assert!(err.starts_with("rebuild: layout distorted: a distorted mirror's rebuild runs without read redirection"), "{err}");
     let err = error(&scenario(
         0.8,
         0,
@@ -203,5 +205,35 @@ fn random_scenarios_read_only_what_was_last_written() {
         assert_eq!(s["requests_completed"], 600, "{what}");
         let pair_lost = failed.iter().any(|d| failed.contains(&(d ^ 1)));
         assert_eq!(s["data_loss"], pair_lost, "{what}");
+    }
+}
+
+/// A lost drive rebuilt onto a spare, a block at a time, while whole-block and partial writes
+/// go on: every rebuilt sector holds what the lost drive should (the content model proves each
+/// against the distortion map as it is then), every read returns the last write, and the
+/// rebuild completes. Both executors, both eligibility rules, and a second failure outside
+/// the pair during the rebuild.
+#[test]
+fn a_lost_drive_is_rebuilt_block_by_block_and_every_rebuilt_sector_is_current() {
+    let rebuild = |executor: &str, discipline: &str| {
+        format!(
+            "[rebuild]\nexecutor = \"{executor}\"\ndiscipline = \"{discipline}\"\norder = \"nearest\"\n\
+             unit = {{ sectors = 8 }}\nredirect_reads = false\n"
+        )
+    };
+    for (executor, discipline) in [("sor", "vsm"), ("dor", "vsm"), ("sor", "pcm"), ("sor", "vsm_set")] {
+        for failures in ["[[failures]]\ndrive = 2\nat_s = 0.1\n", "[[failures]]\ndrive = 1\nat_s = 0.1\n[[failures]]\ndrive = 4\nat_s = 0.3\n"] {
+            let what = format!("{executor}/{discipline}, {failures:?}");
+            let text = scenario(0.8, 0, &format!("{failures}{}", rebuild(executor, discipline)))
+                .replace("drives = 6\n", "drives = 6\nspares = 2\n")
+                .replace("requests = 5000", "requests = 20000");
+            let s = run(&text).summary;
+            assert_eq!(f(&s, "content.stale_sectors"), 0.0, "{what}: {s}");
+            assert_eq!(f(&s, "content.rebuilt_sectors_wrong"), 0.0, "{what}");
+            assert!(f(&s, "content.rebuilt_sectors_checked") > 1000.0, "{what}");
+            assert_eq!(s["rebuilds"][0]["outcome"], "complete", "{what}: {}", s["rebuilds"]);
+            assert!(f(&s["rebuilds"][0], "units_by_user_writes") > 0.0, "{what}: user writes made blocks current");
+            assert_eq!(s["data_loss"], false, "{what}");
+        }
     }
 }

@@ -136,7 +136,7 @@ fn a_cache_in_front_of_lost_data_reports_no_stale_reads() {
 // ----- the fuzzer ---------------------------------------------------------------------------
 
 /// Layouts the fuzzer draws arrays of: name, and the drive counts (for RAID-1: sets) it draws.
-const LAYOUTS: &[(&str, u32, u32)] = &[("raid0", 2, 4), ("raid1", 1, 3), ("raid5", 3, 6), ("interleaved", 1, 2), ("chained", 2, 6), ("md_raid10", 2, 6)];
+const LAYOUTS: &[(&str, u32, u32)] = &[("raid0", 2, 4), ("raid1", 1, 3), ("raid5", 3, 6), ("interleaved", 1, 2), ("chained", 2, 6), ("md_raid10", 2, 6), ("distorted", 1, 3)];
 const EXECUTORS: &[&str] = &[
     "executor = \"sor\"",
     "executor = \"sor\"\nparallel_units = 3",
@@ -210,6 +210,8 @@ fn schedule(seed: u64) -> Schedule {
     let copies = match layout {
         "raid1" => d.int(2, 3),
         "interleaved" => d.int(2, 4),
+        // (Pairs: no draw.)
+        "distorted" => 2,
         _ => 1,
     };
     let drives = d.int(lo, hi) * copies;
@@ -231,6 +233,7 @@ fn schedule(seed: u64) -> Schedule {
             "raid1" => format!("copies = {copies}\n"),
             "interleaved" => format!("cluster_drives = {copies}\nid_reads = \"{}\"\n", if seed % 2 == 0 { "either" } else { "primary" }),
             "md_raid10" => format!("md_layout = \"{md_layout}\"\n"),
+            "distorted" => format!("dff = {}\n", [0.5, 0.8, 0.9][(seed % 3) as usize]),
             _ => String::new(),
         },
         [0.3, 0.6, 0.9][d.int(0, 2) as usize],
@@ -242,7 +245,8 @@ fn schedule(seed: u64) -> Schedule {
         text = text.replace("rate_per_s = ", "rate_per_s = 40");
         text += "[metrics]\nmax_backlog_requests = 3000\n";
     }
-    if d.chance(0.25) {
+    // (A distorted mirror's cache and crash are not modelled: drawn, then left out.)
+    if d.chance(0.25) && layout != "distorted" {
         let policy = if layout == "raid5" && d.chance(0.5) { "vdf-lru" } else { "lru" };
         let write = if d.chance(0.5) { "write-back" } else { "write-through" };
         text += &format!("[cache]\npolicy = \"{policy}\"\nsize_blocks = {}\nwrite_policy = \"{write}\"\n", d.int(16, 400));
@@ -268,18 +272,19 @@ fn schedule(seed: u64) -> Schedule {
     if rebuild {
         end_run = d.chance(0.2);
         delay_s = if d.chance(0.3) { d.seconds(0.0, 2.0) } else { 0.0 };
+        let (executor, order, discipline) = (d.pick(EXECUTORS), d.pick(ORDERS), d.pick(DISCIPLINES));
+        let (mut unit, mut redirect, mut piggyback) = (d.pick(UNITS), d.chance(0.7), d.chance(0.3));
+        if layout == "distorted" {
+            // What a distorted mirror's rebuild takes: a block at a time, nothing else.
+            (unit, redirect, piggyback) = ("{ sectors = 8 }", false, false);
+        }
         text += &format!(
-            "[rebuild]\n{}\norder = \"{}\"\n{}\nunit = {}\nredirect_reads = {}\npiggyback = {}\ndelay_s = {delay_s}\nend_run = {end_run}\n",
-            d.pick(EXECUTORS),
-            d.pick(ORDERS),
-            d.pick(DISCIPLINES),
-            d.pick(UNITS),
-            d.chance(0.7),
-            d.chance(0.3),
+            "[rebuild]\n{executor}\norder = \"{order}\"\n{discipline}\nunit = {unit}\nredirect_reads = {redirect}\n\
+             piggyback = {piggyback}\ndelay_s = {delay_s}\nend_run = {end_run}\n",
         );
     }
     // A crash of the controller, without a cache (refused with one).
-    let crash = !text.contains("[cache]") && d.chance(0.15);
+    let crash = !text.contains("[cache]") && d.chance(0.15) && layout != "distorted";
     if crash {
         text += &format!("[[failures]]\nkind = \"crash\"\nat_s = {}\n", d.seconds(0.05, DURATION_S + 1.0));
     }
@@ -299,6 +304,8 @@ fn defeats(s: &Schedule, failed: &[u32]) -> bool {
         // Two neighbours on the chain.
         "chained" => failed.iter().any(|&m| failed.contains(&((m + 1) % s.drives)) && (m + 1) % s.drives != m),
         "md_raid10" => md_windows(s).iter().any(|window| window.iter().all(|d| failed.contains(d))),
+        // Both drives of a pair.
+        "distorted" => failed.iter().any(|&m| failed.contains(&(m ^ 1))),
         other => panic!("the fuzzer does not know layout {other}: add its loss rule to `defeats`"),
     }
 }
