@@ -15,8 +15,8 @@ The points run are the ones the thesis's figures and numbers need (:func:`grid`)
 * **degraded** (Figs. 8-11): drive 1 fails at 1 s and stays failed; 50 and 75 % reads at
   every rate, and 100 % reads at 250 I/O/s (§3.3's numbers);
 * **rebuild** (Figs. 12-32): drive 1 fails at 10 s (the end of the warm-up) and is rebuilt
-  at once onto a hot spare, one unit at a time, the unrebuilt unit nearest the survivor's
-  head first, rebuild I/O only on a drive with no user request (per drive, never
+  at once onto a hot spare, one unit at a time, the unrebuilt unit its source can fetch
+  soonest first (the thesis's option 1, ``order = "fetch"``), rebuild I/O only on a drive with no user request (per drive, never
   preempted), reads not redirected to the spare; unit block (4 KB), track or cylinder; 50
   and 75 % reads at every rate, and 0 and 100 % reads at 200 and 300 I/O/s (Figs. 27-32).
 
@@ -75,9 +75,11 @@ SCHEMES: Dict[str, str] = {
 RATES: Tuple[int, ...] = (100, 150, 200, 250, 300, 350)
 #: §2.2.1's rebuild units: a 4 KB block, a track, a cylinder.
 UNITS: Dict[str, Dict[str, int]] = {"block": {"sectors": 8}, "track": {"tracks": 1}, "cylinder": {"cylinders": 1}}
-#: §2.1 and §2.2: one unit in flight, the nearest unrebuilt unit first, rebuild I/O only on
-#: a drive with no user request (never preempted), no read redirection (Table 3's baseline).
-REBUILD = {"executor": "sor", "order": "nearest", "discipline": "vsm", "redirect_reads": False, "end_run": True}
+#: §2.1 and §2.2: one unit in flight; the unrebuilt unit whose data lies nearest its
+#: source's head first (§2.2.1's "nearest unrebuilt unit in the survivor disk", §2.2.3's
+#: option 1 for ID, the one the thesis reports); rebuild I/O only on a drive with no user
+#: request (never preempted); no read redirection (Table 3's baseline).
+REBUILD = {"executor": "sor", "order": "fetch", "discipline": "vsm", "redirect_reads": False, "end_run": True}
 FAILED_DRIVE = 1
 DEGRADED_FAILURE_S = 1.0
 REBUILD_FAILURE_S = 10.0

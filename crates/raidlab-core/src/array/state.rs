@@ -442,6 +442,25 @@ impl UnitStates {
         None
     }
 
+    /// The last unrebuilt unit in `[start, before)`; `None` if there is none. Reads only the
+    /// words of the range.
+    pub fn prev_unrebuilt_in(&self, start: u64, before: u64) -> Option<u64> {
+        let mut end = before.min(self.count);
+        while end > start {
+            let unit = end - 1;
+            let w = (unit / 64) as usize;
+            let bits = unit % 64 + 1;
+            let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+            let free = !(self.rebuilt[w] | self.in_flight[w]) & mask;
+            if free != 0 {
+                let found = w as u64 * 64 + 63 - free.leading_zeros() as u64;
+                return (found >= start).then_some(found);
+            }
+            end = w as u64 * 64;
+        }
+        None
+    }
+
     /// The first unrebuilt unit (neither current nor in flight) in `[from, end)`, without
     /// wrapping; `None` if there is none. Reads only the words of the range (64 units a
     /// word), so a search inside a small range of a large drive stays small.

@@ -73,11 +73,11 @@ pub struct RebuildConfig {
     /// Executor: `sor` (stripe-oriented) or `dor` (disk-oriented).
     #[serde(default = "default_executor")]
     pub executor: String,
-    /// Order in which lost units are rebuilt: `sequential`, `nearest` or `pro`
+    /// Order in which lost units are rebuilt: `sequential`, `nearest`, `fetch` or `pro`
     /// (popularity-based, settings in `[rebuild.pro]`).
     #[serde(default = "default_order")]
     pub order: String,
-    /// Issue discipline of rebuild reads: `vsm`, `pcm` or `rate`, or a production throttle:
+    /// Issue discipline of rebuild reads: `vsm`, `vsm_set`, `pcm` or `rate`, or a production throttle:
     /// `md` (Linux md), `zfs` (OpenZFS), `mclock` (Ceph) or `hw_rate` (hardware RAID), each
     /// with its settings table.
     #[serde(default = "default_discipline")]
@@ -382,6 +382,27 @@ impl Ctx<'_> {
     }
 }
 
+/// Where the lost member's data lies on the sources that work: the layout's reads of the
+/// whole member, as runs ([`order::SourcePiece`]). Empty when no rebuild runs.
+fn source_pieces(controller: &Controller) -> Vec<order::SourcePiece> {
+    let Some(r) = controller.rebuilding() else { return Vec::new() };
+    let mut reads = Vec::new();
+    let placement = controller.state().placement();
+    let Some(reconstruction) = controller.layout().reconstruction(r.member) else { return Vec::new() };
+    controller.layout().rebuild_reads_placed(r.member, &reconstruction, 0, r.units.capacity(), placement, &mut reads);
+    reads
+        .iter()
+        .map(|read| (controller.member_slot(read.source), read))
+        .filter(|&(slot, _)| !controller.is_failed(slot))
+        .map(|(slot, read)| order::SourcePiece {
+            slot,
+            member_start: read.offset,
+            member_end: read.offset + read.sectors,
+            source_start: read.pba,
+        })
+        .collect()
+}
+
 /// Hand the user reads `controller` recorded since the last call to `order`.
 fn observe_reads(order: &mut dyn Order, controller: &mut Controller) {
     let Some((reads, r)) = controller.take_reads() else { return };
@@ -430,6 +451,7 @@ impl Rebuild {
         if let Some(r) = controller.rebuilding() {
             self.discipline.begin(&r.sources, r.target, r.xor);
         }
+        self.order.sources(&source_pieces(controller));
     }
 
     /// Hand the user reads the controller recorded to the order (before each decision, and

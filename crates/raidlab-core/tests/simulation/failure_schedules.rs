@@ -144,7 +144,7 @@ const EXECUTORS: &[&str] = &[
     "executor = \"dor\"\nbuffer_units = 8",
     "executor = \"dor\"\nbuffer = \"shared\"\nbuffer_units = 4\nhead_separation_units = 2",
 ];
-const ORDERS: &[&str] = &["sequential", "nearest", "pro"];
+const ORDERS: &[&str] = &["sequential", "nearest", "pro", "fetch"];
 const DISCIPLINES: &[&str] = &[
     "discipline = \"vsm\"",
     "discipline = \"vsm_set\"\nrotational_latency = \"none\"",

@@ -250,3 +250,23 @@ fn with_writes_tm_saturates_first() {
     eprintln!("50 % reads, 350 I/O/s, p90: TM {tm:.2}, DM {dm:.2}, ID {id:.2} ms");
     assert!(tm > dm && tm > id, "TM {tm}, DM {dm}, ID {id} ms");
 }
+
+/// For traditional mirroring the `fetch` order (the thesis's option 1: the unit the survivor
+/// fetches soonest) and `nearest` (the unit nearest the survivors' heads) are the same rule,
+/// since the one survivor holds every unit at the lost drive's own address: the same rebuild,
+/// to the nanosecond, and the same responses.
+#[test]
+fn for_traditional_mirroring_fetch_and_nearest_are_the_same_rule() {
+    let text = |order: &str| {
+        thesis_mirroring(TM, 0.75, &format!(
+            "[[failures]]\ndrive = 1\nat_s = 10\n[rebuild]\nexecutor = \"sor\"\norder = \"{order}\"\nunit = {{ tracks = 1 }}\n\
+             redirect_reads = false\nend_run = true\n"
+        ))
+        .replace("drives = 16\n", "drives = 16\nspares = 1\n")
+        .replace("requests = 150000", "requests = 5000000")
+        .replace("requests = 1000000", "requests = 5000000")
+    };
+    let (nearest, fetch) = (run(&text("nearest")).summary, run(&text("fetch")).summary);
+    assert_eq!(nearest["rebuilds"], fetch["rebuilds"]);
+    assert_eq!(nearest["response_ms"], fetch["response_ms"]);
+}

@@ -3,6 +3,7 @@
 //! Access Monitor): the controller then records each read's span of units, and the order
 //! sees them before each decision.
 
+mod fetch;
 mod nearest;
 pub mod pro;
 mod sequential;
@@ -27,6 +28,11 @@ pub trait Order: Send {
     ) -> Option<u64>;
     /// A new rebuild starts.
     fn reset(&mut self);
+    /// Where the lost member's data lies on its sources (the layout's reads of the whole
+    /// member, [`crate::layout::Layout::rebuild_reads`]), each as `(slot, first sector of the
+    /// member, end sector, first sector on the source)`: given when a rebuild starts or
+    /// starts afresh on fewer sources. By default unused.
+    fn sources(&mut self, _pieces: &[SourcePiece]) {}
     /// Whether the order wants the user reads of the lost member's units (by default no: the
     /// controller then records nothing).
     fn watches_reads(&self) -> bool {
@@ -41,6 +47,16 @@ pub trait Order: Send {
     }
 }
 
+/// A run of the lost member's sectors `[member_start, member_end)` whose data lies on slot
+/// `slot` from its sector `source_start` on, in the same order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourcePiece {
+    pub slot: u32,
+    pub member_start: u64,
+    pub member_end: u64,
+    pub source_start: u64,
+}
+
 /// One registered order.
 pub struct OrderEntry {
     pub name: &'static str,
@@ -53,6 +69,7 @@ pub struct OrderEntry {
 pub static ORDERS: &[OrderEntry] = &[
     OrderEntry { name: "sequential", make: sequential::Sequential::boxed, doc: sequential::DOC },
     OrderEntry { name: "nearest", make: nearest::Nearest::boxed, doc: nearest::DOC },
+    OrderEntry { name: "fetch", make: fetch::Fetch::boxed, doc: fetch::DOC },
     OrderEntry { name: "pro", make: pro::Pro::boxed, doc: pro::DOC },
 ];
 
