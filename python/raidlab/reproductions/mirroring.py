@@ -79,7 +79,13 @@ UNITS: Dict[str, Dict[str, int]] = {"block": {"sectors": 8}, "track": {"tracks":
 #: source's head first (§2.2.1's "nearest unrebuilt unit in the survivor disk", §2.2.3's
 #: option 1 for ID, the one the thesis reports); rebuild I/O only on a drive with no user
 #: request (never preempted); no read redirection (Table 3's baseline).
-REBUILD = {"executor": "sor", "order": "fetch", "discipline": "vsm", "redirect_reads": False, "end_run": True}
+#: DM's track and cylinder units rebuild in the thesis's two phases (§2.2.2: the slave
+#: partition first, then each master unit nearest the replacement's head): the `replacement`
+#: order over the layout's phases. Its block unit is TM's algorithm (the default order).
+ORDER_BY_SCHEME_UNIT: Dict[Tuple[str, str], str] = {("DM", "track"): "replacement", ("DM", "cylinder"): "replacement"}
+#: The order of every other rebuild run (set per point, beside the unit).
+REBUILD_ORDER = "fetch"
+REBUILD = {"executor": "sor", "discipline": "vsm", "redirect_reads": False, "end_run": True}
 FAILED_DRIVE = 1
 DEGRADED_FAILURE_S = 1.0
 REBUILD_FAILURE_S = 10.0
@@ -244,6 +250,7 @@ def _point_keys(scheme: str, point: Point) -> Dict[str, Any]:
                             "workload.arrival.rate_per_s": point.rate}
     if point.unit is not None:
         keys["rebuild.unit"] = UNITS[point.unit]
+        keys["rebuild.order"] = ORDER_BY_SCHEME_UNIT.get((scheme, point.unit), REBUILD_ORDER)
     return keys
 
 

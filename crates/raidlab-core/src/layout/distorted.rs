@@ -31,9 +31,14 @@
 //! (writes update them in place), so the rebuild's view of it holds; the partner's copies
 //! still move, and a job lists its reads again once it holds its stripes' locks.
 //!
-//! **Not built yet:** the thesis's track and cylinder units for DM (its two phases), read
-//! redirection and piggybacking during a DM rebuild, and a controller crash (recovering the
-//! map). Each is refused by name.
+//! Track and cylinder units: the thesis's two phases (§2.2.2) are the layout's rebuild
+//! phases (slave partition, then master) with `order = "replacement"`. When the rebuild
+//! starts, the replacement's slave partition is laid out afresh in block order ("written
+//! anywhere free" on an empty drive), so phase 1 reads the partner's master partition in
+//! order; phase 2 fetches each master unit's blocks from wherever the partner keeps them.
+//!
+//! **Not built yet:** read redirection and piggybacking during a DM rebuild, and a
+//! controller crash (recovering the map). Each is refused by name.
 //!
 //! Layout terms: stripe `s` is logical block `s` of every pair (pair `i` is data unit `i`);
 //! block `s` of a pair is mastered on its drive `s mod 2`, in master slot `s / 2`.
@@ -215,9 +220,30 @@ impl DistortionMap {
     fn release(&mut self, stripe: u64) {
         if let Some(taken) = self.reserved.remove(&stripe) {
             for r in taken {
-                self.free[r.member as usize].insert(r.slot);
+                self.give_back(r.member, r.slot);
             }
         }
+    }
+
+    /// Slot `slot` of `member`, taken by a write that will not record it, is free again
+    /// (unless the member's map was laid out afresh since, and holds a copy there).
+    fn give_back(&mut self, member: u32, slot: u32) {
+        if self.holder[member as usize][slot as usize] == FREE {
+            self.free[member as usize].insert(slot);
+        }
+    }
+
+    /// Lay `member`'s slave partition out afresh, packed: the copy of the partner's master
+    /// slot `k` in slave slot `k`, the free slots after them. What a rebuild writes onto an
+    /// empty replacement, where "enough contiguous free blocks can be located to allow many
+    /// sequential transfers" (§2.2.2): the copies are read from the partner's master
+    /// partition, and written, in order.
+    fn lay_out_afresh(&mut self, member: u32) {
+        let m = member as usize;
+        let (masters, slaves) = (self.geometry.master_slots() as u32, self.geometry.slave_slots() as u32);
+        self.slave_of[m] = (0..masters).collect();
+        self.holder[m] = (0..slaves).map(|t| if t < masters { t } else { FREE }).collect();
+        self.free[m] = (masters..slaves).collect();
     }
 }
 
@@ -232,6 +258,10 @@ impl PlacementState for DistortionMap {
         }
     }
     fn rebuilding(&mut self, member: Option<u32>) {
+        if let Some(member) = member {
+            // The lost drive's copies are gone: the replacement's are laid out afresh.
+            self.lay_out_afresh(member);
+        }
         self.rebuilding = member;
     }
     fn as_any(&self) -> &dyn std::any::Any {
@@ -395,14 +425,6 @@ impl Layout for DistortedLayout {
         Some(Reconstruction { sources: vec![member ^ 1], xor: false })
     }
     fn rebuild_refusal(&self, rebuild: &super::RebuildAsked) -> Option<String> {
-        let unit = self.geometry.unit_sectors;
-        if rebuild.unit_sectors != Some(unit) {
-            return Some(format!(
-                "a distorted mirror is rebuilt a block at a time (`rebuild.unit = {{ sectors = {unit} }}`, the stripe \
-                 unit, the thesis's block algorithm); its track and cylinder units (the thesis's two phases) are not \
-                 built yet"
-            ));
-        }
         if rebuild.redirect_reads || rebuild.piggyback {
             return Some(
                 "a distorted mirror's rebuild runs without read redirection and piggybacking (set \
@@ -411,6 +433,14 @@ impl Layout for DistortedLayout {
             );
         }
         None
+    }
+    /// The thesis's two phases (§2.2.2): the slave partition first, then the master one.
+    fn rebuild_phases(&self, _member: u32) -> Vec<Vec<(u64, u64)>> {
+        let g = &self.geometry;
+        let sectors = |units: u64| units * g.unit_sectors;
+        let slave = (0..g.bands).map(|b| (sectors(b * g.band + g.master), sectors((b + 1) * g.band))).collect();
+        let master = (0..g.bands).map(|b| (sectors(b * g.band), sectors(b * g.band + g.master))).collect();
+        vec![slave, master]
     }
     fn rebuild_reads(&self, member: u32, reconstruction: &Reconstruction, start: u64, end: u64, out: &mut Vec<SourceRead>) {
         // As the array starts: the initial map.
@@ -439,7 +469,15 @@ impl Layout for DistortedLayout {
                 None => None,
             };
             if let Some(source) = source {
-                out.push(SourceRead { source: partner, pba: source + (from - pba), offset: from - start, sectors: to - from });
+                let read = SourceRead { source: partner, pba: source + (from - pba), offset: from - start, sectors: to - from };
+                // Runs of slots whose sources follow one another are one read (a slave
+                // partition laid out in block order reads the master partition in order).
+                match out.last_mut() {
+                    Some(last) if last.source == partner && last.pba + last.sectors == read.pba && last.offset + last.sectors == read.offset => {
+                        last.sectors += read.sectors;
+                    }
+                    _ => out.push(read),
+                }
             }
             pba += g.unit_sectors;
         }
@@ -591,7 +629,7 @@ impl Planner for DistortedPlanner {
             // rebuild has listed the member's copies where the map had them): the copy stays
             // where it was, and the rebuild writes the block's value there.
             if !written || map_state.rebuilding == Some(r.member) {
-                map_state.free[drive].insert(r.slot);
+                map_state.give_back(r.member, r.slot);
                 continue;
             }
             let old = map_state.slave_of[drive][k];

@@ -206,6 +206,13 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     fn rebuild_refusal(&self, _rebuild: &RebuildAsked) -> Option<String> {
         None
     }
+    /// The member's sectors in the order of the layout's rebuild phases: each phase a list
+    /// of ranges `[start, end)`, rebuilt before the next phase's (a distorted mirror's slave
+    /// partition, then its master partition). Empty, the default, when the layout has no
+    /// phases. Read by the `replacement` order; the other orders ignore it.
+    fn rebuild_phases(&self, _member: u32) -> Vec<Vec<(u64, u64)>> {
+        Vec::new()
+    }
     /// [`Layout::rebuild_reads`] for a layout with a placement state, which says where its
     /// copies are now; by default the placement-free answer.
     fn rebuild_reads_placed(
@@ -361,6 +368,9 @@ impl Layout for Remapped {
     }
     fn stripes_in_placed(&self, member: u32, start: u64, end: u64, placement: Option<&dyn PlacementState>) -> (u64, u64) {
         self.inner.stripes_in_placed(member, start, end, placement)
+    }
+    fn rebuild_phases(&self, member: u32) -> Vec<Vec<(u64, u64)>> {
+        self.inner.rebuild_phases(member)
     }
     fn locate_placed(&self, drive: u32, pba: u64, placement: Option<&dyn PlacementState>) -> Option<(u64, UnitRole)> {
         if drive == self.from {

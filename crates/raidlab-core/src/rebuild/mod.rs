@@ -73,7 +73,7 @@ pub struct RebuildConfig {
     /// Executor: `sor` (stripe-oriented) or `dor` (disk-oriented).
     #[serde(default = "default_executor")]
     pub executor: String,
-    /// Order in which lost units are rebuilt: `sequential`, `nearest`, `fetch` or `pro`
+    /// Order in which lost units are rebuilt: `sequential`, `nearest`, `fetch`, `replacement` or `pro`
     /// (popularity-based, settings in `[rebuild.pro]`).
     #[serde(default = "default_order")]
     pub order: String,
@@ -452,6 +452,9 @@ impl Rebuild {
             self.discipline.begin(&r.sources, r.target, r.xor);
         }
         self.order.sources(&source_pieces(controller));
+        if let Some(r) = controller.rebuilding() {
+            self.order.phases(&controller.layout().rebuild_phases(r.member), r.target);
+        }
     }
 
     /// Hand the user reads the controller recorded to the order (before each decision, and

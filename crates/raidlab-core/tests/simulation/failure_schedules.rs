@@ -144,7 +144,7 @@ const EXECUTORS: &[&str] = &[
     "executor = \"dor\"\nbuffer_units = 8",
     "executor = \"dor\"\nbuffer = \"shared\"\nbuffer_units = 4\nhead_separation_units = 2",
 ];
-const ORDERS: &[&str] = &["sequential", "nearest", "pro", "fetch"];
+const ORDERS: &[&str] = &["sequential", "nearest", "pro", "fetch", "replacement"];
 const DISCIPLINES: &[&str] = &[
     "discipline = \"vsm\"",
     "discipline = \"vsm_set\"\nrotational_latency = \"none\"",
@@ -273,10 +273,10 @@ fn schedule(seed: u64) -> Schedule {
         end_run = d.chance(0.2);
         delay_s = if d.chance(0.3) { d.seconds(0.0, 2.0) } else { 0.0 };
         let (executor, order, discipline) = (d.pick(EXECUTORS), d.pick(ORDERS), d.pick(DISCIPLINES));
-        let (mut unit, mut redirect, mut piggyback) = (d.pick(UNITS), d.chance(0.7), d.chance(0.3));
+        let (unit, mut redirect, mut piggyback) = (d.pick(UNITS), d.chance(0.7), d.chance(0.3));
         if layout == "distorted" {
-            // What a distorted mirror's rebuild takes: a block at a time, nothing else.
-            (unit, redirect, piggyback) = ("{ sectors = 8 }", false, false);
+            // A distorted mirror's rebuild takes neither (refused by name).
+            (redirect, piggyback) = (false, false);
         }
         text += &format!(
             "[rebuild]\n{executor}\norder = \"{order}\"\n{discipline}\nunit = {unit}\nredirect_reads = {redirect}\n\

@@ -35,7 +35,7 @@ impl Fetch {
 
     /// The unrebuilt unit of `piece` whose data lies nearest cylinder `head` of its source,
     /// with that distance.
-    fn nearest_in(piece: &SourcePiece, head: u32, states: &UnitStates, units: &RebuildUnits, geometry: &Geometry) -> Option<(u32, u64)> {
+    pub(super) fn nearest_in(piece: &SourcePiece, head: u32, states: &UnitStates, units: &RebuildUnits, geometry: &Geometry) -> Option<(u32, u64)> {
         let source_cylinder = |member_pba: u64| {
             let pba = piece.source_start + (member_pba - piece.member_start);
             geometry.locate(pba.min(geometry.capacity_sectors() - 1)).cylinder
@@ -89,13 +89,15 @@ impl Order for Fetch {
                 .min()
                 .map(|(_, unit)| unit);
         }
-        // Ties: the smaller distance, then the lower unit.
+        // Ties: the smaller distance, then the lower unit. Units with nothing on any source
+        // (a distorted mirror's free slots) come last, in address order.
         self.pieces
             .iter()
             .filter(|piece| sources.contains(&piece.slot))
             .filter_map(|piece| Self::nearest_in(piece, drives.cylinder(piece.slot), states, units, geometry))
             .min()
             .map(|(_, unit)| unit)
+            .or_else(|| states.next_unrebuilt(0))
     }
     fn reset(&mut self) {
         self.pieces.clear();

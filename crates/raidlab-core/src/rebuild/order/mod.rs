@@ -6,6 +6,7 @@
 mod fetch;
 mod nearest;
 pub mod pro;
+mod replacement;
 mod sequential;
 
 use super::{DriveState, RebuildConfig};
@@ -33,6 +34,10 @@ pub trait Order: Send {
     /// member, end sector, first sector on the source)`: given when a rebuild starts or
     /// starts afresh on fewer sources. By default unused.
     fn sources(&mut self, _pieces: &[SourcePiece]) {}
+    /// The layout's rebuild phases ([`crate::layout::Layout::rebuild_phases`]: member
+    /// sector ranges per phase, first phase first) and the target's slot: given when a
+    /// rebuild starts or starts afresh. By default unused.
+    fn phases(&mut self, _phases: &[Vec<(u64, u64)>], _target: u32) {}
     /// Whether the order wants the user reads of the lost member's units (by default no: the
     /// controller then records nothing).
     fn watches_reads(&self) -> bool {
@@ -70,6 +75,7 @@ pub static ORDERS: &[OrderEntry] = &[
     OrderEntry { name: "sequential", make: sequential::Sequential::boxed, doc: sequential::DOC },
     OrderEntry { name: "nearest", make: nearest::Nearest::boxed, doc: nearest::DOC },
     OrderEntry { name: "fetch", make: fetch::Fetch::boxed, doc: fetch::DOC },
+    OrderEntry { name: "replacement", make: replacement::Replacement::boxed, doc: replacement::DOC },
     OrderEntry { name: "pro", make: pro::Pro::boxed, doc: pro::DOC },
 ];
 
