@@ -427,19 +427,7 @@ impl UnitStates {
     /// The last unit before `before` that is unrebuilt, without wrapping; `None` if there is
     /// none.
     pub fn prev_unrebuilt(&self, before: u64) -> Option<u64> {
-        let mut end = before.min(self.count);
-        while end > 0 {
-            let unit = end - 1;
-            let w = (unit / 64) as usize;
-            let bits = unit % 64 + 1;
-            let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
-            let free = !(self.rebuilt[w] | self.in_flight[w]) & mask;
-            if free != 0 {
-                return Some(w as u64 * 64 + 63 - free.leading_zeros() as u64);
-            }
-            end = w as u64 * 64;
-        }
-        None
+        self.prev_unrebuilt_in(0, before)
     }
 
     /// The last unrebuilt unit in `[start, before)`; `None` if there is none. Reads only the

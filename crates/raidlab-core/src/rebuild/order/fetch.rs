@@ -114,15 +114,7 @@ mod tests {
     use crate::array::state::UnitMeasure;
     use crate::disk::presets;
 
-    struct At(Vec<u32>);
-    impl DriveState for At {
-        fn cylinder(&self, drive: u32) -> u32 {
-            self.0[drive as usize]
-        }
-        fn is_idle(&self, _drive: u32) -> bool {
-            true
-        }
-    }
+    use super::super::tests::At;
 
     /// Two sources, each holding half the lost member a quarter of a drive away from where
     /// the member had it: the unit picked is the one under the head that is nearest its data

@@ -88,3 +88,19 @@ pub fn names() -> Vec<&'static str> {
 pub fn entry(name: &str) -> Option<&'static OrderEntry> {
     ORDERS.iter().find(|e| e.name == name)
 }
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::DriveState;
+
+    /// Drives whose arms are over the given cylinders, all idle: what the orders' tests see.
+    pub struct At(pub Vec<u32>);
+    impl DriveState for At {
+        fn cylinder(&self, drive: u32) -> u32 {
+            self.0[drive as usize]
+        }
+        fn is_idle(&self, _drive: u32) -> bool {
+            true
+        }
+    }
+}

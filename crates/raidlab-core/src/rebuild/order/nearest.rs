@@ -68,15 +68,7 @@ mod tests {
     use super::*;
     use crate::disk::presets;
 
-    struct At(Vec<u32>);
-    impl DriveState for At {
-        fn cylinder(&self, drive: u32) -> u32 {
-            self.0[drive as usize]
-        }
-        fn is_idle(&self, _drive: u32) -> bool {
-            true
-        }
-    }
+    use super::super::tests::At;
 
     /// The unit picked lies at the median head's cylinder when it is unrebuilt, and is the
     /// nearest unrebuilt one on either side when it is not.

@@ -66,15 +66,7 @@ mod tests {
     use crate::array::state::UnitMeasure;
     use crate::disk::presets;
 
-    struct At(Vec<u32>);
-    impl DriveState for At {
-        fn cylinder(&self, drive: u32) -> u32 {
-            self.0[drive as usize]
-        }
-        fn is_idle(&self, _drive: u32) -> bool {
-            true
-        }
-    }
+    use super::super::tests::At;
 
     /// Phase 1 (cylinders 40..100) is done before phase 2 (0..40), each unit nearest the
     /// replacement's head (slot 3) within the phase; without phases, nearest over all.
