@@ -1046,20 +1046,24 @@ impl Controller {
         let r = self.state.rebuild.as_deref()?;
         let unit_sectors = self.unit_sectors.size;
         let p = &mut self.pieces[idx as usize];
+        let placement = self.state.placement.as_deref();
         let mut readable = true;
         let mut found = false;
-        for u in p.map.data.iter_mut().chain(p.map.parity.iter_mut()) {
+        for (i, u) in p.map.data.iter_mut().chain(p.map.parity.iter_mut()).enumerate() {
             if u.drive != r.member_slot {
                 continue;
             }
             found = true;
             u.drive = r.target;
-            let end = (u.pba + unit_sectors).min(r.units.capacity());
-            if u.pba >= end {
+            // Where the member keeps that unit now (a moved copy's slot), whose rebuild units
+            // say whether the target holds it.
+            let at = self.layout.placed_pba(p.stripe, i, u.pba, placement);
+            let end = (at + unit_sectors).min(r.units.capacity());
+            if at >= end {
                 readable = false;
                 continue;
             }
-            let (first, last) = (r.units.unit_of(u.pba), r.units.unit_of(end - 1));
+            let (first, last) = (r.units.unit_of(at), r.units.unit_of(end - 1));
             readable &= (first..=last).all(|unit| r.states.get(unit) == UnitState::Rebuilt);
         }
         if !found || !readable || !(is_write || r.redirect_reads) {

@@ -37,8 +37,11 @@
 //! anywhere free" on an empty drive), so phase 1 reads the partner's master partition in
 //! order; phase 2 fetches each master unit's blocks from wherever the partner keeps them.
 //!
-//! **Not built yet:** read redirection and piggybacking during a DM rebuild, and a
-//! controller crash (recovering the map). Each is refused by name.
+//! Reads may be redirected to the replacement (`rebuild.redirect_reads`): a copy is read
+//! there once the rebuild unit of its current slot is current ([`Layout::placed_pba`]).
+//!
+//! **Not built yet:** piggybacking during a DM rebuild, and a controller crash (recovering
+//! the map). Each is refused by name.
 //!
 //! Layout terms: stripe `s` is logical block `s` of every pair (pair `i` is data unit `i`);
 //! block `s` of a pair is mastered on its drive `s mod 2`, in master slot `s / 2`.
@@ -425,10 +428,10 @@ impl Layout for DistortedLayout {
         Some(Reconstruction { sources: vec![member ^ 1], xor: false })
     }
     fn rebuild_refusal(&self, rebuild: &super::RebuildAsked) -> Option<String> {
-        if rebuild.redirect_reads || rebuild.piggyback {
+        if rebuild.piggyback {
             return Some(
-                "a distorted mirror's rebuild runs without read redirection and piggybacking (set \
-                 `rebuild.redirect_reads = false`; the thesis's Table 4 enhancement is not built yet)"
+                "a distorted mirror's rebuild runs without piggybacking (set `rebuild.piggyback = false`): a \
+                 degraded read's unit is not the lost drive's unit of the same address"
                     .into(),
             );
         }
@@ -481,6 +484,15 @@ impl Layout for DistortedLayout {
             }
             pba += g.unit_sectors;
         }
+    }
+    /// A slave copy (odd positions) is where the distortion map has it.
+    fn placed_pba(&self, stripe: u64, position: usize, pba: u64, placement: Option<&dyn PlacementState>) -> u64 {
+        let Some(map) = placement.and_then(|p| p.as_any().downcast_ref::<DistortionMap>()) else { return pba };
+        if position % 2 == 0 {
+            return pba;
+        }
+        let slave_member = (position as u64 - 1 + stripe % 2) as u32 ^ 1;
+        self.geometry.slave_pba(map.slave_slot(slave_member, stripe / 2))
     }
     fn stripes_in_placed(&self, member: u32, start: u64, end: u64, placement: Option<&dyn PlacementState>) -> (u64, u64) {
         let map = placement.and_then(|p| p.as_any().downcast_ref::<DistortionMap>()).expect("its distortion map");

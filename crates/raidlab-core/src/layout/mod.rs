@@ -226,6 +226,12 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     ) {
         self.rebuild_reads(member, reconstruction, start, end, out)
     }
+    /// Where entry `position` of `stripe`'s map (data units' copies in order, then parity),
+    /// at sector `pba` in the map the layout gives, is now: a moved copy's sector for a
+    /// layout with a placement state; by default `pba`.
+    fn placed_pba(&self, _stripe: u64, _position: usize, pba: u64, _placement: Option<&dyn PlacementState>) -> u64 {
+        pba
+    }
     /// [`Layout::stripes_in`] for a layout with a placement state; by default the
     /// placement-free answer.
     fn stripes_in_placed(&self, member: u32, start: u64, end: u64, _placement: Option<&dyn PlacementState>) -> (u64, u64) {
@@ -371,6 +377,9 @@ impl Layout for Remapped {
     }
     fn rebuild_phases(&self, member: u32) -> Vec<Vec<(u64, u64)>> {
         self.inner.rebuild_phases(member)
+    }
+    fn placed_pba(&self, stripe: u64, position: usize, pba: u64, placement: Option<&dyn PlacementState>) -> u64 {
+        self.inner.placed_pba(stripe, position, pba, placement)
     }
     fn locate_placed(&self, drive: u32, pba: u64, placement: Option<&dyn PlacementState>) -> Option<(u64, UnitRole)> {
         if drive == self.from {

@@ -5,8 +5,9 @@
 //! from its partner (its master blocks from where the partner keeps their copies, its copies
 //! from the partner's master blocks) and every rebuilt sector is proved. A second failure
 //! loses data only in the failed drive's pair. Track and cylinder units rebuild in the
-//! thesis's two phases (`order = "replacement"`). Read redirection and piggybacking during a
-//! DM rebuild, and crashes, are refused by name until they are built.
+//! thesis's two phases (`order = "replacement"`); reads may be redirected to the
+//! replacement. Piggybacking during a DM rebuild, and crashes, are refused by name until
+//! they are built.
 
 use raidlab_core::layout::distorted::DistortionMap;
 
@@ -152,8 +153,8 @@ fn bad_keys_rebuilds_and_crashes_are_refused_by_name() {
     let with_rebuild = |rebuild: &str| {
         error(&scenario(0.8, 0, &format!("[[failures]]\ndrive = 2\nat_s = 0.2\n[rebuild]\n{rebuild}")).replace("drives = 6\n", "drives = 6\nspares = 1\n"))
     };
-    let err = with_rebuild("unit = { sectors = 8 }\n");
-    assert!(err.starts_with("rebuild: layout distorted: a distorted mirror's rebuild runs without read redirection"), "{err}");
+    let err = with_rebuild("unit = { sectors = 8 }\npiggyback = true\n");
+    assert!(err.starts_with("rebuild: layout distorted: a distorted mirror's rebuild runs without piggybacking"), "{err}");
     let err = error(&scenario(
         0.8,
         0,
@@ -216,9 +217,12 @@ fn random_scenarios_read_only_what_was_last_written() {
 #[test]
 fn a_lost_drive_is_rebuilt_and_every_rebuilt_sector_is_current() {
     let rebuild = |executor: &str, discipline: &str, unit: &str, order: &str| {
+        // Reads redirected to the replacement with units given in sectors (a copy's current
+        // slot says whether the replacement holds it), not with the others.
+        let redirect = unit.contains("sectors");
         format!(
             "[rebuild]\nexecutor = \"{executor}\"\ndiscipline = \"{discipline}\"\norder = \"{order}\"\n\
-             unit = {unit}\nredirect_reads = false\n"
+             unit = {unit}\nredirect_reads = {redirect}\n"
         )
     };
     let settings = [

@@ -273,10 +273,10 @@ fn schedule(seed: u64) -> Schedule {
         end_run = d.chance(0.2);
         delay_s = if d.chance(0.3) { d.seconds(0.0, 2.0) } else { 0.0 };
         let (executor, order, discipline) = (d.pick(EXECUTORS), d.pick(ORDERS), d.pick(DISCIPLINES));
-        let (unit, mut redirect, mut piggyback) = (d.pick(UNITS), d.chance(0.7), d.chance(0.3));
+        let (unit, redirect, mut piggyback) = (d.pick(UNITS), d.chance(0.7), d.chance(0.3));
         if layout == "distorted" {
-            // A distorted mirror's rebuild takes neither (refused by name).
-            (redirect, piggyback) = (false, false);
+            // A distorted mirror's rebuild does not piggyback (refused by name).
+            piggyback = false;
         }
         text += &format!(
             "[rebuild]\n{executor}\norder = \"{order}\"\n{discipline}\nunit = {unit}\nredirect_reads = {redirect}\n\
