@@ -25,11 +25,10 @@ of simulated time at 100 I/O/s, 2,857 s at 350). A rebuild run lasts until its r
 ends (``rebuild.end_run``), the arrivals stopping after 4 h of simulated time
 (:data:`REBUILD_CAP_S`): a rebuild that has not ended by then did not finish while the load
 lasted, and its time is reported as a lower bound. Seeds 4, 5, ... (``--seeds N``, default
-2): 79 points × 2 seeds for each scheme in each mode the core accepts, 474 runs at most.
+2): 79 points × 2 seeds for each scheme in each mode the core accepts, 474 runs.
 Measured on a 2-core machine shared with other work: a normal run of 1,000,000 requests
 takes about 0.35 s (DM 0.9 s), a block-unit rebuild at 250 I/O/s about 0.5 s, the longest
-(TM, block, 350 I/O/s, to the 4 h cap) about 1.8 s; the whole reproduction about 100 s
-(410 runs: DM's track and cylinder units are not in the core yet).
+(TM, block, 350 I/O/s, to the 4 h cap) about 1.8 s; the whole reproduction about 126 s.
 
 Every run goes through the sweep machinery (one sweep per mode, ``OUTPUT/rebuild``,
 ``OUTPUT/degraded`` and ``OUTPUT/normal``), so a second
