@@ -466,7 +466,7 @@ impl Controller {
             return None;
         }
         let (start, end) = r.units.range(unit);
-        let (first_stripe, last_stripe) = self.layout.stripes_in_placed(r.member, start, end, self.state.placement.as_deref());
+        let (first_stripe, last_stripe) = self.layout.stripes_in(r.member, start, end, self.state.placement.as_deref());
         let id = self.new_job(unit, first_stripe, last_stripe, false);
         self.lock_next_stripes(id);
         Some(id)
@@ -790,7 +790,7 @@ impl Controller {
             return false;
         }
         let (start, end) = r.units.range(unit);
-        let (first_stripe, last_stripe) = self.layout.stripes_in_placed(r.member, start, end, self.state.placement.as_deref());
+        let (first_stripe, last_stripe) = self.layout.stripes_in(r.member, start, end, self.state.placement.as_deref());
         for stripe in first_stripe..=last_stripe {
             if !self.locks.try_acquire_read(stripe) {
                 for taken in first_stripe..stripe {
@@ -897,7 +897,7 @@ impl Controller {
             #[cfg(debug_assertions)]
             {
                 // The shortcut's claim: the layout's own answer is every source, whole, in place.
-                self.layout.rebuild_reads(member, &r.reconstruction, start, end, &mut self.source_reads);
+                self.layout.rebuild_reads(member, &r.reconstruction, start, end, None, &mut self.source_reads);
                 let plain: Vec<_> = r
                     .reconstruction
                     .sources
@@ -914,7 +914,7 @@ impl Controller {
             }
             return;
         }
-        self.layout.rebuild_reads_placed(member, &r.reconstruction, start, end, self.state.placement.as_deref(), &mut self.source_reads);
+        self.layout.rebuild_reads(member, &r.reconstruction, start, end, self.state.placement.as_deref(), &mut self.source_reads);
         let j = &mut self.jobs[id as usize];
         j.reads.clear();
         for read in &self.source_reads {

@@ -106,7 +106,7 @@ impl Layout for ChainedLayout {
     fn member_sectors(&self) -> u64 {
         2 * self.half_sectors()
     }
-    fn stripes_in(&self, _member: u32, start: u64, end: u64) -> (u64, u64) {
+    fn stripes_in(&self, _member: u32, start: u64, end: u64, _placement: Option<&dyn super::PlacementState>) -> (u64, u64) {
         let unit = self.shape.stripe_unit_sectors;
         let (first, last) = (start / unit, (end - 1) / unit);
         let half = self.shape.stripes;
@@ -123,7 +123,7 @@ impl Layout for ChainedLayout {
     fn reconstruction(&self, member: u32) -> Option<Reconstruction> {
         Some(Reconstruction { sources: self.redundancy_set(member), xor: false })
     }
-    fn rebuild_reads(&self, member: u32, _reconstruction: &Reconstruction, start: u64, end: u64, out: &mut Vec<SourceRead>) {
+    fn rebuild_reads(&self, member: u32, _reconstruction: &Reconstruction, start: u64, end: u64, _placement: Option<&dyn super::PlacementState>, out: &mut Vec<SourceRead>) {
         let half = self.half_sectors();
         // The first half (its primaries) is mirrored in the successor's second half…
         if start < half {
@@ -194,7 +194,7 @@ mod tests {
                 while start < l.member_sectors() {
                     let end = (start + size).min(l.member_sectors());
                     let mut reads = Vec::new();
-                    l.rebuild_reads(member, &reconstruction, start, end, &mut reads);
+                    l.rebuild_reads(member, &reconstruction, start, end, None, &mut reads);
                     let mut covered = 0;
                     for r in &reads {
                         assert_eq!(r.offset, covered);

@@ -445,14 +445,9 @@ impl Layout for DistortedLayout {
         let master = (0..g.bands).map(|b| (sectors(b * g.band), sectors(b * g.band + g.master))).collect();
         vec![slave, master]
     }
-    fn rebuild_reads(&self, member: u32, reconstruction: &Reconstruction, start: u64, end: u64, out: &mut Vec<SourceRead>) {
-        // As the array starts: the initial map.
-        let initial = DistortionMap::new(self.shape.drives, self.geometry);
-        self.rebuild_reads_placed(member, reconstruction, start, end, Some(&initial), out);
-    }
     /// Each slot of the unit from its partner: a master block from where the partner keeps
     /// its copy now, a copy from the partner's master block; a free slot from nothing.
-    fn rebuild_reads_placed(
+    fn rebuild_reads(
         &self,
         member: u32,
         _reconstruction: &Reconstruction,
@@ -461,7 +456,15 @@ impl Layout for DistortedLayout {
         placement: Option<&dyn PlacementState>,
         out: &mut Vec<SourceRead>,
     ) {
-        let map = placement.and_then(|p| p.as_any().downcast_ref::<DistortionMap>()).expect("its distortion map");
+        let initial;
+        let map = match placement.and_then(|p| p.as_any().downcast_ref::<DistortionMap>()) {
+            Some(map) => map,
+            None => {
+                // As the array starts.
+                initial = DistortionMap::new(self.shape.drives, self.geometry);
+                &initial
+            }
+        };
         let (g, partner) = (&self.geometry, member ^ 1);
         let mut pba = start - start % g.unit_sectors;
         while pba < end {
@@ -494,8 +497,15 @@ impl Layout for DistortedLayout {
         let slave_member = (position as u64 - 1 + stripe % 2) as u32 ^ 1;
         self.geometry.slave_pba(map.slave_slot(slave_member, stripe / 2))
     }
-    fn stripes_in_placed(&self, member: u32, start: u64, end: u64, placement: Option<&dyn PlacementState>) -> (u64, u64) {
-        let map = placement.and_then(|p| p.as_any().downcast_ref::<DistortionMap>()).expect("its distortion map");
+    fn stripes_in(&self, member: u32, start: u64, end: u64, placement: Option<&dyn PlacementState>) -> (u64, u64) {
+        let initial;
+        let map = match placement.and_then(|p| p.as_any().downcast_ref::<DistortionMap>()) {
+            Some(map) => map,
+            None => {
+                initial = DistortionMap::new(self.shape.drives, self.geometry);
+                &initial
+            }
+        };
         let g = &self.geometry;
         let (mut first, mut last) = (u64::MAX, 0);
         let mut pba = start - start % g.unit_sectors;

@@ -178,7 +178,7 @@ impl Layout for InterleavedLayout {
     fn member_sectors(&self) -> u64 {
         2 * self.half() * self.shape.stripe_unit_sectors
     }
-    fn stripes_in(&self, member: u32, start: u64, end: u64) -> (u64, u64) {
+    fn stripes_in(&self, member: u32, start: u64, end: u64, _placement: Option<&dyn super::PlacementState>) -> (u64, u64) {
         let unit = self.shape.stripe_unit_sectors;
         let (first, last) = (start / unit, (end - 1) / unit);
         if last < self.half() {
@@ -209,7 +209,7 @@ impl Layout for InterleavedLayout {
     fn reconstruction(&self, member: u32) -> Option<Reconstruction> {
         Some(Reconstruction { sources: self.redundancy_set(member), xor: false })
     }
-    fn rebuild_reads(&self, member: u32, _reconstruction: &Reconstruction, start: u64, end: u64, out: &mut Vec<SourceRead>) {
+    fn rebuild_reads(&self, member: u32, _reconstruction: &Reconstruction, start: u64, end: u64, _placement: Option<&dyn super::PlacementState>, out: &mut Vec<SourceRead>) {
         let unit = self.shape.stripe_unit_sectors;
         let mut at = start;
         while at < end {
@@ -324,7 +324,7 @@ mod tests {
             while start < l.member_sectors() {
                 let end = (start + size).min(l.member_sectors());
                 reads.clear();
-                l.rebuild_reads(1, &reconstruction, start, end, &mut reads);
+                l.rebuild_reads(1, &reconstruction, start, end, None, &mut reads);
                 let mut covered = 0;
                 for r in &reads {
                     assert_eq!(r.offset, covered, "reads in order, no gap");

@@ -305,7 +305,7 @@ impl Layout for MdRaid10Layout {
     fn member_sectors(&self) -> u64 {
         self.used_rows * self.shape.stripe_unit_sectors
     }
-    fn stripes_in(&self, member: u32, start: u64, end: u64) -> (u64, u64) {
+    fn stripes_in(&self, member: u32, start: u64, end: u64, _placement: Option<&dyn super::PlacementState>) -> (u64, u64) {
         let unit = self.shape.stripe_unit_sectors;
         let last_row = self.used_rows - 1;
         let (first, last) = ((start / unit).min(last_row), ((end - 1) / unit).min(last_row));
@@ -380,7 +380,7 @@ impl Layout for MdRaid10Layout {
     /// and one copy left must still cover the unit. (md reads one working copy; the cost of
     /// the others is this simulation's, as RAID-1's rebuild with 3 copies reads both others.)
     /// Consecutive chunks whose copy on a source continues its previous read extend that read.
-    fn rebuild_reads(&self, member: u32, reconstruction: &Reconstruction, start: u64, end: u64, out: &mut Vec<SourceRead>) {
+    fn rebuild_reads(&self, member: u32, reconstruction: &Reconstruction, start: u64, end: u64, _placement: Option<&dyn super::PlacementState>, out: &mut Vec<SourceRead>) {
         let unit = self.shape.stripe_unit_sectors;
         let first_read = out.len();
         let mut at = start;
@@ -655,7 +655,7 @@ mod tests {
                         while start < l.member_sectors() {
                             let end = (start + size).min(l.member_sectors());
                             reads.clear();
-                            l.rebuild_reads(member, &reconstruction, start, end, &mut reads);
+                            l.rebuild_reads(member, &reconstruction, start, end, None, &mut reads);
                             let label = format!("{md_layout} on {drives}, unit {unit}, member {member}, [{start}, {end})");
                             // Per sector of the unit, the sources read for it.
                             let mut sources: Vec<Vec<u32>> = vec![Vec::new(); (end - start) as usize];
@@ -717,14 +717,14 @@ mod tests {
         let l = layout("n2", 4, 6);
         let r = l.reconstruction(2).unwrap();
         assert_eq!(r.sources, vec![3]);
-        l.rebuild_reads(2, &r, 8, 40, &mut reads);
+        l.rebuild_reads(2, &r, 8, 40, None, &mut reads);
         assert_eq!(reads, vec![SourceRead { source: 3, pba: 8, offset: 0, sectors: 32 }]);
         let l = layout("f2", 4, 6);
         let r = l.reconstruction(1).unwrap();
         assert_eq!(r.sources, vec![0, 2]);
         reads.clear();
         // Rows 0–2 of drive 1: chunks 1, 5, 9, whose far copies are on drive 2 at rows 3–5.
-        l.rebuild_reads(1, &r, 0, 24, &mut reads);
+        l.rebuild_reads(1, &r, 0, 24, None, &mut reads);
         assert_eq!(reads, vec![SourceRead { source: 2, pba: 24, offset: 0, sectors: 24 }]);
     }
 
@@ -738,7 +738,7 @@ mod tests {
             for member in 0..drives {
                 for start in 0..member_sectors {
                     for end in start + 1..=(start + 30).min(member_sectors) {
-                        let (lo, hi) = l.stripes_in(member, start, end);
+                        let (lo, hi) = l.stripes_in(member, start, end, None);
                         let held: Vec<u64> = (start..end).filter_map(|s| l.locate(member, s)).map(|(c, _)| c).collect();
                         assert!(lo <= hi && hi < l.stripes(), "{md_layout}: [{start}, {end}) of {member}: {lo}..={hi}");
                         assert!(held.iter().all(|c| (lo..=hi).contains(c)), "{md_layout}: [{start}, {end}) of {member}");

@@ -186,7 +186,17 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     /// members in different places (a declustered copy, a declustered parity group) lists
     /// only the sources this unit needs. `reconstruction` is the layout's own answer for
     /// `member` (asked once per rebuild, not per unit).
-    fn rebuild_reads(&self, member: u32, reconstruction: &Reconstruction, start: u64, end: u64, out: &mut Vec<SourceRead>) {
+    /// `placement` is the layout's placement state, where its copies are now (`None`: as
+    /// the array starts).
+    fn rebuild_reads(
+        &self,
+        member: u32,
+        reconstruction: &Reconstruction,
+        start: u64,
+        end: u64,
+        _placement: Option<&dyn PlacementState>,
+        out: &mut Vec<SourceRead>,
+    ) {
         for &source in &reconstruction.sources {
             let pba = self.rebuild_source_sectors(member, source, start, end);
             out.push(SourceRead { source, pba, offset: 0, sectors: end - start });
@@ -213,29 +223,11 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     fn rebuild_phases(&self, _member: u32) -> Vec<Vec<(u64, u64)>> {
         Vec::new()
     }
-    /// [`Layout::rebuild_reads`] for a layout with a placement state, which says where its
-    /// copies are now; by default the placement-free answer.
-    fn rebuild_reads_placed(
-        &self,
-        member: u32,
-        reconstruction: &Reconstruction,
-        start: u64,
-        end: u64,
-        _placement: Option<&dyn PlacementState>,
-        out: &mut Vec<SourceRead>,
-    ) {
-        self.rebuild_reads(member, reconstruction, start, end, out)
-    }
     /// Where entry `position` of `stripe`'s map (data units' copies in order, then parity),
     /// at sector `pba` in the map the layout gives, is now: a moved copy's sector for a
     /// layout with a placement state; by default `pba`.
     fn placed_pba(&self, _stripe: u64, _position: usize, pba: u64, _placement: Option<&dyn PlacementState>) -> u64 {
         pba
-    }
-    /// [`Layout::stripes_in`] for a layout with a placement state; by default the
-    /// placement-free answer.
-    fn stripes_in_placed(&self, member: u32, start: u64, end: u64, _placement: Option<&dyn PlacementState>) -> (u64, u64) {
-        self.stripes_in(member, start, end)
     }
     /// [`Layout::locate`] for a layout with a placement state: what the unit holds now, not
     /// as the array started; by default the placement-free answer.
@@ -250,7 +242,8 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     /// The stripes with a unit in physical sectors `[start, end)` of a member, as an
     /// inclusive range (`start < end`). By default stripe `s` occupies sectors
     /// `[s·unit, (s+1)·unit)` of every member, as in every layout so far.
-    fn stripes_in(&self, _member: u32, start: u64, end: u64) -> (u64, u64) {
+    /// `placement` as for [`Layout::rebuild_reads`].
+    fn stripes_in(&self, _member: u32, start: u64, end: u64, _placement: Option<&dyn PlacementState>) -> (u64, u64) {
         let unit = self.stripe_unit_sectors();
         let last = self.stripes().saturating_sub(1);
         ((start / unit).min(last), ((end - 1) / unit).min(last))
@@ -361,20 +354,6 @@ impl Layout for Remapped {
     fn rebuild_refusal(&self, rebuild: &RebuildAsked) -> Option<String> {
         self.inner.rebuild_refusal(rebuild)
     }
-    fn rebuild_reads_placed(
-        &self,
-        member: u32,
-        reconstruction: &Reconstruction,
-        start: u64,
-        end: u64,
-        placement: Option<&dyn PlacementState>,
-        out: &mut Vec<SourceRead>,
-    ) {
-        self.inner.rebuild_reads_placed(member, reconstruction, start, end, placement, out);
-    }
-    fn stripes_in_placed(&self, member: u32, start: u64, end: u64, placement: Option<&dyn PlacementState>) -> (u64, u64) {
-        self.inner.stripes_in_placed(member, start, end, placement)
-    }
     fn rebuild_phases(&self, member: u32) -> Vec<Vec<(u64, u64)>> {
         self.inner.rebuild_phases(member)
     }
@@ -429,14 +408,22 @@ impl Layout for Remapped {
     fn rebuild_source_sectors(&self, member: u32, source: u32, start: u64, end: u64) -> u64 {
         self.inner.rebuild_source_sectors(member, source, start, end)
     }
-    fn rebuild_reads(&self, member: u32, reconstruction: &Reconstruction, start: u64, end: u64, out: &mut Vec<SourceRead>) {
-        self.inner.rebuild_reads(member, reconstruction, start, end, out);
+    fn rebuild_reads(
+        &self,
+        member: u32,
+        reconstruction: &Reconstruction,
+        start: u64,
+        end: u64,
+        placement: Option<&dyn PlacementState>,
+        out: &mut Vec<SourceRead>,
+    ) {
+        self.inner.rebuild_reads(member, reconstruction, start, end, placement, out);
     }
     fn rebuilds_units_in_place(&self) -> bool {
         self.inner.rebuilds_units_in_place()
     }
-    fn stripes_in(&self, member: u32, start: u64, end: u64) -> (u64, u64) {
-        self.inner.stripes_in(member, start, end)
+    fn stripes_in(&self, member: u32, start: u64, end: u64, placement: Option<&dyn PlacementState>) -> (u64, u64) {
+        self.inner.stripes_in(member, start, end, placement)
     }
     fn member_sectors(&self) -> u64 {
         self.inner.member_sectors()

@@ -389,7 +389,7 @@ fn source_pieces(controller: &Controller) -> Vec<order::SourcePiece> {
     let mut reads = Vec::new();
     let placement = controller.state().placement();
     let Some(reconstruction) = controller.layout().reconstruction(r.member) else { return Vec::new() };
-    controller.layout().rebuild_reads_placed(r.member, &reconstruction, 0, r.units.capacity(), placement, &mut reads);
+    controller.layout().rebuild_reads(r.member, &reconstruction, 0, r.units.capacity(), placement, &mut reads);
     reads
         .iter()
         .map(|read| (controller.member_slot(read.source), read))

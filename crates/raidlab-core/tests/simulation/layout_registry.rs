@@ -80,7 +80,7 @@ impl Layout for RotatedMirror {
         let stripe = if copy == 0 { unit } else { self.rotated(pba) / self.shape.stripe_unit_sectors };
         Some((stripe, UnitRole::Data { index: drive % self.half(), copy }))
     }
-    fn stripes_in(&self, member: u32, start: u64, end: u64) -> (u64, u64) {
+    fn stripes_in(&self, member: u32, start: u64, end: u64, _placement: Option<&dyn raidlab_core::layout::PlacementState>) -> (u64, u64) {
         let unit = self.shape.stripe_unit_sectors;
         let (first, last) = (start / unit, (end - 1) / unit);
         if member < self.half() {
