@@ -20,6 +20,7 @@ pub mod disk;
 pub mod engine;
 pub mod error;
 pub mod layout;
+pub mod log;
 pub mod metrics;
 pub mod rebuild;
 pub mod request;
