@@ -173,6 +173,38 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
             })),
         })
     });
+    let log = sim.controller.placement().and_then(|p| p.as_any().downcast_ref::<crate::log::layout::LogState>()).map(|state| {
+        let s = &state.stats;
+        let block_bytes = state.block_sectors * crate::disk::SECTOR_BYTES;
+        json!({
+            "scheme": sim.config.log.as_ref().map(|l| l.scheme.clone()),
+            "write_requests": stats.write_requests,
+            "pre_read_blocks": s.pre_read_blocks,
+            "pre_read_blocks_per_write_request": finite(s.pre_read_blocks as f64 / stats.write_requests as f64),
+            "merge_read_blocks": s.merge_read_blocks,
+            "row_writes": s.row_writes,
+            "read_modify_write_rows": s.rmw_rows,
+            "reconstruct_write_rows": s.rcw_rows,
+            "records": s.records,
+            "lookups": s.lookups,
+            "lookups_per_write_request": finite(s.lookups as f64 / stats.write_requests as f64),
+            "log_full_rows": s.log_full_rows,
+            "peak_used_bytes": s.peak_used_blocks * block_bytes,
+            "capacity_bytes": state.index.capacity_blocks() * block_bytes,
+            "peak_logged_blocks": s.peak_logged_blocks,
+            "peak_logged_rows": s.peak_logged_rows,
+            "logged_rows_at_end": state.index.rows(),
+            "resyncs": s.resyncs,
+            "resync_stripes": s.resync_stripes,
+            "resync_rows": s.resync_rows,
+            "resync_lookups": s.resync_lookups,
+            "resync_s": ns_to_s(s.resync_ns),
+            "resync_running_at_end": state.resync.active,
+            "recovery_sectors_checked": sim.config.content.check.then_some(s.recovery_sectors_checked),
+            "recovery_sectors_wrong": sim.config.content.check.then_some(s.recovery_sectors_wrong),
+            "first_wrong_recovery": state.first_wrong_recovery.map(|(row, block, sector)| json!({"row": row, "block": block, "sector": sector})),
+        })
+    });
     let mut by_period = serde_json::Map::new();
     let period_histograms = rec.period_histograms();
     for (i, name) in crate::metrics::PERIOD_NAMES.iter().enumerate() {
@@ -219,7 +251,7 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
         .map(|o| json!({"drive": o.drive, "at_s": ns_to_s(o.time), "held": o.detail}))
         .collect();
     let rebuild_time_s = sim.rebuilds.iter().find(|r| r.outcome == "complete").and_then(|r| r.ended_at.map(|e| ns_to_s(e - r.started_at)));
-    json!({
+    let mut summary = json!({
         "raidlab_version": env!("CARGO_PKG_VERSION"),
         "seed": sim.config.seed,
         "config_hash": config_hash,
@@ -272,7 +304,12 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
         "cache": cache,
         "events": sim.events_processed,
         "warnings": sim.warnings,
-    })
+    });
+    // Only a log-assisted array's summary has the key (the others' are unchanged).
+    if let Some(log) = log {
+        summary["log"] = log;
+    }
+    summary
 }
 
 /// Add `config_warnings` (from [`crate::config::warnings::config_warnings`], decided before the run) and what the run

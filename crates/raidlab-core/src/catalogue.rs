@@ -118,6 +118,12 @@ pub fn catalogue() -> Vec<Family> {
             Some("cache.policy"),
             cache::CACHES.iter().map(|entry| (entry.name, entry.doc)),
         ),
+        family(
+            "log_schemes",
+            "Log-assisted RAID-5 write schemes (a `[log]` table)",
+            Some("log.scheme"),
+            crate::log::SCHEMES.iter().map(|entry| (entry.name, entry.doc)),
+        ),
     ]
 }
 

@@ -397,7 +397,8 @@ impl Simulation {
         let layout = config.build_layout(model.capacity_sectors())?;
         let capacity = layout.capacity_sectors();
         let arriving = config.failures.iter().filter(|f| f.kind == FailureKind::SpareArrives).count() as u32;
-        let slots = config.array.drives + config.array.spares + arriving;
+        // A log drive takes the slot after every spare's.
+        let slots = config.array.drives + config.array.spares + arriving + config.log.is_some() as u32;
         let drives = (0..slots)
             .map(|i| {
                 let queue = disk::DiskQueue::with_classes(&config.drive.scheduler, &config.drive.classes)
@@ -413,7 +414,7 @@ impl Simulation {
                     busy_ns: 0,
                     rebuild_busy_ns: 0,
                     rebuild_sectors: 0,
-                    present: i < config.array.drives + config.array.spares,
+                    present: i < config.array.drives + config.array.spares || (config.log.is_some() && i == config.log_slot()),
                     operations: 0,
                     in_service_sectors: 0,
                     sectors_done: 0,
@@ -451,8 +452,12 @@ impl Simulation {
         }
         let workload = Workload::new(&config.workload, capacity, rate, config.seed, "workload")?;
         let mut controller = Controller::new(layout, config.content.check, RngStream::new(config.seed, StreamId::MirrorChoice));
-        if slots > config.array.drives {
-            controller.set_spare_slots(slots - config.array.drives);
+        let outside = config.log.is_some() as u32;
+        if slots - outside > config.array.drives {
+            controller.set_spare_slots(slots - outside - config.array.drives);
+        }
+        if outside > 0 {
+            controller.set_outside_slots(outside);
         }
         if let Some(why) = controller.layout().crash_refusal() {
             if let Some(i) = config.failures.iter().position(|f| f.kind == FailureKind::Crash) {
@@ -622,6 +627,7 @@ impl Simulation {
                     next_arriving += 1;
                 }
                 FailureKind::Crash => sim.events.push(s_to_ns(f.at_s), Event::Crash),
+                FailureKind::LogFails => sim.events.push(s_to_ns(f.at_s), Event::Failure { drive: sim.config.log_slot() }),
             }
         }
         Ok(sim)
@@ -757,6 +763,7 @@ impl Simulation {
             if let Some(waiting) = self.front.as_ref().map(|front| front.waiting()).filter(|&n| n != 0) {
                 return Err(Error::Invariant(format!("{waiting} requests the cache took were never answered")));
             }
+            self.controller.verify_at_end()?;
             if let Some(hook) = progress.as_mut() {
                 hook(1.0, self.recorder.completed);
             }
@@ -1057,6 +1064,7 @@ impl Simulation {
             None if self.rebuilds.last().is_some_and(|r| r.target == drive && r.outcome == "running") => {
                 "the target of the rebuild in progress".into()
             }
+            None if self.config.log.is_some() && drive == self.config.log_slot() => "the log drive".into(),
             None => "a spare".into(),
         };
         self.recorder.outcomes.push(Outcome { time: now, kind: "drive_failed", drive: drive as i64, detail });
@@ -1097,6 +1105,8 @@ impl Simulation {
         }
         self.aborted = aborted;
         self.aborted.clear();
+        // The layout may want its redundancy re-synchronized (a log-assisted array's lost log).
+        self.controller.start_resyncs(now, &Drives(&self.drives, self.read_estimate))?;
         self.update_period();
         Ok(())
     }

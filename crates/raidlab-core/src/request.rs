@@ -37,6 +37,10 @@ pub enum Origin {
     CacheWrite,
     /// A buffer cache writing an evicted dirty block back.
     CacheDestage,
+    /// The array's own re-synchronization of a stripe's redundancy (a log-assisted array's
+    /// parity rows, seed 002 §III-D): planned by the layout's planner as a re-sync, finished
+    /// inside the controller, never answered to anyone.
+    Resync,
 }
 
 impl Origin {

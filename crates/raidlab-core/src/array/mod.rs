@@ -133,6 +133,8 @@ pub struct IssuedOp {
 /// Counters kept by the controller.
 #[derive(Debug, Clone, Copy, Default, Serialize)]
 pub struct ControllerStats {
+    /// Write requests accepted (a cache's destages included).
+    pub write_requests: u64,
     /// Stripe pieces of writes.
     pub write_pieces: u64,
     /// Sectors pre-read to compute parity.
@@ -375,6 +377,10 @@ pub struct Controller {
     content: Option<ContentModel>,
     rng: RngStream,
     next_write_id: u64,
+    /// Re-sync requests ([`Origin::Resync`]) in flight (at most one).
+    resyncs_in_flight: u32,
+    /// The layout's placement state may want a re-sync: ask it at the end of this op.
+    resync_wanted: bool,
     ready: Vec<u32>,
     granted: Vec<u32>,
     in_flight_requests: u64,
@@ -430,6 +436,8 @@ impl Controller {
             content,
             rng,
             next_write_id: 0,
+            resyncs_in_flight: 0,
+            resync_wanted: false,
             ready: Vec::new(),
             granted: Vec::new(),
             in_flight_requests: 0,
@@ -459,6 +467,21 @@ impl Controller {
     /// Whether data has been lost (the failed drives defeat the layout's redundancy).
     pub fn data_lost(&self) -> bool {
         self.state.data_lost
+    }
+
+    /// The run ended: with the content model on, a log-assisted array's rows are recovered
+    /// through the log and checked ([`crate::log::verify`]).
+    pub fn verify_at_end(&mut self) -> Result<()> {
+        let (Some(content), Some(placement)) = (self.content.as_mut(), self.state.placement.as_deref_mut()) else { return Ok(()) };
+        match placement.as_any_mut().downcast_mut::<crate::log::layout::LogState>() {
+            Some(state) => crate::log::verify::verify(content, self.layout.as_ref(), state),
+            None => Ok(()),
+        }
+    }
+
+    /// The layout's placement state (a log-assisted array's log index), if it keeps one.
+    pub fn placement(&self) -> Option<&dyn crate::layout::PlacementState> {
+        self.state.placement.as_deref()
     }
 
     /// The content model's counters, if it is on.
@@ -494,6 +517,7 @@ impl Controller {
         if self.state.rebuild.is_some() && !req.is_write {
             self.note_user_read(req.lba, req.sectors as u64);
         }
+        self.stats.write_requests += (req.is_write && req.origin != Origin::Resync) as u64;
         let write_id = if req.is_write && values != 0 {
             values
         } else if req.is_write {
@@ -546,7 +570,7 @@ impl Controller {
             let stripe_start = stripe * per_stripe;
             let first = req.lba.max(stripe_start) - stripe_start;
             let last = end.min(stripe_start + per_stripe) - stripe_start;
-            let spec = PieceSpec { first, sectors: last - first, is_write: req.is_write };
+            let spec = PieceSpec { first, sectors: last - first, is_write: req.is_write, resync: req.origin == Origin::Resync };
             let piece = self.alloc_piece(request, stripe, spec);
             let mut waiting = Waiting { pieces: &mut self.pieces, one_ops: &mut self.one_ops, jobs: &mut self.jobs };
             let granted = self.locks.acquire(stripe, piece, req.is_write, &mut waiting);
@@ -643,7 +667,7 @@ impl Controller {
             write_id: 0,
         };
         let request = self.alloc_request(slot);
-        let spec = PieceSpec { first: op.first, sectors: op.sectors as u64, is_write: op.is_write };
+        let spec = PieceSpec { first: op.first, sectors: op.sectors as u64, is_write: op.is_write, resync: false };
         self.alloc_piece(request, op.stripe, spec)
     }
 
@@ -897,7 +921,28 @@ impl Controller {
             p.phase += 1;
             self.issue_phase(idx)?;
         }
-        self.run_ready(now, view)
+        self.run_ready(now, view)?;
+        if self.resync_wanted {
+            self.start_resyncs(now, view)?;
+        }
+        Ok(())
+    }
+
+    /// Submit the re-sync the layout's placement state asks for, if none is in flight.
+    #[cold]
+    #[inline(never)]
+    pub fn start_resyncs(&mut self, now: Nanos, view: &dyn DriveView) -> Result<()> {
+        self.resync_wanted = false;
+        while self.resyncs_in_flight == 0 {
+            let Some(stripe) = self.state.placement.as_deref_mut().and_then(|p| p.next_resync(now)) else { break };
+            let per_stripe = self.stripe_data_sectors.size;
+            let sectors = u32::try_from(per_stripe)
+                .map_err(|_| Error::Invariant(format!("a stripe of {per_stripe} sectors is too large to re-sync")))?;
+            self.resyncs_in_flight += 1;
+            let req = UserRequest { id: 0, origin: Origin::Resync, arrival: now, lba: stripe * per_stripe, sectors, is_write: true };
+            self.accept(now, req, 0, view)?;
+        }
+        Ok(())
     }
 
     /// The content model's side of a finished op (its rule for user ops). Kept out of
@@ -945,6 +990,12 @@ impl Controller {
         let r = &mut self.requests[request as usize];
         r.pieces_left -= 1;
         if r.pieces_left == 0 {
+            if r.origin == Origin::Resync {
+                // The array's own work, answered to no one: the next re-sync may start.
+                self.resyncs_in_flight -= 1;
+                self.resync_wanted = true;
+                return;
+            }
             self.completed.push(CompletedRequest {
                 id: r.id,
                 origin: r.origin,
@@ -978,7 +1029,7 @@ impl Controller {
         let r = &mut self.requests[request as usize];
         r.degraded |= p.plan.degraded;
         r.lost |= p.plan.lost_sectors > 0;
-        if spec.is_write {
+        if spec.is_write && !spec.resync {
             self.stats.write_pieces += 1;
             self.stats.pre_read_sectors += p.plan.pre_read_sectors;
             self.stats.rmw_segments += p.plan.rmw_segments as u64;
@@ -1001,6 +1052,8 @@ impl Controller {
         if spec.is_write {
             if let Some(placement) = self.state.placement.as_deref_mut() {
                 self.planner.commit(placement, stripe, &self.pieces[idx as usize].plan);
+                // The write may have asked for a re-sync.
+                self.resync_wanted = true;
             }
         }
         self.unlock(stripe, spec.is_write);
@@ -1036,6 +1089,10 @@ impl Controller {
             c.fail_drive(drive);
         }
         self.spare_failed(drive);
+        if let Some(placement) = self.state.placement.as_deref_mut() {
+            placement.drive_failed(drive);
+            self.resync_wanted = true;
+        }
         self.rebuild_slot_failed(drive);
         let Some(member) = self.member_in_slot(drive) else {
             return Ok(false); // a spare
@@ -1104,6 +1161,7 @@ impl Controller {
             lost: p.plan.lost_sectors > 0,
             is_write: spec.is_write,
             write_id: requests[p.request as usize].write_id,
+            log: p.plan.logged.then_some(&p.plan.log),
             values: &mut p.values,
         }
     }
@@ -1192,7 +1250,7 @@ mod tests {
                 let sectors = 1 + rng.below(unit - lba % unit);
                 controller.submit(0, UserRequest { id: 0, origin: Origin::Workload, arrival: 0, lba, sectors: sectors as u32, is_write }, &IdleDrives).unwrap();
                 let stripe = lba / per_stripe;
-                let spec = PieceSpec { first: lba % per_stripe, sectors, is_write };
+                let spec = PieceSpec { first: lba % per_stripe, sectors, is_write, resync: false };
                 layout.map_stripe(stripe, &mut map);
                 if name == "raid0" {
                     plan::plan_striped(&map, unit, spec, &failed, &mut plan);

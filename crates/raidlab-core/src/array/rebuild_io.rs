@@ -197,7 +197,19 @@ impl Controller {
         }
     }
 
-    /// Drive slots (members and spares).
+    /// Add `count` drive slots after the spares, outside the data layout (a log drive):
+    /// the layout's planner addresses them. Call after [`Controller::set_spare_slots`] and
+    /// before the first request.
+    pub fn set_outside_slots(&mut self, count: u32) {
+        for _ in 0..count {
+            self.state.add_slot(SlotRole::Outside);
+        }
+        if let Some(c) = self.content.as_mut() {
+            c.add_outside_slots(self.state.slots() as usize);
+        }
+    }
+
+    /// Drive slots (members, spares and drives outside the layout).
     pub fn slots(&self) -> u32 {
         self.state.slots()
     }

@@ -44,6 +44,10 @@ pub struct Config {
     /// A buffer cache in front of the array; absent, requests go straight to the array.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<crate::cache::config::CacheConfig>,
+    /// A log drive beside a RAID-5 array and the scheme that writes through it (seed 002);
+    /// absent, writes update the parity in place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log: Option<crate::log::config::LogConfig>,
 }
 
 fn default_seed() -> u64 {
@@ -89,6 +93,10 @@ pub enum FailureKind {
     /// later degraded read (the write hole). Not with `[cache]` (its memory is not modelled
     /// through a crash yet).
     Crash,
+    /// The log drive of a `[log]` array fails (`drive` is not given): every logged row is
+    /// re-synchronized from the data drives (seed 002 §III-D), and later writes update the
+    /// parity in place.
+    LogFails,
 }
 
 fn is_default_kind(kind: &FailureKind) -> bool {
@@ -271,7 +279,18 @@ impl Config {
             drive_capacity_sectors,
             own: self.array.layout_keys.clone(),
         };
-        crate::layout::build(&self.array.layout, &params, "array")
+        let layout = crate::layout::build(&self.array.layout, &params, "array")?;
+        match &self.log {
+            Some(log) => crate::log::layout::LogAssisted::wrap(layout, log, self.log_slot(), drive_capacity_sectors),
+            None => Ok(layout),
+        }
+    }
+
+    /// The slot of the log drive (after the members, the spares and the spares that arrive
+    /// later), when the array has one.
+    pub fn log_slot(&self) -> u32 {
+        let arriving = self.failures.iter().filter(|f| f.kind == FailureKind::SpareArrives).count() as u32;
+        self.array.drives + self.array.spares + arriving
     }
 
     /// Stripe unit in sectors.
@@ -350,6 +369,19 @@ impl Config {
                         "a crash is the controller's, not a drive's: leave `drive` out",
                     ))
                 }
+                (FailureKind::LogFails, Some(_)) => {
+                    return Err(Error::config(format!("failures[{i}].drive"), "the log drive has no number: leave `drive` out"))
+                }
+                (FailureKind::LogFails, None) if self.log.is_none() => {
+                    return Err(Error::config(format!("failures[{i}].kind"), "log_fails needs a `[log]` table (a log drive)"))
+                }
+                (FailureKind::DriveFails, Some(_)) if self.log.is_some() => {
+                    return Err(Error::config(
+                        format!("failures[{i}].kind"),
+                        "a drive failure in a log-assisted array (degraded reads and recovery through the log, seed 002 \
+                         Fig. 5) is not simulated yet: remove the entry or the `[log]` table",
+                    ))
+                }
                 (FailureKind::Crash, None) if self.cache.is_some() => {
                     return Err(Error::config(
                         format!("failures[{i}].kind"),
@@ -389,6 +421,9 @@ impl Config {
                     ));
                 }
             }
+        }
+        if let Some(log) = &self.log {
+            log.validate()?;
         }
         if let Some(r) = &self.rebuild {
             r.validate()?;

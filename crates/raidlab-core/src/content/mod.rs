@@ -129,11 +129,25 @@ impl ContentModel {
         }
     }
 
+    /// The sectors of `drive` written since the run began (or since it became a target), in
+    /// increasing order.
+    pub fn written_sectors(&self, drive: u32) -> Vec<u64> {
+        let mut sectors: Vec<u64> = self.physical[drive as usize].keys().copied().collect();
+        sectors.sort_unstable();
+        sectors
+    }
+
     /// Grow to `slots` drive slots; the new ones are spares, holding garbage until written.
     pub fn add_spare_slots(&mut self, slots: usize) {
         self.physical.resize(slots, FxHashMap::default());
         self.failed.resize(slots, false);
         self.garbage.resize(slots, true);
+    }
+
+    /// Grow to `slots` drive slots; the new ones are outside the layout (a log drive), and
+    /// hold garbage where they were never written.
+    pub fn add_outside_slots(&mut self, slots: usize) {
+        self.add_spare_slots(slots);
     }
 
     /// A rebuild starts writing slot `target`: whatever it held is garbage.

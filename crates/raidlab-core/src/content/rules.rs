@@ -8,7 +8,7 @@
 //! controller's execution of plans does not change.
 
 use super::{written_value, ContentModel};
-use crate::layout::plan::PlanOp;
+use crate::layout::plan::{LogValue, LogWrites, PlanOp};
 use crate::disk::OpKind;
 use crate::error::{Error, Result};
 use crate::layout::{Layout, StripeMap};
@@ -50,6 +50,9 @@ pub struct UserPiece<'a> {
     pub is_write: bool,
     /// The write's id (its values are [`written_value`]s of it).
     pub write_id: u64,
+    /// A log-assisted write's records ([`crate::layout::plan::Plan::log`]); its writes are
+    /// filled by the log rule.
+    pub log: Option<&'a LogWrites>,
     /// One value per sector of the plan's ops (at each op's `value_offset`).
     pub values: &'a mut [u64],
 }
@@ -101,6 +104,9 @@ impl ContentModel {
         if !piece.is_write {
             return;
         }
+        if let Some(log) = piece.log {
+            return self.fill_log_writes(piece, log);
+        }
         let copies = piece.map.copies.max(1) as usize;
         for oi in 0..piece.ops.len() {
             let op = piece.ops[oi];
@@ -126,6 +132,54 @@ impl ContentModel {
                         }
                     }
                     x
+                };
+                piece.values[op.value_offset as usize + k as usize] = value;
+            }
+        }
+    }
+
+    /// The log rule: a log-assisted write's data units take the write's values; a record on
+    /// the log drive takes the block's old value as pre-read, its new value (the write's
+    /// values where it writes, the pre-read values elsewhere), or the two XORed; a parity
+    /// (a row the log had no room for) takes the XOR of the row's new data, from the write
+    /// where it writes and from the pre-reads elsewhere.
+    fn fill_log_writes(&self, piece: &mut UserPiece<'_>, log: &LogWrites) {
+        let new_value = |piece: &UserPiece<'_>, unit: usize, row: u64| -> u64 {
+            let (a, b) = piece.touched[unit];
+            if a <= row && row < b {
+                written_value(piece.write_id, self.logical(piece.stripe, unit as u32, row))
+            } else {
+                let u = piece.map.data[unit];
+                value_read(piece, u.drive, u.pba + row).unwrap_or(0)
+            }
+        };
+        for oi in 0..piece.ops.len() {
+            let op = piece.ops[oi];
+            if op.kind != OpKind::Write || op.phase != piece.phase {
+                continue;
+            }
+            for k in 0..op.sectors as u64 {
+                let pba = op.pba + k;
+                let value = if op.drive == log.log_slot {
+                    let append = log
+                        .appends
+                        .iter()
+                        .find(|a| pba >= a.log_pba && pba < a.log_pba + a.sectors as u64)
+                        .expect("every sector a log write writes is a record's");
+                    let (unit, row) = (append.unit as usize, append.row + pba - append.log_pba);
+                    let u = piece.map.data[unit];
+                    let old = || value_read(piece, u.drive, u.pba + row).unwrap_or(0);
+                    match append.value {
+                        LogValue::Old => old(),
+                        LogValue::New => new_value(piece, unit, row),
+                        LogValue::Delta => old() ^ new_value(piece, unit, row),
+                    }
+                } else if let Some(unit) = piece.map.data.iter().position(|u| u.drive == op.drive) {
+                    let row = pba - piece.map.data[unit].pba;
+                    written_value(piece.write_id, self.logical(piece.stripe, unit as u32, row))
+                } else {
+                    let row = pba - piece.map.parity[0].pba;
+                    (0..piece.map.data.len()).fold(0, |x, unit| x ^ new_value(piece, unit, row))
                 };
                 piece.values[op.value_offset as usize + k as usize] = value;
             }

@@ -846,7 +846,7 @@ mod tests {
                 let inputs = PlanInputs {
                     map: &map,
                     unit_sectors: unit,
-                    spec: PieceSpec { first: 0, sectors: unit, is_write: false },
+                    spec: PieceSpec { first: 0, sectors: unit, is_write: false, resync: false },
                     status: UnitStatus::new(&failed, &[]),
                     placement: None,
                     view: &view,

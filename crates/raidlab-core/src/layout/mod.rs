@@ -86,6 +86,15 @@ pub trait PlacementState: std::fmt::Debug + Send {
     /// layout that moves copies keeps them still on it meanwhile, so the rebuild's view of
     /// the member holds. By default nothing to do.
     fn rebuilding(&mut self, _member: Option<u32>) {}
+    /// A stripe whose redundancy the state wants re-synchronized now (a log-assisted array's
+    /// logged rows, seed 002 §III-D), which the controller submits as a request of origin
+    /// [`crate::request::Origin::Resync`], one at a a time; `None` (the default) when there
+    /// is none. Asked after each write piece the planner committed, and after each re-sync.
+    fn next_resync(&mut self, _now: crate::sim::Nanos) -> Option<u64> {
+        None
+    }
+    /// Drive slot `slot` failed (the controller tells every failure; by default nothing).
+    fn drive_failed(&mut self, _slot: u32) {}
     /// For the planner that owns it, to read its own type back.
     fn as_any(&self) -> &dyn std::any::Any;
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any;

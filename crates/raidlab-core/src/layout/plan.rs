@@ -60,6 +60,12 @@ pub struct Plan {
     pub placed_map: StripeMap,
     /// Whether [`Plan::placed_map`] is this plan's map.
     pub placed: bool,
+    /// A log-assisted write's plan (`crate::log`): what its ops on the log drive hold, and
+    /// that a parity it writes is computed from whole rows. The content model fills such a
+    /// plan's writes by the log rule. Read only when [`Plan::logged`] is set.
+    pub log: LogWrites,
+    /// Whether [`Plan::log`] describes this plan.
+    pub logged: bool,
     /// Scratch: (drive, kind, start pba, end pba) before merging.
     ranges: Vec<(u32, OpKind, u64, u64)>,
     /// Scratch: touched row range [start, end) of every data unit (empty when start == end),
@@ -75,6 +81,40 @@ pub struct Plan {
     unit: u64,
     data_units: usize,
     boundaries: Vec<u64>,
+}
+
+/// What one record a log-assisted write appends holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogValue {
+    /// The block's value before the write (pre-read).
+    Old,
+    /// The block's value after the write (its sectors the write does not cover pre-read).
+    New,
+    /// The two XORed (Parity Logging).
+    Delta,
+}
+
+/// A record a log-assisted write appends: `sectors` sectors of the log drive from `log_pba`
+/// hold `value` of data unit `unit`'s sectors from `row` (an offset in the unit) on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogAppend {
+    pub log_pba: u64,
+    pub unit: u32,
+    pub row: u64,
+    pub sectors: u32,
+    pub value: LogValue,
+}
+
+/// What a log-assisted write's plan says beyond its ops, for the content model.
+#[derive(Debug, Clone, Default)]
+pub struct LogWrites {
+    /// The log drive's slot.
+    pub log_slot: u32,
+    /// The records its ops on the log drive write.
+    pub appends: Vec<LogAppend>,
+    /// A re-sync's rows (their parity rewritten from the data), whose entries its commit
+    /// step drops.
+    pub resync_rows: Vec<u64>,
 }
 
 /// What the planner may ask about the drives (for mirror-copy selection).
@@ -102,6 +142,9 @@ pub struct PieceSpec {
     pub first: u64,
     pub sectors: u64,
     pub is_write: bool,
+    /// A re-synchronization of the stripe's redundancy ([`crate::request::Origin::Resync`],
+    /// a write for the stripe's lock), not a user write: only a layout with a log plans one.
+    pub resync: bool,
 }
 
 impl Plan {
@@ -116,6 +159,7 @@ impl Plan {
         self.rmw_segments = 0;
         self.rcw_segments = 0;
         self.placed = false;
+        self.logged = false;
     }
 
     #[inline]
@@ -149,6 +193,24 @@ impl Plan {
             offset = offset.saturating_add(sectors);
             self.phases = self.phases.max(phase + 1);
         }
+    }
+
+    /// Add `[start, end)` of `drive` to the plan, for a planner outside this module (merged
+    /// into ops by [`Plan::finish_ranges`]).
+    pub fn add_range(&mut self, drive: u32, kind: OpKind, start: u64, end: u64) {
+        self.add(drive, kind, start, end);
+    }
+
+    /// Start the plan of piece `spec` of `map`'s stripe (stripe unit `unit` sectors), built
+    /// range by range ([`Plan::add_range`]).
+    pub fn start_ranges(&mut self, map: &StripeMap, unit: u64, spec: PieceSpec) {
+        self.reset();
+        self.compute_touched(map, unit, spec);
+    }
+
+    /// Merge the ranges added into ops: reads in phase 0, writes after them.
+    pub fn finish_ranges(&mut self) {
+        self.finish();
     }
 
     /// Make this the plan of a piece that is the one op `op`, in phase 0, with nothing
@@ -769,7 +831,7 @@ mod tests {
     fn small_write_is_read_modify_write() {
         let (_, m) = raid5(5);
         let mut p = Plan::default();
-        plan_parity(&m, 8, PieceSpec { first: 0, sectors: 8, is_write: true }, &[false; 5], &mut p);
+        plan_parity(&m, 8, PieceSpec { first: 0, sectors: 8, is_write: true, resync: false }, &[false; 5], &mut p);
         // rmw = 1 + 1 = 2 pre-reads < rcw = 3: read old data and old parity, then write both.
         assert_eq!((count(&p, OpKind::Read), count(&p, OpKind::Write)), (2, 2));
         assert_eq!(p.phases, 2);
@@ -782,15 +844,15 @@ mod tests {
         let (_, m) = raid5(5);
         let mut p = Plan::default();
         // 3 of 4 units: rcw = 1 < rmw = 4.
-        plan_parity(&m, 8, PieceSpec { first: 0, sectors: 24, is_write: true }, &[false; 5], &mut p);
+        plan_parity(&m, 8, PieceSpec { first: 0, sectors: 24, is_write: true, resync: false }, &[false; 5], &mut p);
         assert_eq!((count(&p, OpKind::Read), count(&p, OpKind::Write)), (1, 4));
         assert_eq!(p.rcw_segments, 1);
         // 2 of 4 units on a 5-drive array: rmw = 3, rcw = 2 → reconstruct-write.
-        plan_parity(&m, 8, PieceSpec { first: 0, sectors: 16, is_write: true }, &[false; 5], &mut p);
+        plan_parity(&m, 8, PieceSpec { first: 0, sectors: 16, is_write: true, resync: false }, &[false; 5], &mut p);
         assert_eq!(p.rcw_segments, 1);
         // 1 of 2 units on a 3-drive array: rmw = 2, rcw = 1 → reconstruct-write.
         let (_, m3) = raid5(3);
-        plan_parity(&m3, 8, PieceSpec { first: 0, sectors: 8, is_write: true }, &[false; 3], &mut p);
+        plan_parity(&m3, 8, PieceSpec { first: 0, sectors: 8, is_write: true, resync: false }, &[false; 3], &mut p);
         assert_eq!(p.rcw_segments, 1);
     }
 
@@ -798,7 +860,7 @@ mod tests {
     fn full_stripe_write_needs_no_pre_read() {
         let (_, m) = raid5(5);
         let mut p = Plan::default();
-        plan_parity(&m, 8, PieceSpec { first: 0, sectors: 32, is_write: true }, &[false; 5], &mut p);
+        plan_parity(&m, 8, PieceSpec { first: 0, sectors: 32, is_write: true, resync: false }, &[false; 5], &mut p);
         assert_eq!((count(&p, OpKind::Read), count(&p, OpKind::Write)), (0, 5));
         assert_eq!(p.phases, 1);
         assert_eq!(p.pre_read_sectors, 0);
@@ -809,7 +871,7 @@ mod tests {
         let (_, m) = raid5(5);
         let mut p = Plan::default();
         // Rows 4..8 of unit 0 and 0..8 of unit 1 and 0..2 of unit 2.
-        plan_parity(&m, 8, PieceSpec { first: 4, sectors: 14, is_write: true }, &[false; 5], &mut p);
+        plan_parity(&m, 8, PieceSpec { first: 4, sectors: 14, is_write: true, resync: false }, &[false; 5], &mut p);
         // Segments: [0,2) units {1,2}: rcw 2 ≤ rmw 3 → rcw; [2,4) unit {1}: rmw;
         // [4,8) units {0,1}: rcw.
         assert_eq!((p.rcw_segments, p.rmw_segments), (2, 1));
@@ -833,7 +895,7 @@ mod tests {
         let first = rng.below(per_stripe);
         let longest = if rng.below(4) == 0 { per_stripe } else { 12 };
         let sectors = 1 + rng.below((per_stripe - first).min(longest));
-        let spec = PieceSpec { first, sectors, is_write: rng.below(2) == 0 };
+        let spec = PieceSpec { first, sectors, is_write: rng.below(2) == 0, resync: false };
         let failed = (0..l.drives()).map(|_| rng.below(fail_one_in) == 0).collect();
         (spec, failed)
     }
@@ -903,7 +965,7 @@ mod tests {
         let mut p = Plan::default();
         let mut failed = [false; 5];
         failed[1] = true;
-        plan_parity(&m, 8, PieceSpec { first: 8, sectors: 8, is_write: false }, &failed, &mut p);
+        plan_parity(&m, 8, PieceSpec { first: 8, sectors: 8, is_write: false, resync: false }, &failed, &mut p);
         assert!(p.degraded);
         let mut drives: Vec<u32> = p.ops.iter().map(|o| o.drive).collect();
         drives.sort();
@@ -911,7 +973,7 @@ mod tests {
         assert_eq!(p.lost_sectors, 0);
         // A second failure in the stripe makes the unit unrecoverable.
         failed[3] = true;
-        plan_parity(&m, 8, PieceSpec { first: 8, sectors: 8, is_write: false }, &failed, &mut p);
+        plan_parity(&m, 8, PieceSpec { first: 8, sectors: 8, is_write: false, resync: false }, &failed, &mut p);
         assert_eq!(p.lost_sectors, 8);
     }
 
@@ -922,17 +984,17 @@ mod tests {
         // Updated unit on the failed drive: reconstruct-write from the other data units.
         let mut failed = [false; 5];
         failed[0] = true;
-        plan_parity(&m, 8, PieceSpec { first: 0, sectors: 8, is_write: true }, &failed, &mut p);
+        plan_parity(&m, 8, PieceSpec { first: 0, sectors: 8, is_write: true, resync: false }, &failed, &mut p);
         assert_eq!(p.rcw_segments, 1);
         assert!(p.ops.iter().all(|o| o.drive != 0));
         assert_eq!(count(&p, OpKind::Write), 1); // parity only: it now encodes the new data
         // A unit not updated on the failed drive: read-modify-write even for a large write.
-        plan_parity(&m, 8, PieceSpec { first: 8, sectors: 24, is_write: true }, &failed, &mut p);
+        plan_parity(&m, 8, PieceSpec { first: 8, sectors: 24, is_write: true, resync: false }, &failed, &mut p);
         assert_eq!(p.rmw_segments, 1);
         // Parity drive failed: data only, no pre-reads.
         let mut failed = [false; 5];
         failed[4] = true;
-        plan_parity(&m, 8, PieceSpec { first: 0, sectors: 8, is_write: true }, &failed, &mut p);
+        plan_parity(&m, 8, PieceSpec { first: 0, sectors: 8, is_write: true, resync: false }, &failed, &mut p);
         assert_eq!((count(&p, OpKind::Read), count(&p, OpKind::Write)), (0, 1));
         assert_eq!(p.lost_sectors, 0);
     }

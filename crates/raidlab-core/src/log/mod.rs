@@ -28,13 +28,17 @@
 //! records (Fig. 3) and Parity Logging's deltas. [`recovery`] gives the Fig. 5 rule that
 //! recovers a lost block of a row from the log and the survivors.
 
+pub mod config;
 mod data_logging;
 mod index;
+pub mod layout;
 mod parity_logging;
+mod planner;
 mod raid5l;
 mod raid5l_o;
 mod raid5l_s;
 mod swo;
+pub mod verify;
 
 #[cfg(test)]
 mod model;

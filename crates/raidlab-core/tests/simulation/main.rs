@@ -13,6 +13,7 @@ mod failures;
 mod declustering;
 mod distorted;
 mod layout_registry;
+mod log_raid;
 mod pro;
 mod queueing;
 mod rebuild;

@@ -1,0 +1,76 @@
+//! The `[log]` table: a log drive beside a RAID-5 array, and the scheme that writes to it.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// A log-assisted RAID-5 (seed 002; `docs/log.md`): one more drive, outside the data layout,
+/// that a log scheme appends to.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LogConfig {
+    /// The write scheme: `data_logging`, `raid5l`, `raid5l_s`, `raid5l_o`, `swo` or
+    /// `parity_logging` (`raidlab list`).
+    pub scheme: String,
+    /// The log's capacity, GB (10⁹ bytes) from the start of the log drive (default 10, the
+    /// paper's, §IV-A).
+    #[serde(default = "default_capacity_gb")]
+    pub capacity_gb: f64,
+    /// The fraction of the log in use at which parity re-synchronization starts (0 to 1,
+    /// default 0.8, §IV-A).
+    #[serde(default = "default_threshold")]
+    pub resync_threshold: f64,
+    /// The block a parity row holds per drive, and a log record's size, KiB (default 4: Linux
+    /// md's stripe_head, §III-B; notes A.1). Must divide the stripe unit.
+    #[serde(default = "default_block_kib")]
+    pub block_kib: u32,
+}
+
+fn default_capacity_gb() -> f64 {
+    10.0
+}
+fn default_threshold() -> f64 {
+    0.8
+}
+fn default_block_kib() -> u32 {
+    4
+}
+
+impl LogConfig {
+    /// The block, sectors.
+    pub fn block_sectors(&self) -> u64 {
+        self.block_kib as u64 * 2
+    }
+
+    /// The log's capacity, whole blocks.
+    pub fn capacity_blocks(&self) -> u64 {
+        (self.capacity_gb * 1e9 / (self.block_kib as f64 * 1024.0)).floor() as u64
+    }
+
+    /// Checks that need no layout and no drive. Errors name `log.…`.
+    pub fn validate(&self) -> Result<()> {
+        super::entry(&self.scheme).ok_or_else(|| {
+            Error::config("log.scheme", format!("unknown log scheme {:?}; known schemes: {}", self.scheme, super::names().join(", ")))
+        })?;
+        if !(self.block_kib >= 1 && self.block_kib <= 1024 && self.block_kib.is_power_of_two()) {
+            return Err(Error::config("log.block_kib", format!("must be a power of two from 1 to 1024 KiB, not {}", self.block_kib)));
+        }
+        if !(self.capacity_gb.is_finite() && self.capacity_gb > 0.0 && self.capacity_gb <= 1e6) {
+            return Err(Error::config("log.capacity_gb", format!("must be above 0 and at most 10⁶ GB, not {}", self.capacity_gb)));
+        }
+        if self.capacity_blocks() < 1 {
+            return Err(Error::config(
+                "log.capacity_gb",
+                format!("{} GB holds no log entry of {} KiB", self.capacity_gb, self.block_kib),
+            ));
+        }
+        if !(self.resync_threshold > 0.0 && self.resync_threshold <= 1.0) {
+            return Err(Error::config(
+                "log.resync_threshold",
+                format!("is a fraction of the log in (0, 1], not {}", self.resync_threshold),
+            ));
+        }
+        Ok(())
+    }
+}

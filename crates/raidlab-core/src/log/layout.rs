@@ -1,0 +1,288 @@
+//! A log-assisted RAID-5 as the controller sees it: the RAID-5 layout, with a log drive in a
+//! slot outside it, the scheme's planner for writes, and the log index as the layout's
+//! placement state (what the controller keeps in memory and hands its planner mutably).
+
+use std::any::Any;
+
+use super::config::LogConfig;
+use super::{LogIndex, LogRecord, LogScheme};
+use crate::error::{Error, Result};
+use crate::layout::{
+    Layout, LayoutShape, PlacementState, RebuildAsked, Reconstruction, SourceRead, StripeMap, UnitLocation, UnitRole,
+};
+
+/// What the log scheme counted over a run (the summary's `log` table).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LogStats {
+    /// Write pieces planned by the scheme.
+    pub write_pieces: u64,
+    /// Parity rows those writes touched.
+    pub row_writes: u64,
+    /// Rows written by read-modify-write / reconstruct-write.
+    pub rmw_rows: u64,
+    pub rcw_rows: u64,
+    /// Data blocks pre-read by the scheme's rule (Table II's count).
+    pub pre_read_blocks: u64,
+    /// Further blocks read because the write covers only part of a block whose new value is
+    /// logged (the record is a whole block).
+    pub merge_read_blocks: u64,
+    /// Records appended to the log.
+    pub records: u64,
+    /// Index look-ups by the paper's counting rules.
+    pub lookups: u64,
+    /// Rows written as plain RAID-5 (reconstruct-write with the parity, entry dropped)
+    /// because their records did not fit in the log, or the log drive had failed.
+    pub log_full_rows: u64,
+    /// The most log blocks in use at once.
+    pub peak_used_blocks: u64,
+    /// The most logged blocks (index entries) at once.
+    pub peak_logged_blocks: u64,
+    /// The most logged rows at once.
+    pub peak_logged_rows: u64,
+    /// With `content.check`: sectors recovered through the log at the end of the run (every
+    /// block of every row written, as if its drive were lost), and of those, sectors that did
+    /// not recover the value last written.
+    pub recovery_sectors_checked: u64,
+    pub recovery_sectors_wrong: u64,
+    /// Re-synchronizations run to the end (the index emptied), the stripes and rows they
+    /// re-synchronized, the look-ups they made (§III-D's rule), and their time, ns.
+    pub resyncs: u64,
+    pub resync_stripes: u64,
+    pub resync_rows: u64,
+    pub resync_lookups: u64,
+    pub resync_ns: u64,
+}
+
+/// A re-synchronization in progress (§III-D): it walks the logged stripes in increasing
+/// order, one at a time, until the index is empty.
+#[derive(Debug, Default)]
+pub struct Resync {
+    /// Running.
+    pub active: bool,
+    /// When it started, ns.
+    pub started_at: Option<crate::sim::Nanos>,
+    /// Logged stripes still to re-synchronize in this pass, in increasing order.
+    pub queue: std::collections::VecDeque<u64>,
+}
+
+/// The log index and what the planner needs beside it: the controller keeps it as the
+/// layout's placement state.
+#[derive(Debug)]
+pub struct LogState {
+    pub scheme: &'static dyn LogScheme,
+    pub index: LogIndex,
+    /// The log drive's slot.
+    pub log_slot: u32,
+    /// A block, sectors.
+    pub block_sectors: u64,
+    /// Log blocks in use at which re-synchronization starts.
+    pub threshold_blocks: u64,
+    pub stats: LogStats,
+    /// The first sector found wrong at the end: (row, data block, sector in the block).
+    pub first_wrong_recovery: Option<(u64, u32, u64)>,
+    /// Scratch: a row's records.
+    pub(super) records: Vec<LogRecord>,
+    /// Data units per stripe and parity rows per stripe unit.
+    pub(super) data_units: u32,
+    pub(super) rows_per_unit: u64,
+    pub resync: Resync,
+    /// The log drive failed: every row is written as plain RAID-5 from then on.
+    pub log_failed: bool,
+}
+
+impl LogState {
+    /// The logged rows of `stripe`.
+    pub fn logged_rows_of(&self, stripe: u64) -> impl Iterator<Item = u64> + '_ {
+        let first = stripe * self.rows_per_unit;
+        (first..first + self.rows_per_unit).filter(|&row| self.index.row(row).is_some())
+    }
+
+    /// Start re-synchronizing (the threshold was reached), unless it runs already.
+    pub fn start_resync(&mut self) {
+        self.resync.active = true;
+    }
+
+    /// After a write: start re-synchronizing when the log reaches its threshold.
+    pub(super) fn after_write(&mut self) {
+        if !self.resync.active && self.index.used_blocks() >= self.threshold_blocks {
+            self.start_resync();
+        }
+    }
+}
+
+impl PlacementState for LogState {
+    fn volatile(&self) -> Option<&'static str> {
+        Some("the log index (which rows and blocks are logged, and where)")
+    }
+    fn lose_volatile(&mut self) {
+        self.index.clear();
+    }
+    fn drive_failed(&mut self, slot: u32) {
+        if slot == self.log_slot && !self.log_failed {
+            // §III-D, trigger (2): the parity of every logged row is recomputed from the data.
+            self.log_failed = true;
+            self.start_resync();
+        }
+    }
+    fn next_resync(&mut self, now: crate::sim::Nanos) -> Option<u64> {
+        if !self.resync.active {
+            return None;
+        }
+        self.resync.started_at.get_or_insert(now);
+        loop {
+            if self.resync.queue.is_empty() {
+                let mut stripes: Vec<u64> = self.index.logged_rows().iter().map(|row| row / self.rows_per_unit).collect();
+                stripes.dedup();
+                if stripes.is_empty() {
+                    // The index is empty: this re-synchronization is over.
+                    let started = self.resync.started_at.take().unwrap_or(now);
+                    self.stats.resyncs += 1;
+                    self.stats.resync_ns += now - started;
+                    self.resync.active = false;
+                    return None;
+                }
+                self.resync.queue.extend(stripes);
+            }
+            let stripe = self.resync.queue.pop_front().expect("not empty");
+            // A stripe a user write's fallback emptied meanwhile needs nothing.
+            if self.logged_rows_of(stripe).next().is_some() {
+                return Some(stripe);
+            }
+        }
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
+/// A RAID-5 layout written through a log scheme.
+#[derive(Debug)]
+pub struct LogAssisted {
+    inner: Box<dyn Layout>,
+    config: LogConfig,
+    scheme: &'static dyn LogScheme,
+    log_slot: u32,
+}
+
+impl LogAssisted {
+    /// `inner` (which must be RAID-5) written by `config`'s scheme, its log on slot
+    /// `log_slot`, a drive of `drive_capacity_sectors`. Errors name the `log` key at fault.
+    pub fn wrap(inner: Box<dyn Layout>, config: &LogConfig, log_slot: u32, drive_capacity_sectors: u64) -> Result<Box<dyn Layout>> {
+        config.validate()?;
+        if inner.name() != "raid5" {
+            return Err(Error::config(
+                "log.scheme",
+                format!("a log scheme writes a RAID-5 array, and array.layout is {}", inner.name()),
+            ));
+        }
+        let block = config.block_sectors();
+        if inner.stripe_unit_sectors() % block != 0 {
+            return Err(Error::config(
+                "log.block_kib",
+                format!(
+                    "{} KiB does not divide the stripe unit of {} KiB",
+                    config.block_kib,
+                    inner.stripe_unit_sectors() as f64 / 2.0
+                ),
+            ));
+        }
+        if inner.data_units_per_stripe() > super::MAX_ROW_DATA_BLOCKS {
+            return Err(Error::config(
+                "log.scheme",
+                format!("a parity row holds at most {} data blocks, and the array has {}", super::MAX_ROW_DATA_BLOCKS, inner.data_units_per_stripe()),
+            ));
+        }
+        if config.capacity_blocks().saturating_mul(block) > drive_capacity_sectors {
+            return Err(Error::config(
+                "log.capacity_gb",
+                format!(
+                    "{} GB is more than the log drive holds ({:.6} GB)",
+                    config.capacity_gb,
+                    drive_capacity_sectors as f64 * crate::disk::SECTOR_BYTES as f64 / 1e9
+                ),
+            ));
+        }
+        let scheme = super::entry(&config.scheme).expect("validated").scheme;
+        Ok(Box::new(LogAssisted { inner, config: config.clone(), scheme, log_slot }))
+    }
+}
+
+impl Layout for LogAssisted {
+    fn name(&self) -> &'static str {
+        self.inner.name()
+    }
+    fn planner(&self) -> &'static dyn crate::layout::plan::Planner {
+        &super::planner::LOG_PLANNER
+    }
+    fn placement_state(&self) -> Option<Box<dyn PlacementState>> {
+        let capacity = self.config.capacity_blocks();
+        Some(Box::new(LogState {
+            scheme: self.scheme,
+            index: LogIndex::new(capacity),
+            log_slot: self.log_slot,
+            block_sectors: self.config.block_sectors(),
+            threshold_blocks: ((capacity as f64 * self.config.resync_threshold).ceil() as u64).clamp(1, capacity),
+            stats: LogStats::default(),
+            first_wrong_recovery: None,
+            records: Vec::new(),
+            data_units: self.inner.data_units_per_stripe(),
+            rows_per_unit: self.inner.stripe_unit_sectors() / self.config.block_sectors(),
+            resync: Resync::default(),
+            log_failed: false,
+        }))
+    }
+    fn volatile_state(&self) -> &'static str {
+        "the log index: the parity of every logged row is stale until re-synchronized, and without the index \
+         every row must be re-synchronized (seed 002 §III-D)"
+    }
+    fn crash_refusal(&self) -> Option<&'static str> {
+        Some("a crash of a log-assisted array (the index lost, every row re-synchronized) is not simulated yet")
+    }
+    fn rebuild_refusal(&self, _rebuild: &RebuildAsked) -> Option<String> {
+        Some("recovery of a lost drive through the log (seed 002 Fig. 5) is not simulated yet".into())
+    }
+    fn fault_tolerance(&self) -> u32 {
+        self.inner.fault_tolerance()
+    }
+    fn shape(&self) -> &LayoutShape {
+        self.inner.shape()
+    }
+    fn data_units_per_stripe(&self) -> u32 {
+        self.inner.data_units_per_stripe()
+    }
+    fn map_stripe(&self, stripe: u64, out: &mut StripeMap) {
+        self.inner.map_stripe(stripe, out)
+    }
+    fn locate(&self, drive: u32, pba: u64) -> Option<(u64, UnitRole)> {
+        self.inner.locate(drive, pba)
+    }
+    fn data_lost(&self, failed: &[u32]) -> bool {
+        self.inner.data_lost(failed)
+    }
+    fn redundancy_set(&self, member: u32) -> Vec<u32> {
+        self.inner.redundancy_set(member)
+    }
+    fn data_unit(&self, stripe: u64, index: u32) -> Option<UnitLocation> {
+        self.inner.data_unit(stripe, index)
+    }
+    fn reconstruction(&self, member: u32) -> Option<Reconstruction> {
+        self.inner.reconstruction(member)
+    }
+    fn rebuild_reads(
+        &self,
+        member: u32,
+        reconstruction: &Reconstruction,
+        start: u64,
+        end: u64,
+        placement: Option<&dyn PlacementState>,
+        out: &mut Vec<SourceRead>,
+    ) {
+        self.inner.rebuild_reads(member, reconstruction, start, end, placement, out)
+    }
+    fn rebuilds_units_in_place(&self) -> bool {
+        self.inner.rebuilds_units_in_place()
+    }
+}

@@ -1,0 +1,136 @@
+//! Log-assisted RAID-5 (`[log]`, seed 002) in whole simulations. The content model is the
+//! judge: every read returns the value last written, and at the end every block of every
+//! row the run wrote is recovered through the log (Fig. 5; the deltas for Parity Logging)
+//! to its last value, on random workloads with a log small enough to fill (re-syncs and
+//! rows written as plain RAID-5), and with the log drive failing under load.
+
+use crate::common::*;
+
+const SCHEMES: [&str; 6] = ["data_logging", "raid5l", "raid5l_s", "raid5l_o", "swo", "parity_logging"];
+
+/// A random scenario of `scheme`: drives, chunk, log size and whether the log fails vary
+/// with the seed.
+fn scenario(scheme: &str, seed: u64) -> String {
+    let drives = 3 + seed % 5;
+    let chunk_kib = [4, 8, 16, 64][(seed / 5 % 4) as usize];
+    // 4 KiB blocks: from 24 to a few hundred records, so most runs fill the log.
+    let capacity_gb = [0.0001, 0.0005, 0.002][(seed / 3 % 3) as usize];
+    let threshold = [0.5, 0.8, 1.0][(seed % 3) as usize];
+    let log_fails = if seed % 4 == 1 { "[[failures]]\nkind = \"log_fails\"\nat_s = 0.3\n" } else { "" };
+    format!(
+        r#"
+seed = {seed}
+[array]
+layout = "raid5"
+drives = {drives}
+stripe_unit_kib = {chunk_kib}
+{SMALL_DRIVE}
+[workload]
+requests = 1500
+{MIXED_HOT_REQUESTS}
+[workload.arrival]
+process = "closed"
+outstanding = 8
+[content]
+check = true
+[log]
+scheme = "{scheme}"
+capacity_gb = {capacity_gb}
+resync_threshold = {threshold}
+{log_fails}
+"#
+    )
+}
+
+#[test]
+fn every_read_and_every_recovery_through_the_log_returns_the_value_last_written() {
+    let seeds = if long_tests() { 10_000 } else { 40 };
+    for scheme in SCHEMES {
+        let (mut resyncs, mut full_rows, mut checked) = (0.0, 0.0, 0.0);
+        for seed in 0..seeds {
+            let text = scenario(scheme, seed);
+            let s = run(&text).summary;
+            let what = format!("{scheme} seed {seed}: {}", get(&s, "log"));
+            assert_eq!(f(&s, "content.stale_sectors"), 0.0, "{what}");
+            assert_eq!(f(&s, "log.recovery_sectors_wrong"), 0.0, "{what}");
+            assert!(f(&s, "log.recovery_sectors_checked") > 0.0, "{what}");
+            assert_eq!(f(&s, "requests_completed"), 1500.0, "{what}");
+            assert_eq!(get(&s, "log.resync_running_at_end"), false, "{what}");
+            resyncs += f(&s, "log.resyncs");
+            full_rows += f(&s, "log.log_full_rows");
+            checked += f(&s, "log.recovery_sectors_checked");
+        }
+        // The scenarios reach the paths they are meant to: re-syncs run to the end, and rows
+        // are written as plain RAID-5 (a full or lost log).
+        assert!(resyncs > 0.0 && full_rows > 0.0 && checked > 0.0, "{scheme}: {resyncs} {full_rows}");
+    }
+}
+
+/// After the log drive fails, every logged row is re-synchronized from the data (no log
+/// entry is left, and each row recovers plainly); the re-sync's look-ups follow §III-D's
+/// rule: one per row for a stripe-oriented index (SWO), one per data block for RAID5L.
+#[test]
+fn a_lost_log_drive_is_answered_by_re_synchronizing_every_logged_row() {
+    let text = |scheme: &str| {
+        scenario(scheme, 1).replace("capacity_gb = 0.0001", "capacity_gb = 0.0025").replace("resync_threshold = 0.8", "resync_threshold = 1")
+    };
+    for (scheme, lookups_per_row) in [("swo", 1.0), ("raid5l", 3.0)] {
+        let s = run(&text(scheme)).summary;
+        let what = format!("{scheme}: {}", get(&s, "log"));
+        assert_eq!(f(&s, "log.resyncs"), 1.0, "{what}");
+        assert!(f(&s, "log.resync_rows") > 0.0, "{what}");
+        assert_eq!(f(&s, "log.logged_rows_at_end"), 0.0, "{what}");
+        assert_eq!(f(&s, "log.resync_lookups"), lookups_per_row * f(&s, "log.resync_rows"), "{what}");
+        assert_eq!(f(&s, "log.recovery_sectors_wrong"), 0.0, "{what}");
+        assert_eq!(s["failures"][0]["held"], "the log drive", "{what}");
+    }
+}
+
+/// Request by request the variants decide as their parents (notes A.8): RAID5L_S pre-reads
+/// exactly as RAID5L and RAID5L_O as SWO, so their whole runs are the same but for the
+/// look-ups; and SWO never pre-reads more than Data Logging.
+#[test]
+fn the_variants_pre_read_as_their_parents_and_swo_no_more_than_data_logging() {
+    for seed in [2, 6, 10] {
+        let text = |scheme: &str| scenario(scheme, seed).replace("capacity_gb = 0.0001", "capacity_gb = 0.0025");
+        let summary = |scheme: &str| run(&text(scheme)).summary;
+        let mut same = |a: &str, b: &str| {
+            let (mut x, mut y) = (summary(a), summary(b));
+            for s in [&mut x, &mut y] {
+                for key in ["scheme", "lookups", "lookups_per_write_request", "resync_lookups"] {
+                    s["log"].as_object_mut().unwrap().remove(key);
+                }
+                s.as_object_mut().unwrap().remove("config_hash");
+            }
+            assert_eq!(x, y, "seed {seed}: {a} and {b} differ beyond their look-ups");
+        };
+        same("raid5l", "raid5l_s");
+        same("swo", "raid5l_o");
+        let pre = |scheme: &str| f(&summary(scheme), "log.pre_read_blocks");
+        assert!(pre("swo") <= pre("data_logging"), "seed {seed}");
+    }
+}
+
+#[test]
+fn bad_log_settings_are_errors_naming_the_key() {
+    let base = scenario("swo", 2);
+    let error = |text: String| raidlab_core::api::run_toml(&text, std::path::Path::new("."), None).unwrap_err().to_string();
+    let cases = [
+        (base.replace("capacity_gb = 0.0001", "capacity_gb = 0.000001"), "log.capacity_gb"),
+        (base.replace("resync_threshold = 1", "resync_threshold = 0"), "log.resync_threshold"),
+        (base.replace("resync_threshold = 1", "resync_threshold = 1.5"), "log.resync_threshold"),
+        (base.replace("scheme = \"swo\"", "scheme = \"swoo\""), "log.scheme"),
+        (base.replace("layout = \"raid5\"", "layout = \"raid0\""), "log.scheme"),
+        (base.replace("stripe_unit_kib = 4", "stripe_unit_kib = 2"), "log.block_kib"),
+        (format!("{base}\n[[failures]]\nkind = \"crash\"\nat_s = 0.1\n"), "failures[0].kind"),
+        (format!("{base}\n[[failures]]\ndrive = 1\nat_s = 0.1\n"), "failures[0].kind"),
+    ];
+    for (text, key) in cases {
+        assert!(text != base, "the case for {key} changed nothing");
+        let e = error(text);
+        assert!(e.starts_with(key), "expected an error at {key}, got: {e}");
+    }
+    let no_log = base.replace("[log]\nscheme = \"swo\"", "").replace("capacity_gb = 0.0001\nresync_threshold = 1\n", "");
+    let e = error(format!("{no_log}\n[[failures]]\nkind = \"log_fails\"\nat_s = 0.1\n"));
+    assert!(e.starts_with("failures[0].kind"), "{e}");
+}
