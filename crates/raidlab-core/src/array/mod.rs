@@ -916,6 +916,11 @@ impl Controller {
             // failure state, keeping the stripe lock. Writes are idempotent, and every value
             // is recomputed from fresh reads, so partial progress is harmless.
             self.stats.replans += 1;
+            if let Some(placement) = self.state.placement.as_deref_mut() {
+                let p = &self.pieces[idx as usize];
+                let wrote = p.plan.ops.iter().any(|o| o.kind == OpKind::Write && o.phase <= p.phase);
+                self.planner.abandon(placement, &p.plan, wrote);
+            }
             self.start_piece(now, idx, view)?;
         } else {
             p.phase += 1;

@@ -290,6 +290,8 @@ impl Controller {
                 "rebuild of member {member} started with no complete set of surviving sources (its data is lost)"
             )));
         }
+        // Drives outside the layout that the rebuild reads too (a log).
+        sources.extend(self.layout.outside_sources().into_iter().filter(|&s| !self.state.failed[s as usize]));
         self.generation += 1;
         self.rebuild_taken(member, target);
         if let Some(placement) = self.state.placement.as_deref_mut() {
@@ -728,6 +730,10 @@ impl Controller {
             if !r.states.mark_rebuilt(unit) {
                 return Err(Error::Invariant(format!("rebuild unit {unit} made current twice")));
             }
+            let member_slot = r.member_slot;
+            if let Some(placement) = self.state.placement.as_deref_mut() {
+                placement.rebuilt(self.layout.as_ref(), member_slot, start, end);
+            }
             r.made_current[by as usize] += 1;
             self.free_job(job);
             self.rebuild_events.push(RebuildEvent::Written { job, unit, ok: true });
@@ -914,7 +920,7 @@ impl Controller {
                     .reconstruction
                     .sources
                     .iter()
-                    .map(|&source| crate::layout::SourceRead { source, pba: start, offset: 0, sectors: end - start })
+                    .map(|&source| crate::layout::SourceRead { source, pba: start, offset: 0, sectors: end - start, outside: None })
                     .collect();
                 assert_eq!(self.source_reads, plain, "layout {} rebuilds units in place", self.layout.name());
             }
@@ -930,7 +936,7 @@ impl Controller {
         let j = &mut self.jobs[id as usize];
         j.reads.clear();
         for read in &self.source_reads {
-            let slot = self.state.member_slot[read.source as usize];
+            let slot = read.outside.unwrap_or(self.state.member_slot[read.source as usize]);
             if !self.state.failed[slot as usize] {
                 j.reads.push(JobRead { slot, pba: read.pba, offset: read.offset, sectors: read.sectors, outstanding: false });
             }

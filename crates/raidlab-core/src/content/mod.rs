@@ -129,6 +129,11 @@ impl ContentModel {
         }
     }
 
+    /// Whether `drive` has failed (its contents are gone).
+    pub fn is_failed(&self, drive: u32) -> bool {
+        self.failed[drive as usize]
+    }
+
     /// The sectors of `drive` written since the run began (or since it became a target), in
     /// increasing order.
     pub fn written_sectors(&self, drive: u32) -> Vec<u64> {

@@ -149,8 +149,7 @@ impl ContentModel {
             if a <= row && row < b {
                 written_value(piece.write_id, self.logical(piece.stripe, unit as u32, row))
             } else {
-                let u = piece.map.data[unit];
-                value_read(piece, u.drive, u.pba + row).unwrap_or(0)
+                recovered_or_read(piece, log, unit, row).unwrap_or(0)
             }
         };
         for oi in 0..piece.ops.len() {
@@ -175,8 +174,7 @@ impl ContentModel {
                         LogValue::Delta => old() ^ new_value(piece, unit, row),
                     }
                 } else if let Some(unit) = piece.map.data.iter().position(|u| u.drive == op.drive) {
-                    let row = pba - piece.map.data[unit].pba;
-                    written_value(piece.write_id, self.logical(piece.stripe, unit as u32, row))
+                    new_value(piece, unit, pba - piece.map.data[unit].pba)
                 } else {
                     let row = pba - piece.map.parity[0].pba;
                     (0..piece.map.data.len()).fold(0, |x, unit| x ^ new_value(piece, unit, row))
@@ -191,6 +189,9 @@ impl ContentModel {
     /// committed as the logical sectors' new values. Counts a read with a stale sector in
     /// `stale_reads`.
     pub fn finish_user_piece(&mut self, piece: &UserPiece<'_>) -> Result<()> {
+        if let (Some(log), false) = (piece.log, piece.is_write) {
+            return self.finish_log_read(piece, log);
+        }
         let copies = piece.map.copies.max(1) as usize;
         let mut stale = false;
         for (i, &(a, b)) in piece.touched.iter().enumerate() {
@@ -224,6 +225,44 @@ impl ContentModel {
         }
         Ok(())
     }
+}
+
+impl ContentModel {
+    /// A degraded log-assisted read: each sector is what the plan read where the unit lies,
+    /// or what its recipe recovers (Fig. 5), checked against the value last written.
+    fn finish_log_read(&mut self, piece: &UserPiece<'_>, log: &LogWrites) -> Result<()> {
+        let mut stale = false;
+        for (i, &(a, b)) in piece.touched.iter().enumerate() {
+            for row in a..b {
+                let lba = self.logical(piece.stripe, i as u32, row);
+                match recovered_or_read(piece, log, i, row) {
+                    Some(v) => stale |= !self.check(lba, v),
+                    None if piece.lost => {}
+                    None => {
+                        return Err(Error::Invariant(format!(
+                            "log read plan for stripe {} row {row} of unit {i} read nothing",
+                            piece.stripe
+                        )))
+                    }
+                }
+            }
+        }
+        if stale {
+            self.stats.stale_reads += 1;
+        }
+        Ok(())
+    }
+}
+
+/// The value of data unit `unit` at `row` as a log-assisted plan has it: recovered by its
+/// recipe if it has one there, else read where the unit lies.
+fn recovered_or_read(piece: &UserPiece<'_>, log: &LogWrites, unit: usize, row: u64) -> Option<u64> {
+    if let Some(recipe) = log.recipes.iter().find(|r| r.unit as usize == unit && row >= r.row && row < r.row + r.sectors as u64) {
+        let k = row - recipe.row;
+        return recipe.reads.iter().try_fold(0, |x, &(drive, pba)| value_read(piece, drive, pba + k).map(|v| x ^ v));
+    }
+    let u = piece.map.data[unit];
+    value_read(piece, u.drive, u.pba + row)
 }
 
 /// The value the piece's plan read at (drive, pba), if a read op of a finished phase covers

@@ -128,12 +128,12 @@ impl Layout for ChainedLayout {
         // The first half (its primaries) is mirrored in the successor's second half…
         if start < half {
             let to = end.min(half);
-            out.push(SourceRead { source: self.next(member), pba: half + start, offset: 0, sectors: to - start });
+            out.push(SourceRead { source: self.next(member), pba: half + start, offset: 0, sectors: to - start, outside: None });
         }
         // …and the second half (its predecessor's mirrors) copies the predecessor's first.
         if end > half {
             let from = start.max(half);
-            out.push(SourceRead { source: self.previous(member), pba: from - half, offset: from - start, sectors: end - from });
+            out.push(SourceRead { source: self.previous(member), pba: from - half, offset: from - start, sectors: end - from, outside: None });
         }
     }
 }

@@ -475,7 +475,7 @@ impl Layout for DistortedLayout {
                 None => None,
             };
             if let Some(source) = source {
-                let read = SourceRead { source: partner, pba: source + (from - pba), offset: from - start, sectors: to - from };
+                let read = SourceRead { source: partner, pba: source + (from - pba), offset: from - start, sectors: to - from, outside: None };
                 // Runs of slots whose sources follow one another are one read (a slave
                 // partition laid out in block order reads the master partition in order).
                 match out.last_mut() {

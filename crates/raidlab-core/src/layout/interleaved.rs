@@ -225,7 +225,7 @@ impl Layout for InterleavedLayout {
                 (drive, primary_unit, self.half() + ((u - self.half()) / self.fragment + 1) * self.fragment)
             };
             let run_end = (run_end_unit * unit).min(end);
-            out.push(SourceRead { source, pba: source_unit * unit + at % unit, offset: at - start, sectors: run_end - at });
+            out.push(SourceRead { source, pba: source_unit * unit + at % unit, offset: at - start, sectors: run_end - at, outside: None });
             at = run_end;
         }
     }

@@ -397,7 +397,7 @@ impl Layout for MdRaid10Layout {
                     .find(|r| r.source == source && r.pba + r.sectors == pba && r.offset + r.sectors == offset);
                 match continues {
                     Some(r) => r.sectors += sectors,
-                    None => out.push(SourceRead { source, pba, offset, sectors }),
+                    None => out.push(SourceRead { source, pba, offset, sectors, outside: None }),
                 }
             };
             match self.chunk_at(member, row) {
@@ -718,14 +718,14 @@ mod tests {
         let r = l.reconstruction(2).unwrap();
         assert_eq!(r.sources, vec![3]);
         l.rebuild_reads(2, &r, 8, 40, None, &mut reads);
-        assert_eq!(reads, vec![SourceRead { source: 3, pba: 8, offset: 0, sectors: 32 }]);
+        assert_eq!(reads, vec![SourceRead { source: 3, pba: 8, offset: 0, sectors: 32, outside: None }]);
         let l = layout("f2", 4, 6);
         let r = l.reconstruction(1).unwrap();
         assert_eq!(r.sources, vec![0, 2]);
         reads.clear();
         // Rows 0–2 of drive 1: chunks 1, 5, 9, whose far copies are on drive 2 at rows 3–5.
         l.rebuild_reads(1, &r, 0, 24, None, &mut reads);
-        assert_eq!(reads, vec![SourceRead { source: 2, pba: 24, offset: 0, sectors: 24 }]);
+        assert_eq!(reads, vec![SourceRead { source: 2, pba: 24, offset: 0, sectors: 24, outside: None }]);
     }
 
     /// `stripes_in` names every chunk with a unit in the range (brute force), and for near

@@ -95,6 +95,10 @@ pub trait PlacementState: std::fmt::Debug + Send {
     }
     /// Drive slot `slot` failed (the controller tells every failure; by default nothing).
     fn drive_failed(&mut self, _slot: u32) {}
+    /// Sectors `[start, end)` of the member in slot `member_slot` were rebuilt onto its
+    /// target (the unit's stripes are still locked); `layout` maps the stripes. By default
+    /// nothing.
+    fn rebuilt(&mut self, _layout: &dyn Layout, _member_slot: u32, _start: u64, _end: u64) {}
     /// For the planner that owns it, to read its own type back.
     fn as_any(&self) -> &dyn std::any::Any;
     fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
@@ -208,8 +212,14 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     ) {
         for &source in &reconstruction.sources {
             let pba = self.rebuild_source_sectors(member, source, start, end);
-            out.push(SourceRead { source, pba, offset: 0, sectors: end - start });
+            out.push(SourceRead { source, pba, offset: 0, sectors: end - start, outside: None });
         }
+    }
+    /// Drive slots outside the layout that a rebuild reads as well as the members of
+    /// [`Layout::reconstruction`] (a log-assisted array's log, whose records rebuild logged
+    /// rows): the rebuild's executors read them as sources too. By default none.
+    fn outside_sources(&self) -> Vec<u32> {
+        Vec::new()
     }
     /// Whether every unit of a lost member is rebuilt from the whole unit at its own sectors
     /// on every source of [`Layout::reconstruction`] (the defaults of
@@ -319,6 +329,9 @@ pub struct SourceRead {
     pub offset: u64,
     /// Sectors read.
     pub sectors: u64,
+    /// A drive slot outside the layout read instead of member `source` (a log-assisted
+    /// array's log, whose records rebuild what they hold); `None` for a member's read.
+    pub outside: Option<u32>,
 }
 
 /// A layout whose member has moved to another drive slot: after a rebuild, the spare that was
@@ -374,6 +387,9 @@ impl Layout for Remapped {
             return None;
         }
         self.inner.locate_placed(if drive == self.to { self.from } else { drive }, pba, placement)
+    }
+    fn outside_sources(&self) -> Vec<u32> {
+        self.inner.outside_sources()
     }
     fn crash_refusal(&self) -> Option<&'static str> {
         self.inner.crash_refusal()

@@ -113,8 +113,26 @@ pub struct LogWrites {
     /// The records its ops on the log drive write.
     pub appends: Vec<LogAppend>,
     /// A re-sync's rows (their parity rewritten from the data), whose entries its commit
-    /// step drops.
+    /// step drops; also the rows a degraded write rewrote with their parity.
     pub resync_rows: Vec<u64>,
+    /// How the plan recovers sectors of a unit on a failed drive (a degraded read's, or a
+    /// degraded write's parity): each the XOR of what its reads read.
+    pub recipes: Vec<LogRecipe>,
+    /// The rows whose records the plan writes, for the commit step to enter into the log's
+    /// index once the write is done: (row, first reserved log block, the blocks whose old
+    /// value, new value and delta are logged, as masks).
+    pub rows: Vec<(u64, u64, [u64; 3])>,
+}
+
+/// How a degraded log-assisted plan recovers `sectors` sectors of data unit `unit` from
+/// `row` (an offset in the unit) on: the XOR, sector by sector, of what the plan read at
+/// each `(drive, first sector)` of `reads` (a member's block, the parity's, or a log record).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogRecipe {
+    pub unit: u32,
+    pub row: u64,
+    pub sectors: u32,
+    pub reads: Vec<(u32, u64)>,
 }
 
 /// What the planner may ask about the drives (for mirror-copy selection).
@@ -308,6 +326,11 @@ pub trait Planner: Send + Sync + std::fmt::Debug {
     /// `data_units` data units with `copies` copies of each (the rate estimate behind
     /// `workload.arrival.target_utilization`).
     fn write_ops(&self, units: f64, data_units: f64, copies: f64) -> f64;
+    /// A piece's plan will not finish: the controller plans it again after a drive failed
+    /// under it. `wrote`: its phase of writes had been issued, and every write but those to
+    /// the failed drive is done. Settle `placement` with what the plan did (log space
+    /// reserved and not written given back, or records written entered); by default nothing.
+    fn abandon(&self, _placement: &mut dyn crate::layout::PlacementState, _plan: &Plan, _wrote: bool) {}
     /// The commit step of a layout that chooses placement at write time: write piece `plan`
     /// of `stripe` finished (every op done), so record where it put what in `placement`.
     /// Called for every finished write piece of a layout with a placement state (whose writes

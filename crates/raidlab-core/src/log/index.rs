@@ -100,12 +100,15 @@ pub struct LogIndex {
     used_blocks: u64,
     /// Logged blocks (entries) over every row, for the memory estimate.
     logged_blocks: u64,
+    /// Log blocks reserved by writes in flight and not yet recorded ([`LogIndex::reserve`]):
+    /// the log's space does not return while any is.
+    pending_blocks: u64,
 }
 
 impl LogIndex {
     /// An empty index over a log of `capacity_blocks` blocks.
     pub fn new(capacity_blocks: u64) -> LogIndex {
-        LogIndex { rows: FxHashMap::default(), capacity_blocks, used_blocks: 0, logged_blocks: 0 }
+        LogIndex { rows: FxHashMap::default(), capacity_blocks, used_blocks: 0, logged_blocks: 0, pending_blocks: 0 }
     }
 
     /// Row `row`'s entry, if logged.
@@ -157,17 +160,44 @@ impl LogIndex {
     /// [`LogIndex::append`] into `records` (cleared first); false when they do not fit.
     pub fn append_into(&mut self, row: u64, plan: &RowPlan, records: &mut Vec<LogRecord>) -> bool {
         records.clear();
-        let count = plan.records();
-        if count == 0 {
-            return true;
-        }
+        let Some(first) = self.reserve(plan.records()) else { return false };
+        self.record(row, plan, first, records);
+        self.release(plan.records());
+        true
+    }
+
+    /// Reserve `count` log blocks at the log's end for a write in flight; returns the first,
+    /// or `None` when they do not fit. The write records them once it is done
+    /// ([`LogIndex::record`]) and releases them ([`LogIndex::release`]), or only releases them
+    /// if it is abandoned.
+    pub fn reserve(&mut self, count: u32) -> Option<u64> {
         if !self.fits(count) {
-            return false;
+            return None;
+        }
+        let first = self.used_blocks;
+        self.used_blocks += count as u64;
+        self.pending_blocks += count as u64;
+        Some(first)
+    }
+
+    /// `count` reserved blocks are recorded or abandoned.
+    pub fn release(&mut self, count: u32) {
+        self.pending_blocks -= count as u64;
+        self.reclaim();
+    }
+
+    /// The records of `plan` for row `row`, at consecutive addresses from `first` (reserved),
+    /// into the index and `records` (cleared first): per block in index order, its old
+    /// value, then its new value, then its delta.
+    pub fn record(&mut self, row: u64, plan: &RowPlan, first: u64, records: &mut Vec<LogRecord>) {
+        records.clear();
+        if plan.records() == 0 {
+            return;
         }
         let entry = self.rows.entry(row).or_default();
         let before = entry.logged().count_ones();
         let touched = plan.log_old | plan.log_new | plan.log_delta;
-        let mut address = self.used_blocks;
+        let mut address = first;
         let mut bits = touched;
         while bits != 0 {
             let index = bits.trailing_zeros() as u8;
@@ -193,8 +223,29 @@ impl LogIndex {
             }
         }
         self.logged_blocks += (entry.logged().count_ones() - before) as u64;
-        self.used_blocks = address;
-        true
+    }
+
+    /// The addresses `plan`'s records for a row would take from `first`, in the order
+    /// [`LogIndex::record`] gives them: (block, kind) per address.
+    pub fn record_layout(plan: &RowPlan, out: &mut Vec<(u32, RecordKind)>) {
+        out.clear();
+        let mut bits = plan.log_old | plan.log_new | plan.log_delta;
+        while bits != 0 {
+            let index = bits.trailing_zeros();
+            bits &= bits - 1;
+            for (kind, mask) in [(RecordKind::Old, plan.log_old), (RecordKind::New, plan.log_new), (RecordKind::Delta, plan.log_delta)] {
+                if mask >> index & 1 == 1 {
+                    out.push((index, kind));
+                }
+            }
+        }
+    }
+
+    /// The log's space returns when the index is empty and no write holds a reservation.
+    fn reclaim(&mut self) {
+        if self.rows.is_empty() && self.pending_blocks == 0 {
+            self.used_blocks = 0;
+        }
     }
 
     /// Drop row `row`'s entry (its parity is current again); the log's space returns when the
@@ -203,9 +254,7 @@ impl LogIndex {
         if let Some(entry) = self.rows.remove(&row) {
             self.logged_blocks -= entry.logged().count_ones() as u64;
         }
-        if self.rows.is_empty() {
-            self.used_blocks = 0;
-        }
+        self.reclaim();
     }
 
     /// Forget everything (a crash lost the index, or the log drive failed): the log's
@@ -213,7 +262,7 @@ impl LogIndex {
     pub fn clear(&mut self) {
         self.rows.clear();
         self.logged_blocks = 0;
-        self.used_blocks = 0;
+        self.reclaim();
     }
 }
 

@@ -80,8 +80,9 @@ pub struct LogState {
     pub stats: LogStats,
     /// The first sector found wrong at the end: (row, data block, sector in the block).
     pub first_wrong_recovery: Option<(u64, u32, u64)>,
-    /// Scratch: a row's records.
+    /// Scratch: a row's records, and where they go.
     pub(super) records: Vec<LogRecord>,
+    pub(super) layout_scratch: Vec<(u32, super::RecordKind)>,
     /// Data units per stripe and parity rows per stripe unit.
     pub(super) data_units: u32,
     pub(super) rows_per_unit: u64,
@@ -116,6 +117,27 @@ impl PlacementState for LogState {
     }
     fn lose_volatile(&mut self) {
         self.index.clear();
+    }
+    fn rebuilt(&mut self, layout: &dyn Layout, member_slot: u32, start: u64, end: u64) {
+        // A rebuilt parity is computed from the current data (Fig. 5 line 4): its rows'
+        // entries, which describe a stale parity, must go (raidlab's choice: the literal
+        // reading keeps them, and a later recovery through them would then be wrong).
+        let unit = layout.stripe_unit_sectors();
+        let mut map = StripeMap::default();
+        let end = end.min(layout.stripes() * unit);
+        let mut sector = start;
+        while sector < end {
+            let stripe = sector / unit;
+            let stripe_end = ((stripe + 1) * unit).min(end);
+            layout.map_stripe(stripe, &mut map);
+            if map.parity[0].drive == member_slot {
+                let (first, last) = ((sector % unit) / self.block_sectors, (stripe_end - 1 - stripe * unit) / self.block_sectors);
+                for row in first..=last {
+                    self.index.drop_row(stripe * self.rows_per_unit + row);
+                }
+            }
+            sector = stripe_end;
+        }
     }
     fn drive_failed(&mut self, slot: u32) {
         if slot == self.log_slot && !self.log_failed {
@@ -228,6 +250,7 @@ impl Layout for LogAssisted {
             stats: LogStats::default(),
             first_wrong_recovery: None,
             records: Vec::new(),
+            layout_scratch: Vec::new(),
             data_units: self.inner.data_units_per_stripe(),
             rows_per_unit: self.inner.stripe_unit_sectors() / self.config.block_sectors(),
             resync: Resync::default(),
@@ -241,8 +264,10 @@ impl Layout for LogAssisted {
     fn crash_refusal(&self) -> Option<&'static str> {
         Some("a crash of a log-assisted array (the index lost, every row re-synchronized) is not simulated yet")
     }
-    fn rebuild_refusal(&self, _rebuild: &RebuildAsked) -> Option<String> {
-        Some("recovery of a lost drive through the log (seed 002 Fig. 5) is not simulated yet".into())
+    fn rebuild_refusal(&self, rebuild: &RebuildAsked) -> Option<String> {
+        // A piggybacked read answers the user from the plain reconstruction, which a logged
+        // row's stale parity makes wrong.
+        rebuild.piggyback.then(|| "piggybacking is not simulated with a log (its reads reconstruct without the log)".into())
     }
     fn fault_tolerance(&self) -> u32 {
         self.inner.fault_tolerance()
@@ -271,6 +296,12 @@ impl Layout for LogAssisted {
     fn reconstruction(&self, member: u32) -> Option<Reconstruction> {
         self.inner.reconstruction(member)
     }
+    /// Per row of the lost member's sectors: a row with no entry, or whose lost unit is its
+    /// parity (recomputed from the data, Fig. 5 lines 3–5), is rebuilt from every other
+    /// member; a logged row's lost data block from the log by Fig. 5 (its newest record; or
+    /// the stale parity, the logged survivors' old values from the log and the other
+    /// survivors; the deltas for Parity Logging). Unlogged rows next to each other are read
+    /// as one run.
     fn rebuild_reads(
         &self,
         member: u32,
@@ -280,9 +311,84 @@ impl Layout for LogAssisted {
         placement: Option<&dyn PlacementState>,
         out: &mut Vec<SourceRead>,
     ) {
-        self.inner.rebuild_reads(member, reconstruction, start, end, placement, out)
+        let Some(state) = placement.and_then(|p| p.as_any().downcast_ref::<LogState>()) else {
+            return self.inner.rebuild_reads(member, reconstruction, start, end, placement, out);
+        };
+        let unit = self.inner.stripe_unit_sectors();
+        let block = state.block_sectors;
+        let end = end.min(self.inner.stripes() * unit);
+        let mut map = StripeMap::default();
+        // The plain run being gathered: [from, to) of the member.
+        let mut plain: Option<(u64, u64)> = None;
+        let flush = |plain: &mut Option<(u64, u64)>, out: &mut Vec<SourceRead>| {
+            if let Some((from, to)) = plain.take() {
+                for &source in &reconstruction.sources {
+                    out.push(SourceRead { source, pba: from, offset: from - start, sectors: to - from, outside: None });
+                }
+            }
+        };
+        let mut sector = start;
+        while sector < end {
+            let stripe = sector / unit;
+            let row = (sector % unit) / block;
+            let row_end = (stripe * unit + (row + 1) * block).min(end);
+            self.inner.map_stripe(stripe, &mut map);
+            let lost = map.data.iter().position(|u| u.drive == member);
+            let how = match (lost, state.index.row(stripe * state.rows_per_unit + row)) {
+                (Some(f), Some(entry)) => super::recovery(self.scheme.recovery_rule(), Some(entry), f as u32)
+                    .expect("the schemes keep Fig. 5's invariant"),
+                _ => super::Recovery::Plain,
+            };
+            if how == super::Recovery::Plain {
+                plain = match plain {
+                    Some((from, to)) if to == sector => Some((from, row_end)),
+                    other => {
+                        let mut other = other;
+                        flush(&mut other, out);
+                        Some((sector, row_end))
+                    }
+                };
+                sector = row_end;
+                continue;
+            }
+            flush(&mut plain, out);
+            let (offset, sectors) = (sector - start, row_end - sector);
+            let within = sector % block;
+            let from_log = |address: u64| SourceRead {
+                source: member,
+                pba: address * block + within,
+                offset,
+                sectors,
+                outside: Some(state.log_slot),
+            };
+            let lost = lost.expect("a logged recovery is of a data block");
+            let members = |skip: &dyn Fn(usize) -> bool, out: &mut Vec<SourceRead>| {
+                out.push(SourceRead { source: map.parity[0].drive, pba: sector, offset, sectors, outside: None });
+                for i in (0..map.data.len()).filter(|&i| i != lost && !skip(i)) {
+                    out.push(SourceRead { source: map.data[i].drive, pba: sector, offset, sectors, outside: None });
+                }
+            };
+            match how {
+                super::Recovery::Plain => unreachable!("handled above"),
+                super::Recovery::Record(address) => out.push(from_log(address)),
+                super::Recovery::OldValues { from_log: logged } => {
+                    members(&|i| logged.iter().any(|&(b, _)| b as usize == i), out);
+                    out.extend(logged.iter().map(|&(_, address)| from_log(address)));
+                }
+                super::Recovery::ParityAndDeltas { deltas } => {
+                    members(&|_| false, out);
+                    out.extend(deltas.iter().map(|&address| from_log(address)));
+                }
+            }
+            sector = row_end;
+        }
+        flush(&mut plain, out);
+    }
+    fn outside_sources(&self) -> Vec<u32> {
+        vec![self.log_slot]
     }
     fn rebuilds_units_in_place(&self) -> bool {
-        self.inner.rebuilds_units_in_place()
+        // Logged rows are rebuilt from the log.
+        false
     }
 }

@@ -20,9 +20,10 @@
 //! whole row and written, and the row's entry is dropped (its parity is current again).
 
 use super::layout::LogState;
-use super::{all_blocks, BlockMask, Method, RecordKind, RowState};
+use super::{all_blocks, BlockMask, LogIndex, Method, RecordKind, RowPlan, RowState};
 use crate::disk::OpKind;
-use crate::layout::plan::{plan_parity_with, LogAppend, LogValue, PieceSpec, Plan, PlanInputs, Planner};
+use crate::layout::plan::{plan_parity_with, LogAppend, LogRecipe, LogValue, PieceSpec, Plan, PlanInputs, Planner, UnitStatus};
+use super::{recovery, Recovery};
 
 /// The planner of every log-assisted array (the scheme lives in its state).
 #[derive(Debug)]
@@ -36,10 +37,8 @@ impl Planner for LogPlanner {
     }
     fn plan(&self, i: PlanInputs<'_>, plan: &mut Plan) {
         let degraded = i.map.data.iter().chain(i.map.parity.iter()).any(|u| i.status.is_failed(u));
-        if !i.spec.is_write || degraded {
-            // Reads find the data in place. A degraded piece cannot arise: failures of a
-            // log-assisted array are refused until recovery through the log is built.
-            debug_assert!(!degraded, "a log-assisted array met a failed drive");
+        if !i.spec.is_write && !degraded {
+            // Reads find the data in place (§III-C).
             return plan_parity_with(i.map, i.unit_sectors, i.spec, i.status, plan);
         }
         let state = i
@@ -48,7 +47,9 @@ impl Planner for LogPlanner {
             .as_any_mut()
             .downcast_mut::<LogState>()
             .expect("a log-assisted layout's state is a LogState");
-        if i.spec.resync {
+        if degraded {
+            plan_degraded(state, i.map, i.unit_sectors, i.spec, i.status, plan);
+        } else if i.spec.resync {
             plan_resync(state, i.map, i.unit_sectors, i.spec, plan);
         } else {
             plan_write(state, i.map, i.unit_sectors, i.spec, plan);
@@ -57,17 +58,223 @@ impl Planner for LogPlanner {
     fn commit(&self, placement: &mut dyn crate::layout::PlacementState, _stripe: u64, plan: &Plan) {
         let state = placement.as_any_mut().downcast_mut::<LogState>().expect("a log-assisted layout's state is a LogState");
         if plan.logged {
+            // The index changes only once the write is done (a plan abandoned after a drive
+            // failed under it leaves it as it was), while the piece still holds its lock.
+            for &(row, first, [log_old, log_new, log_delta]) in &plan.log.rows {
+                let row_plan = RowPlan { log_old, log_new, log_delta, ..RowPlan::default() };
+                state.index.record(row, &row_plan, first, &mut state.records);
+                state.index.release(row_plan.records());
+            }
             for &row in &plan.log.resync_rows {
                 state.index.drop_row(row);
             }
         }
         state.after_write();
     }
+    fn abandon(&self, placement: &mut dyn crate::layout::PlacementState, plan: &Plan, wrote: bool) {
+        let log_lost = placement.as_any().downcast_ref::<LogState>().is_some_and(|s| s.log_failed);
+        if wrote && !log_lost {
+            // Its data and its records are written (only the failed drive's writes are not):
+            // the index must say so before the piece is planned again.
+            return self.commit(placement, 0, plan);
+        }
+        // Nothing written (or the log itself was lost, whose rows a re-sync now rewrites):
+        // the reserved space is given back.
+        let state = placement.as_any_mut().downcast_mut::<LogState>().expect("a log-assisted layout's state is a LogState");
+        if plan.logged {
+            for &(_, _, masks) in &plan.log.rows {
+                state.index.release(masks.iter().map(|m| m.count_ones()).sum());
+            }
+        }
+    }
     fn write_ops(&self, units: f64, data_units: f64, copies: f64) -> f64 {
         // The log append is one more write; the schemes pre-read at most what RAID-5 does
         // without its parity (notes A.8), so RAID-5's estimate bounds them.
         crate::layout::plan::PARITY.write_ops(units, data_units, copies) + 1.0
     }
+}
+
+/// The rows `[first, end)` of a piece, and each data unit's touched sectors.
+fn piece_rows(unit: u64, block: u64, n: usize, spec: PieceSpec) -> ((u64, u64), Vec<(u64, u64)>) {
+    let (lo, hi) = (spec.first, spec.first + spec.sectors);
+    let touched: Vec<(u64, u64)> = (0..n as u64)
+        .map(|i| {
+            let (a, b) = (lo.max(i * unit), hi.min((i + 1) * unit));
+            if a < b {
+                (a - i * unit, b - i * unit)
+            } else {
+                (0, 0)
+            }
+        })
+        .collect();
+    let first = touched.iter().filter(|t| t.0 < t.1).map(|t| t.0 / block).min().unwrap_or(0);
+    let end = touched.iter().filter(|t| t.0 < t.1).map(|t| t.1.div_ceil(block)).max().unwrap_or(0);
+    ((first, end), touched)
+}
+
+/// Plan a piece of a stripe with a unit on a failed drive. A stripe whose lost unit is its
+/// parity, or whose touched rows have no entry, is plain degraded RAID-5 (its parity, where
+/// it has one, is current). Otherwise, per row:
+/// - a read of the lost data block recovers it by Fig. 5 from the index's entry (its newest
+///   record; or the stale parity, the logged survivors' old values and the other survivors;
+///   the deltas for Parity Logging), or plainly when the row has no entry;
+/// - a write rewrites the row with its parity (raidlab's choice; notes A.12): the lost
+///   block's value, where the write does not cover it, is recovered as for a read, every
+///   surviving block the write does not wholly cover is read, the parity is computed from
+///   the whole new row and written, the surviving blocks are written, and the commit step
+///   drops the row's entry. Nothing is logged while a data drive is lost.
+fn plan_degraded(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, spec: PieceSpec, status: UnitStatus<'_>, plan: &mut Plan) {
+    let block = state.block_sectors;
+    let n = map.data.len();
+    let failed_units: Vec<usize> = (0..n).filter(|&i| status.is_failed(&map.data[i])).collect();
+    let parity_failed = status.is_failed(&map.parity[0]);
+    let row_base = map.stripe * state.rows_per_unit;
+    // A re-sync rewrites the stripe's logged rows as a write that writes no data.
+    let ((first_row, end_row), touched) = if spec.resync {
+        let rows: Vec<u64> = state.logged_rows_of(map.stripe).map(|r| r - row_base).collect();
+        ((rows.first().copied().unwrap_or(0), rows.last().map_or(0, |r| r + 1)), vec![(0, 0); n])
+    } else {
+        piece_rows(unit, block, n, spec)
+    };
+    let logged = (first_row..end_row).any(|r| state.index.row(row_base + r).is_some());
+    if spec.resync && (parity_failed || failed_units.len() != 1) {
+        // The parity is lost (its rebuild recomputes it from the data), or so is data: the
+        // entries are of no more use, and nothing is read or written.
+        plan.start_ranges(map, unit, spec);
+        plan.fill_touched();
+        plan.touched.iter_mut().for_each(|t| *t = (0, 0));
+        plan.logged = true;
+        plan.log.appends.clear();
+        plan.log.recipes.clear();
+    plan.log.rows.clear();
+        plan.log.resync_rows.clear();
+        plan.log.resync_rows.extend((first_row..end_row).map(|r| row_base + r).filter(|&r| state.index.row(r).is_some()));
+        plan.log.log_slot = state.log_slot;
+        return plan.finish_ranges();
+    }
+    if !spec.resync && (!logged || parity_failed || failed_units.len() != 1) {
+        // Plain degraded RAID-5: no touched row has an entry (its parity is current), or the
+        // parity is lost, or a second unit is (the parity planner reports the loss).
+        plan_parity_with(map, unit, spec, status, plan);
+        if spec.is_write && parity_failed && logged {
+            // A lost parity is recomputed from the data (by its rebuild, or by this write on
+            // a rebuild's target): the touched rows' entries are of no more use, and would be
+            // wrong beside a current parity. The plan is carried out by the log's rule.
+            plan.logged = true;
+            plan.log.log_slot = state.log_slot;
+            plan.log.appends.clear();
+            plan.log.recipes.clear();
+            plan.log.rows.clear();
+            plan.log.resync_rows.clear();
+            plan.log.resync_rows.extend((first_row..end_row).map(|r| row_base + r).filter(|&r| state.index.row(r).is_some()));
+        }
+        return;
+    }
+    let lost = failed_units[0];
+    plan.start_ranges(map, unit, spec);
+    plan.fill_touched();
+    if spec.resync {
+        plan.touched.iter_mut().for_each(|t| *t = (0, 0));
+    }
+    plan.degraded = true;
+    plan.logged = true;
+    plan.log.log_slot = state.log_slot;
+    plan.log.appends.clear();
+    plan.log.resync_rows.clear();
+    plan.log.recipes.clear();
+    plan.log.rows.clear();
+    let rule = state.scheme.recovery_rule();
+    let parity = map.parity[0];
+    for row in first_row..end_row {
+        let (start, end) = (row * block, row * block + block);
+        let covers = |i: usize| touched[i].0 <= start && touched[i].1 >= end;
+        let meets = |i: usize| touched[i].0 < end && touched[i].1 > start;
+        let row_id = row_base + row;
+        if spec.resync {
+            if state.index.row(row_id).is_none() {
+                continue;
+            }
+        } else if !(0..n).any(meets) {
+            continue;
+        }
+        // The lost block's value is needed when a read asks for it, or a write does not
+        // wholly overwrite it (the new parity is the XOR of the whole new row).
+        let needs_lost = if spec.is_write { !covers(lost) } else { meets(lost) };
+        if needs_lost {
+            let how = recovery(rule, state.index.row(row_id), lost as u32).expect("the schemes keep Fig. 5's invariant");
+            let mut reads: Vec<(u32, u64)> = Vec::new();
+            let from_members = |skip: &dyn Fn(usize) -> bool, reads: &mut Vec<(u32, u64)>| {
+                reads.push((parity.drive, parity.pba + start));
+                for i in (0..n).filter(|&i| i != lost && !skip(i)) {
+                    reads.push((map.data[i].drive, map.data[i].pba + start));
+                }
+            };
+            let log_pba = |address: u64| address * block;
+            match &how {
+                Recovery::Plain => from_members(&|_| false, &mut reads),
+                Recovery::Record(address) => reads.push((state.log_slot, log_pba(*address))),
+                Recovery::OldValues { from_log } => {
+                    from_members(&|i| from_log.iter().any(|&(b, _)| b as usize == i), &mut reads);
+                    reads.extend(from_log.iter().map(|&(_, address)| (state.log_slot, log_pba(address))));
+                }
+                Recovery::ParityAndDeltas { deltas } => {
+                    from_members(&|_| false, &mut reads);
+                    reads.extend(deltas.iter().map(|&address| (state.log_slot, log_pba(address))));
+                }
+            }
+            if state.log_failed && reads.iter().any(|&(drive, _)| drive == state.log_slot) {
+                // The log and a data drive are both lost: the row's lost block is gone.
+                plan.lost_sectors += block;
+                if spec.is_write {
+                    // The row is rewritten without it: the parity stays as it was.
+                    for i in (0..n).filter(|&i| i != lost) {
+                        let (a, b) = (touched[i].0.max(start), touched[i].1.min(end));
+                        if a < b {
+                            plan.add_range(map.data[i].drive, OpKind::Write, map.data[i].pba + a, map.data[i].pba + b);
+                        }
+                    }
+                }
+                continue;
+            }
+            for &(drive, pba) in &reads {
+                plan.add_range(drive, OpKind::Read, pba, pba + block);
+            }
+            plan.log.recipes.push(LogRecipe { unit: lost as u32, row: start, sectors: block as u32, reads });
+        }
+        for i in (0..n).filter(|&i| i != lost) {
+            let u = map.data[i];
+            if spec.is_write {
+                if !covers(i) {
+                    plan.add_range(u.drive, OpKind::Read, u.pba + start, u.pba + end);
+                    plan.pre_read_sectors += block;
+                }
+                let (a, b) = (touched[i].0.max(start), touched[i].1.min(end));
+                if a < b {
+                    plan.add_range(u.drive, OpKind::Write, u.pba + a, u.pba + b);
+                }
+            } else {
+                let (a, b) = (touched[i].0.max(start), touched[i].1.min(end));
+                if a < b {
+                    plan.add_range(u.drive, OpKind::Read, u.pba + a, u.pba + b);
+                }
+            }
+        }
+        if spec.is_write {
+            plan.add_range(parity.drive, OpKind::Write, parity.pba + start, parity.pba + end);
+            if status.is_write_only(&map.data[lost]) {
+                // A rebuild's target takes the lost block's whole new value.
+                let u = map.data[lost];
+                plan.add_range(u.drive, OpKind::Write, u.pba + start, u.pba + end);
+            }
+            plan.log.resync_rows.push(row_id);
+            plan.rcw_segments += 1;
+        }
+    }
+    if spec.resync {
+        state.stats.resync_stripes += 1;
+        state.stats.resync_rows += plan.log.resync_rows.len() as u64;
+    }
+    plan.finish_ranges();
 }
 
 /// Plan the re-synchronization of `map`'s stripe (§III-D): for each logged row, read every
@@ -82,6 +289,8 @@ fn plan_resync(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, 
     plan.log.log_slot = state.log_slot;
     plan.log.appends.clear();
     plan.log.resync_rows.clear();
+    plan.log.recipes.clear();
+    plan.log.rows.clear();
     let block = state.block_sectors;
     let rows: Vec<u64> = state.logged_rows_of(map.stripe).collect();
     for &row_id in &rows {
@@ -108,6 +317,8 @@ fn plan_write(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, s
     plan.log.log_slot = state.log_slot;
     plan.log.appends.clear();
     plan.log.resync_rows.clear();
+    plan.log.recipes.clear();
+    plan.log.rows.clear();
     let block = state.block_sectors;
     let n = map.data.len() as u32;
     let rows_per_unit = unit / block;
@@ -157,7 +368,8 @@ fn plan_write(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, s
         stats.row_writes += 1;
         stats.lookups += row_plan.lookups as u64;
         let reads: BlockMask;
-        if !state.log_failed && state.index.append_into(row_id, &row_plan, &mut state.records) {
+        let reserved = if state.log_failed { None } else { state.index.reserve(row_plan.records()) };
+        if let Some(first_address) = reserved {
             match row_plan.method {
                 Method::ReadModifyWrite => stats.rmw_rows += 1,
                 Method::ReconstructWrite => stats.rcw_rows += 1,
@@ -165,25 +377,28 @@ fn plan_write(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, s
             let merge = partial & (row_plan.log_new | row_plan.log_delta) & !row_plan.pre_read;
             stats.pre_read_blocks += row_plan.pre_read.count_ones() as u64;
             stats.merge_read_blocks += merge.count_ones() as u64;
-            stats.records += state.records.len() as u64;
+            stats.records += row_plan.records() as u64;
             reads = row_plan.pre_read | merge;
-            for record in &state.records {
-                let log_pba = record.address * block;
+            LogIndex::record_layout(&row_plan, &mut state.layout_scratch);
+            for (k, &(data_block, kind)) in state.layout_scratch.iter().enumerate() {
+                let log_pba = (first_address + k as u64) * block;
                 plan.add_range(state.log_slot, OpKind::Write, log_pba, log_pba + block);
-                let value = match record.kind {
+                let value = match kind {
                     RecordKind::Old => LogValue::Old,
                     RecordKind::New => LogValue::New,
                     RecordKind::Delta => LogValue::Delta,
                 };
-                plan.log.appends.push(LogAppend { log_pba, unit: record.block, row: start, sectors: block as u32, value });
+                plan.log.appends.push(LogAppend { log_pba, unit: data_block, row: start, sectors: block as u32, value });
             }
+            plan.log.rows.push((row_id, first_address, [row_plan.log_old, row_plan.log_new, row_plan.log_delta]));
         } else {
-            // The log is full or lost: plain RAID-5 reconstruct-write of the whole row.
+            // The log is full or lost: plain RAID-5 reconstruct-write of the whole row, whose
+            // entry the commit step drops.
             stats.log_full_rows += 1;
             stats.rcw_rows += 1;
             reads = all_blocks(n) & !(updated & !partial);
             stats.pre_read_blocks += reads.count_ones() as u64;
-            state.index.drop_row(row_id);
+            plan.log.resync_rows.push(row_id);
             let parity = map.parity[0];
             plan.add_range(parity.drive, OpKind::Write, parity.pba + start, parity.pba + end);
         }

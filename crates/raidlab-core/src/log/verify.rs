@@ -1,5 +1,6 @@
 //! The content model's judgement of a log-assisted array at the end of a run: every block of
-//! every row the run wrote (logged or not) is recovered as if its drive were lost, by the
+//! every row the run wrote (logged or not) is recovered as if its drive were lost (only the
+//! lost member's blocks, when a member is lost), by the
 //! scheme's rule (Fig. 5; the deltas for Parity Logging; plain reconstruction for a row
 //! with no entry), from what the drives and the log really hold, and compared with the value
 //! last written. A wrong record, a stale parity left without an entry, or a missing pre-read
@@ -34,7 +35,17 @@ pub fn verify(content: &mut ContentModel, layout: &dyn Layout, state: &mut LogSt
         layout.map_stripe(stripe, &mut map);
         let entry = state.index.row(row_id);
         let n = map.data.len() as u32;
+        // With a member lost, only its blocks are recovered (what a degraded read does); a
+        // stripe that lost two units, or only its parity, has nothing to recover here.
+        let lost: Vec<u32> = (0..n).filter(|&i| content.is_failed(map.data[i as usize].drive)).collect();
+        let lost_units = lost.len() + content.is_failed(map.parity[0].drive) as usize;
+        if lost_units > 1 {
+            continue;
+        }
         for failed in 0..n {
+            if lost_units == 1 && !lost.contains(&failed) {
+                continue;
+            }
             let how = recovery(rule, entry, failed).map_err(|e| Error::Invariant(format!("log row {row_id}: {e}")))?;
             for k in 0..block {
                 let sector = row * block + k;

@@ -392,6 +392,9 @@ fn source_pieces(controller: &Controller) -> Vec<order::SourcePiece> {
     controller.layout().rebuild_reads(r.member, &reconstruction, 0, r.units.capacity(), placement, &mut reads);
     reads
         .iter()
+        // Reads of a drive outside the layout (a log's records) are not where the member's
+        // data lies.
+        .filter(|read| read.outside.is_none())
         .map(|read| (controller.member_slot(read.source), read))
         .filter(|&(slot, _)| !controller.is_failed(slot))
         .map(|(slot, read)| order::SourcePiece {

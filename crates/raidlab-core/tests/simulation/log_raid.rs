@@ -2,7 +2,8 @@
 //! judge: every read returns the value last written, and at the end every block of every
 //! row the run wrote is recovered through the log (Fig. 5; the deltas for Parity Logging)
 //! to its last value, on random workloads with a log small enough to fill (re-syncs and
-//! rows written as plain RAID-5), and with the log drive failing under load.
+//! rows written as plain RAID-5), with the log drive failing under load, and with a data
+//! drive failing (degraded reads and writes through the log's entries).
 
 use crate::common::*;
 
@@ -16,7 +17,11 @@ fn scenario(scheme: &str, seed: u64) -> String {
     // 4 KiB blocks: from 24 to a few hundred records, so most runs fill the log.
     let capacity_gb = [0.0001, 0.0005, 0.002][(seed / 3 % 3) as usize];
     let threshold = [0.5, 0.8, 1.0][(seed % 3) as usize];
-    let log_fails = if seed % 4 == 1 { "[[failures]]\nkind = \"log_fails\"\nat_s = 0.3\n" } else { "" };
+    let failures = match seed % 4 {
+        1 => "[[failures]]\nkind = \"log_fails\"\nat_s = 0.3\n".to_string(),
+        3 => format!("[[failures]]\ndrive = {}\nat_s = 0.3\n", seed / 4 % drives),
+        _ => String::new(),
+    };
     format!(
         r#"
 seed = {seed}
@@ -37,7 +42,7 @@ check = true
 scheme = "{scheme}"
 capacity_gb = {capacity_gb}
 resync_threshold = {threshold}
-{log_fails}
+{failures}
 "#
     )
 }
@@ -111,6 +116,38 @@ fn the_variants_pre_read_as_their_parents_and_swo_no_more_than_data_logging() {
     }
 }
 
+/// A data drive fails under load and is rebuilt onto a spare through the log (Fig. 5 per
+/// row, by either executor, units of any size): every rebuilt sector is what the lost drive
+/// should hold, every read returns the value last written, and at the end every row
+/// recovers through the log.
+#[test]
+fn a_lost_data_drive_is_rebuilt_through_the_log_under_load() {
+    let seeds = if long_tests() { 2_000 } else { 12 };
+    for scheme in SCHEMES {
+        let mut rebuilt = 0.0;
+        for seed in 0..seeds {
+            let executor = ["sor", "dor"][(seed % 2) as usize];
+            let unit = [8, 24, 64][(seed / 2 % 3) as usize];
+            let text = scenario(scheme, seed * 4)
+                .replace("[array]\n", "[array]\nspares = 1\n")
+                .replace("requests = 1500", "requests = 2500")
+                + &format!(
+                    "[[failures]]\ndrive = {}\nat_s = 0.2\n[rebuild]\nexecutor = \"{executor}\"\nunit = {{ sectors = {unit} }}\n",
+                    seed % 3
+                );
+            let s = run(&text).summary;
+            let what = format!("{scheme} seed {seed}: {} {}", get(&s, "log"), get(&s, "rebuilds"));
+            assert_eq!(f(&s, "content.stale_sectors"), 0.0, "{what}");
+            assert_eq!(f(&s, "content.rebuilt_sectors_wrong"), 0.0, "{what}");
+            assert_eq!(f(&s, "log.recovery_sectors_wrong"), 0.0, "{what}");
+            assert_eq!(get(&s, "data_loss"), false, "{what}");
+            assert!(get(&s, "rebuild_time_s").is_number(), "the rebuild did not end: {what}");
+            rebuilt += f(&s, "content.rebuilt_sectors_checked");
+        }
+        assert!(rebuilt > 0.0, "{scheme}");
+    }
+}
+
 #[test]
 fn bad_log_settings_are_errors_naming_the_key() {
     let base = scenario("swo", 2);
@@ -123,7 +160,8 @@ fn bad_log_settings_are_errors_naming_the_key() {
         (base.replace("layout = \"raid5\"", "layout = \"raid0\""), "log.scheme"),
         (base.replace("stripe_unit_kib = 4", "stripe_unit_kib = 2"), "log.block_kib"),
         (format!("{base}\n[[failures]]\nkind = \"crash\"\nat_s = 0.1\n"), "failures[0].kind"),
-        (format!("{base}\n[[failures]]\ndrive = 1\nat_s = 0.1\n"), "failures[0].kind"),
+        (format!("{base}\n[[failures]]\ndrive = 1\nat_s = 0.1\n[[failures]]\nkind = \"log_fails\"\nat_s = 0.2\n"), "failures[0].kind"),
+        (format!("{}\n[rebuild]\nunit = {{ sectors = 8 }}\npiggyback = true\n[[failures]]\ndrive = 1\nat_s = 0.1\n", base.replace("[array]\n", "[array]\nspares = 1\n")), "rebuild"),
     ];
     for (text, key) in cases {
         assert!(text != base, "the case for {key} changed nothing");
