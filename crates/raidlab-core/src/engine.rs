@@ -1134,7 +1134,9 @@ impl Simulation {
         let dropped = self.aborted.len();
         self.aborted.clear();
         let crashed = self.controller.crash();
-        self.crashed_requests += crashed.len() as u64;
+        // (The array's own re-syncs are no one's requests.)
+        let unanswered = crashed.iter().filter(|c| c.origin != crate::request::Origin::Resync).count();
+        self.crashed_requests += unanswered as u64;
         let layout = self.controller.layout();
         let volatile = self.controller.state().placement().and_then(|p| p.volatile());
         self.recorder.outcomes.push(Outcome {
@@ -1143,7 +1145,7 @@ impl Simulation {
             drive: -1,
             detail: format!(
                 "{} requests in flight were never answered, {dropped} queued operations dropped; {} lost {}",
-                crashed.len(),
+                unanswered,
                 layout.name(),
                 volatile.unwrap_or(layout.volatile_state())
             ),
@@ -1161,6 +1163,8 @@ impl Simulation {
         }
         self.note_progress();
         self.pump_rebuild();
+        // A layout that lost its index re-synchronizes (a log-assisted array).
+        self.controller.start_resyncs(now, &Drives(&self.drives, self.read_estimate))?;
         Ok(())
     }
 

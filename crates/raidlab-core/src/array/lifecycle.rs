@@ -162,6 +162,9 @@ impl Controller {
         self.completed.clear();
         self.rebuild_events.clear();
         self.in_flight_requests = 0;
+        // A re-sync in flight went with the rest; the placement state may ask for another.
+        self.resyncs_in_flight = 0;
+        self.resync_wanted = true;
         if let Some(placement) = self.state.placement.as_deref_mut() {
             placement.lose_volatile();
         }

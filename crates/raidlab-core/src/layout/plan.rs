@@ -122,6 +122,8 @@ pub struct LogWrites {
     /// index once the write is done: (row, first reserved log block, the blocks whose old
     /// value, new value and delta are logged, as masks).
     pub rows: Vec<(u64, u64, [u64; 3])>,
+    /// A re-sync's plan.
+    pub resync: bool,
 }
 
 /// How a degraded log-assisted plan recovers `sectors` sectors of data unit `unit` from

@@ -257,11 +257,12 @@ impl LogIndex {
         self.reclaim();
     }
 
-    /// Forget everything (a crash lost the index, or the log drive failed): the log's
-    /// records are no longer found.
+    /// Forget everything (a crash lost the index, and every write in flight with it): the
+    /// log's records are no longer found, and the log is empty again.
     pub fn clear(&mut self) {
         self.rows.clear();
         self.logged_blocks = 0;
+        self.pending_blocks = 0;
         self.reclaim();
     }
 }

@@ -33,6 +33,8 @@ pub struct LogStats {
     /// Rows written as plain RAID-5 (reconstruct-write with the parity, entry dropped)
     /// because their records did not fit in the log, or the log drive had failed.
     pub log_full_rows: u64,
+    /// Crashes, each followed by a re-sync of every stripe (§III-D, trigger 3).
+    pub crashes: u64,
     /// The most log blocks in use at once.
     pub peak_used_blocks: u64,
     /// The most logged blocks (index entries) at once.
@@ -54,9 +56,13 @@ pub struct LogStats {
 }
 
 /// A re-synchronization in progress (§III-D): it walks the logged stripes in increasing
-/// order, one at a time, until the index is empty.
+/// order, one at a time, until the index is empty; after a crash it first walks every
+/// stripe of the array.
 #[derive(Debug, Default)]
 pub struct Resync {
+    /// After a crash: the next stripe to hand out of the walk over every stripe, and the
+    /// stripes below `done` whose re-sync is done (`None`: no such walk runs).
+    pub every_stripe: Option<(u64, u64)>,
     /// Running.
     pub active: bool,
     /// When it started, ns.
@@ -89,9 +95,17 @@ pub struct LogState {
     pub resync: Resync,
     /// The log drive failed: every row is written as plain RAID-5 from then on.
     pub log_failed: bool,
+    /// Stripes in the array.
+    pub(super) stripes: u64,
 }
 
 impl LogState {
+    /// Whether `stripe`'s parity is of unknown state: a crash lost the index, and the re-sync
+    /// of every stripe has not done it yet.
+    pub fn unsynced(&self, stripe: u64) -> bool {
+        self.resync.every_stripe.is_some_and(|(_, done)| stripe >= done)
+    }
+
     /// The logged rows of `stripe`.
     pub fn logged_rows_of(&self, stripe: u64) -> impl Iterator<Item = u64> + '_ {
         let first = stripe * self.rows_per_unit;
@@ -116,7 +130,12 @@ impl PlacementState for LogState {
         Some("the log index (which rows and blocks are logged, and where)")
     }
     fn lose_volatile(&mut self) {
+        // §III-D trigger (3): without the index every stripe is re-synchronized.
         self.index.clear();
+        self.stats.crashes += 1;
+        self.resync.queue.clear();
+        self.resync.every_stripe = Some((0, 0));
+        self.start_resync();
     }
     fn rebuilt(&mut self, layout: &dyn Layout, member_slot: u32, start: u64, end: u64) {
         // A rebuilt parity is computed from the current data (Fig. 5 line 4): its rows'
@@ -151,6 +170,12 @@ impl PlacementState for LogState {
             return None;
         }
         self.resync.started_at.get_or_insert(now);
+        if let Some((next, _)) = self.resync.every_stripe.as_mut() {
+            if *next < self.stripes {
+                *next += 1;
+                return Some(*next - 1);
+            }
+        }
         loop {
             if self.resync.queue.is_empty() {
                 let mut stripes: Vec<u64> = self.index.logged_rows().iter().map(|row| row / self.rows_per_unit).collect();
@@ -255,15 +280,14 @@ impl Layout for LogAssisted {
             rows_per_unit: self.inner.stripe_unit_sectors() / self.config.block_sectors(),
             resync: Resync::default(),
             log_failed: false,
+            stripes: self.inner.stripes(),
         }))
     }
     fn volatile_state(&self) -> &'static str {
         "the log index: the parity of every logged row is stale until re-synchronized, and without the index \
-         every row must be re-synchronized (seed 002 §III-D)"
+         every stripe is re-synchronized (seed 002 §III-D)"
     }
-    fn crash_refusal(&self) -> Option<&'static str> {
-        Some("a crash of a log-assisted array (the index lost, every row re-synchronized) is not simulated yet")
-    }
+
     fn rebuild_refusal(&self, rebuild: &RebuildAsked) -> Option<String> {
         // A piggybacked read answers the user from the plain reconstruction, which a logged
         // row's stale parity makes wrong.

@@ -55,8 +55,19 @@ impl Planner for LogPlanner {
             plan_write(state, i.map, i.unit_sectors, i.spec, plan);
         }
     }
-    fn commit(&self, placement: &mut dyn crate::layout::PlacementState, _stripe: u64, plan: &Plan) {
+    fn commit(&self, placement: &mut dyn crate::layout::PlacementState, stripe: u64, plan: &Plan) {
         let state = placement.as_any_mut().downcast_mut::<LogState>().expect("a log-assisted layout's state is a LogState");
+        if plan.logged && plan.log.resync {
+            // The walk over every stripe after a crash hands them out in order, one at a time.
+            if let Some((next, done)) = state.resync.every_stripe.as_mut() {
+                if stripe == *done {
+                    *done += 1;
+                    if *done >= state.stripes && *next >= state.stripes {
+                        state.resync.every_stripe = None;
+                    }
+                }
+            }
+        }
         if plan.logged {
             // The index changes only once the write is done (a plan abandoned after a drive
             // failed under it leaves it as it was), while the piece still holds its lock.
@@ -92,6 +103,18 @@ impl Planner for LogPlanner {
         // without its parity (notes A.8), so RAID-5's estimate bounds them.
         crate::layout::plan::PARITY.write_ops(units, data_units, copies) + 1.0
     }
+}
+
+/// Mark `plan` as a log-assisted plan (the content model's log rule carries it out), with
+/// nothing of the log in it yet; `resync`: it is a re-sync's.
+fn clear_log(plan: &mut Plan, log_slot: u32, resync: bool) {
+    plan.logged = true;
+    plan.log.log_slot = log_slot;
+    plan.log.appends.clear();
+    plan.log.recipes.clear();
+    plan.log.rows.clear();
+    plan.log.resync_rows.clear();
+    plan.log.resync = resync;
 }
 
 /// The rows `[first, end)` of a piece, and each data unit's touched sectors.
@@ -143,13 +166,8 @@ fn plan_degraded(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64
         plan.start_ranges(map, unit, spec);
         plan.fill_touched();
         plan.touched.iter_mut().for_each(|t| *t = (0, 0));
-        plan.logged = true;
-        plan.log.appends.clear();
-        plan.log.recipes.clear();
-    plan.log.rows.clear();
-        plan.log.resync_rows.clear();
+        clear_log(plan, state.log_slot, spec.resync);
         plan.log.resync_rows.extend((first_row..end_row).map(|r| row_base + r).filter(|&r| state.index.row(r).is_some()));
-        plan.log.log_slot = state.log_slot;
         return plan.finish_ranges();
     }
     if !spec.resync && (!logged || parity_failed || failed_units.len() != 1) {
@@ -160,12 +178,7 @@ fn plan_degraded(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64
             // A lost parity is recomputed from the data (by its rebuild, or by this write on
             // a rebuild's target): the touched rows' entries are of no more use, and would be
             // wrong beside a current parity. The plan is carried out by the log's rule.
-            plan.logged = true;
-            plan.log.log_slot = state.log_slot;
-            plan.log.appends.clear();
-            plan.log.recipes.clear();
-            plan.log.rows.clear();
-            plan.log.resync_rows.clear();
+            clear_log(plan, state.log_slot, spec.resync);
             plan.log.resync_rows.extend((first_row..end_row).map(|r| row_base + r).filter(|&r| state.index.row(r).is_some()));
         }
         return;
@@ -177,12 +190,7 @@ fn plan_degraded(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64
         plan.touched.iter_mut().for_each(|t| *t = (0, 0));
     }
     plan.degraded = true;
-    plan.logged = true;
-    plan.log.log_slot = state.log_slot;
-    plan.log.appends.clear();
-    plan.log.resync_rows.clear();
-    plan.log.recipes.clear();
-    plan.log.rows.clear();
+    clear_log(plan, state.log_slot, spec.resync);
     let rule = state.scheme.recovery_rule();
     let parity = map.parity[0];
     for row in first_row..end_row {
@@ -285,14 +293,15 @@ fn plan_resync(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, 
     plan.fill_touched();
     // A re-sync writes no user data.
     plan.touched.iter_mut().for_each(|t| *t = (0, 0));
-    plan.logged = true;
-    plan.log.log_slot = state.log_slot;
-    plan.log.appends.clear();
-    plan.log.resync_rows.clear();
-    plan.log.recipes.clear();
-    plan.log.rows.clear();
+    clear_log(plan, state.log_slot, true);
     let block = state.block_sectors;
-    let rows: Vec<u64> = state.logged_rows_of(map.stripe).collect();
+    let rows: Vec<u64> = if state.unsynced(map.stripe) {
+        // After a crash: every row of the stripe.
+        let first = map.stripe * state.rows_per_unit;
+        (first..first + state.rows_per_unit).collect()
+    } else {
+        state.logged_rows_of(map.stripe).collect()
+    };
     for &row_id in &rows {
         let start = (row_id % state.rows_per_unit) * block;
         for u in &map.data {
@@ -313,12 +322,7 @@ fn plan_write(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, s
     plan.start_ranges(map, unit, spec);
     plan.fill_touched();
     let (first, sectors) = (spec.first, spec.sectors);
-    plan.logged = true;
-    plan.log.log_slot = state.log_slot;
-    plan.log.appends.clear();
-    plan.log.resync_rows.clear();
-    plan.log.recipes.clear();
-    plan.log.rows.clear();
+    clear_log(plan, state.log_slot, false);
     let block = state.block_sectors;
     let n = map.data.len() as u32;
     let rows_per_unit = unit / block;

@@ -2,8 +2,9 @@
 //! judge: every read returns the value last written, and at the end every block of every
 //! row the run wrote is recovered through the log (Fig. 5; the deltas for Parity Logging)
 //! to its last value, on random workloads with a log small enough to fill (re-syncs and
-//! rows written as plain RAID-5), with the log drive failing under load, and with a data
-//! drive failing (degraded reads and writes through the log's entries).
+//! rows written as plain RAID-5), with the log drive failing under load, with a data drive
+//! failing (degraded reads and writes through the log's entries), and with a crash that
+//! loses the index (every stripe re-synchronized).
 
 use crate::common::*;
 
@@ -19,6 +20,7 @@ fn scenario(scheme: &str, seed: u64) -> String {
     let threshold = [0.5, 0.8, 1.0][(seed % 3) as usize];
     let failures = match seed % 4 {
         1 => "[[failures]]\nkind = \"log_fails\"\nat_s = 0.3\n".to_string(),
+        2 => "[[failures]]\nkind = \"crash\"\nat_s = 0.3\n".to_string(),
         3 => format!("[[failures]]\ndrive = {}\nat_s = 0.3\n", seed / 4 % drives),
         _ => String::new(),
     };
@@ -51,7 +53,7 @@ resync_threshold = {threshold}
 fn every_read_and_every_recovery_through_the_log_returns_the_value_last_written() {
     let seeds = if long_tests() { 10_000 } else { 40 };
     for scheme in SCHEMES {
-        let (mut resyncs, mut full_rows, mut checked) = (0.0, 0.0, 0.0);
+        let (mut resyncs, mut full_rows, mut checked, mut crashes) = (0.0, 0.0, 0.0, 0.0);
         for seed in 0..seeds {
             let text = scenario(scheme, seed);
             let s = run(&text).summary;
@@ -59,15 +61,16 @@ fn every_read_and_every_recovery_through_the_log_returns_the_value_last_written(
             assert_eq!(f(&s, "content.stale_sectors"), 0.0, "{what}");
             assert_eq!(f(&s, "log.recovery_sectors_wrong"), 0.0, "{what}");
             assert!(f(&s, "log.recovery_sectors_checked") > 0.0, "{what}");
-            assert_eq!(f(&s, "requests_completed"), 1500.0, "{what}");
+            assert_eq!(f(&s, "requests_completed") + f(&s, "crashed_requests"), 1500.0, "{what}");
             assert_eq!(get(&s, "log.resync_running_at_end"), false, "{what}");
             resyncs += f(&s, "log.resyncs");
             full_rows += f(&s, "log.log_full_rows");
             checked += f(&s, "log.recovery_sectors_checked");
+            crashes += f(&s, "log.crashes");
         }
         // The scenarios reach the paths they are meant to: re-syncs run to the end, and rows
         // are written as plain RAID-5 (a full or lost log).
-        assert!(resyncs > 0.0 && full_rows > 0.0 && checked > 0.0, "{scheme}: {resyncs} {full_rows}");
+        assert!(resyncs > 0.0 && full_rows > 0.0 && checked > 0.0 && crashes > 0.0, "{scheme}: {resyncs} {full_rows} {crashes}");
     }
 }
 
@@ -150,16 +153,16 @@ fn a_lost_data_drive_is_rebuilt_through_the_log_under_load() {
 
 #[test]
 fn bad_log_settings_are_errors_naming_the_key() {
-    let base = scenario("swo", 2);
+    let base = scenario("swo", 0);
     let error = |text: String| raidlab_core::api::run_toml(&text, std::path::Path::new("."), None).unwrap_err().to_string();
     let cases = [
         (base.replace("capacity_gb = 0.0001", "capacity_gb = 0.000001"), "log.capacity_gb"),
-        (base.replace("resync_threshold = 1", "resync_threshold = 0"), "log.resync_threshold"),
-        (base.replace("resync_threshold = 1", "resync_threshold = 1.5"), "log.resync_threshold"),
+        (base.replace("resync_threshold = 0.5", "resync_threshold = 0"), "log.resync_threshold"),
+        (base.replace("resync_threshold = 0.5", "resync_threshold = 1.5"), "log.resync_threshold"),
         (base.replace("scheme = \"swo\"", "scheme = \"swoo\""), "log.scheme"),
         (base.replace("layout = \"raid5\"", "layout = \"raid0\""), "log.scheme"),
         (base.replace("stripe_unit_kib = 4", "stripe_unit_kib = 2"), "log.block_kib"),
-        (format!("{base}\n[[failures]]\nkind = \"crash\"\nat_s = 0.1\n"), "failures[0].kind"),
+        (format!("{base}\n[[failures]]\ndrive = 1\nat_s = 0.2\n[[failures]]\nkind = \"crash\"\nat_s = 0.1\n"), "failures[0].kind"),
         (format!("{base}\n[[failures]]\ndrive = 1\nat_s = 0.1\n[[failures]]\nkind = \"log_fails\"\nat_s = 0.2\n"), "failures[0].kind"),
         (format!("{}\n[rebuild]\nunit = {{ sectors = 8 }}\npiggyback = true\n[[failures]]\ndrive = 1\nat_s = 0.1\n", base.replace("[array]\n", "[array]\nspares = 1\n")), "rebuild"),
     ];
@@ -168,7 +171,7 @@ fn bad_log_settings_are_errors_naming_the_key() {
         let e = error(text);
         assert!(e.starts_with(key), "expected an error at {key}, got: {e}");
     }
-    let no_log = base.replace("[log]\nscheme = \"swo\"", "").replace("capacity_gb = 0.0001\nresync_threshold = 1\n", "");
+    let no_log = base.replace("[log]\nscheme = \"swo\"", "").replace("capacity_gb = 0.0001\nresync_threshold = 0.5\n", "");
     let e = error(format!("{no_log}\n[[failures]]\nkind = \"log_fails\"\nat_s = 0.1\n"));
     assert!(e.starts_with("failures[0].kind"), "{e}");
 }
