@@ -63,6 +63,9 @@ enum Owner {
     Drive(u32),
     /// The buffer cache in front of the array, whose answers (its hits) are due now.
     Cache,
+    /// A log-assisted array's idle detector (`log.resync_idle_ms`): the array may have been
+    /// idle long enough to re-synchronize.
+    LogIdle,
 }
 
 /// An [`Owner`] as the event queue holds it: a drive's slot, or a code above every slot. (An
@@ -75,11 +78,13 @@ struct OwnerCode(u32);
 impl OwnerCode {
     const REBUILD: u32 = u32::MAX;
     const CACHE: u32 = u32::MAX - 1;
+    const LOG_IDLE: u32 = u32::MAX - 2;
 
     fn of(owner: Owner) -> OwnerCode {
         OwnerCode(match owner {
             Owner::Rebuild => Self::REBUILD,
             Owner::Cache => Self::CACHE,
+            Owner::LogIdle => Self::LOG_IDLE,
             Owner::Drive(drive) => drive,
         })
     }
@@ -88,6 +93,7 @@ impl OwnerCode {
         match self.0 {
             Self::REBUILD => Owner::Rebuild,
             Self::CACHE => Owner::Cache,
+            Self::LOG_IDLE => Owner::LogIdle,
             drive => Owner::Drive(drive),
         }
     }
@@ -100,6 +106,7 @@ impl Owner {
             Owner::Rebuild => "the rebuild discipline's timer".into(),
             Owner::Drive(drive) => format!("drive {drive}'s class discipline (wake-ups)"),
             Owner::Cache => "the buffer cache (answers)".into(),
+            Owner::LogIdle => "the log's idle re-sync detector".into(),
         }
     }
 }
@@ -342,6 +349,11 @@ pub struct Simulation {
     pub rebuilt_fraction: Vec<f64>,
     /// The rebuild's timer is set for this time (the earliest wake-up its policies asked for).
     timer_pending: Option<Nanos>,
+    /// `log.resync_idle_ms`, ns: how long the array must have no user request before a
+    /// log-assisted array re-synchronizes (`None`: never for idleness).
+    log_idle_ns: Option<Nanos>,
+    /// The idle detector's timer, when set: the requests the workload had issued then.
+    log_idle_armed: Option<u64>,
     /// A rebuild ended and `rebuild.end_run` asks the run to end with it.
     stop_now: bool,
     /// The owners woken when a drive goes idle (the rebuild, when its discipline issues reads
@@ -574,6 +586,7 @@ impl Simulation {
         let read_estimate = config.array.read_estimate;
         let rebuild_rotation_free =
             config.rebuild.as_ref().is_some_and(|r| r.rotational_latency == crate::rebuild::RebuildRotation::None);
+        let log_idle_ns = config.log.as_ref().and_then(|l| l.resync_idle_ms).map(crate::sim::ms_to_ns);
         let mut sim = Simulation {
             config,
             now: 0,
@@ -592,6 +605,8 @@ impl Simulation {
             rebuilds: Vec::new(),
             rebuilt_fraction: Vec::new(),
             timer_pending: None,
+            log_idle_ns,
+            log_idle_armed: None,
             stop_now: false,
             idle_subscriptions: rebuild
                 .as_ref()
@@ -975,7 +990,7 @@ impl Simulation {
     fn timer_is_current(&self, owner: Owner, epoch: u32) -> bool {
         match owner {
             Owner::Drive(drive) => self.drives[drive as usize].epoch == epoch,
-            Owner::Rebuild | Owner::Cache => true,
+            Owner::Rebuild | Owner::Cache | Owner::LogIdle => true,
         }
     }
 
@@ -995,6 +1010,7 @@ impl Simulation {
             Owner::Rebuild => self.pump_rebuild(),
             Owner::Drive(drive) => self.start_next(drive),
             Owner::Cache => self.on_cache_answer()?,
+            Owner::LogIdle => self.on_log_idle()?,
         }
         Ok(())
     }
@@ -1165,6 +1181,37 @@ impl Simulation {
         self.pump_rebuild();
         // A layout that lost its index re-synchronizes (a log-assisted array).
         self.controller.start_resyncs(now, &Drives(&self.drives, self.read_estimate))?;
+        Ok(())
+    }
+
+    /// The array may just have gone idle: set the log's idle timer, unless one is set.
+    #[cold]
+    #[inline(never)]
+    fn arm_log_idle(&mut self) {
+        if let (Some(idle), None) = (self.log_idle_ns, self.log_idle_armed) {
+            if self.controller.user_in_flight() == 0 {
+                self.log_idle_armed = Some(self.workload.issued());
+                self.events.push(self.now + idle, Event::Timer { owner: OwnerCode::of(Owner::LogIdle), epoch: 0 });
+            }
+        }
+    }
+
+    /// The log's idle timer fired: if no request arrived since it was set and none is in the
+    /// array, the array has been idle that long (or longer) and re-synchronizes (seed 002
+    /// §III-D, trigger 1); if it is idle again, the timer is set anew from now.
+    #[cold]
+    #[inline(never)]
+    fn on_log_idle(&mut self) -> Result<()> {
+        let Some(issued) = self.log_idle_armed.take() else { return Ok(()) };
+        if self.controller.user_in_flight() != 0 {
+            return Ok(());
+        }
+        if self.workload.issued() == issued {
+            let now = self.now;
+            self.controller.array_idle(now, &Drives(&self.drives, self.read_estimate))?;
+        } else {
+            self.arm_log_idle();
+        }
         Ok(())
     }
 
@@ -1509,6 +1556,9 @@ impl Simulation {
                 }
                 if !self.cache_done.is_empty() {
                     self.cache_children_done()?;
+                }
+                if self.log_idle_ns.is_some() {
+                    self.arm_log_idle();
                 }
             }
         }

@@ -933,6 +933,20 @@ impl Controller {
         Ok(())
     }
 
+    /// User requests in the array (its own re-syncs left out).
+    pub fn user_in_flight(&self) -> u64 {
+        self.in_flight_requests - self.resyncs_in_flight as u64
+    }
+
+    /// The array has had no user request for the layout's idle time: tell the placement
+    /// state, and start the re-sync it may ask for.
+    pub fn array_idle(&mut self, now: Nanos, view: &dyn DriveView) -> Result<()> {
+        if let Some(placement) = self.state.placement.as_deref_mut() {
+            placement.idle();
+        }
+        self.start_resyncs(now, view)
+    }
+
     /// Submit the re-sync the layout's placement state asks for, if none is in flight.
     #[cold]
     #[inline(never)]

@@ -95,6 +95,9 @@ pub trait PlacementState: std::fmt::Debug + Send {
     }
     /// Drive slot `slot` failed (the controller tells every failure; by default nothing).
     fn drive_failed(&mut self, _slot: u32) {}
+    /// The array has had no user request for as long as the layout asked
+    /// (`log.resync_idle_ms`); by default nothing.
+    fn idle(&mut self) {}
     /// Sectors `[start, end)` of the member in slot `member_slot` were rebuilt onto its
     /// target (the unit's stripes are still locked); `layout` maps the stripes. By default
     /// nothing.

@@ -25,6 +25,12 @@ pub struct LogConfig {
     /// md's stripe_head, §III-B; notes A.1). Must divide the stripe unit.
     #[serde(default = "default_block_kib")]
     pub block_kib: u32,
+    /// Re-synchronize once the array has had no user request for this long, ms (§III-D:
+    /// "the system is idle or lightly loaded"); absent (the default), only the threshold,
+    /// a lost log drive or a crash start one. The re-sync then runs until the log is empty,
+    /// serving user requests meanwhile.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resync_idle_ms: Option<f64>,
 }
 
 fn default_capacity_gb() -> f64 {
@@ -64,6 +70,11 @@ impl LogConfig {
                 "log.capacity_gb",
                 format!("{} GB holds no log entry of {} KiB", self.capacity_gb, self.block_kib),
             ));
+        }
+        if let Some(ms) = self.resync_idle_ms {
+            if !(ms.is_finite() && ms > 0.0 && ms <= 1e9) {
+                return Err(Error::config("log.resync_idle_ms", format!("must be above 0 and at most 10⁹ ms, not {ms}")));
+            }
         }
         if !(self.resync_threshold > 0.0 && self.resync_threshold <= 1.0) {
             return Err(Error::config(

@@ -35,6 +35,8 @@ pub struct LogStats {
     pub log_full_rows: u64,
     /// Crashes, each followed by a re-sync of every stripe (§III-D, trigger 3).
     pub crashes: u64,
+    /// Re-syncs started because the array was idle (§III-D, trigger 1).
+    pub idle_resyncs: u64,
     /// The most log blocks in use at once.
     pub peak_used_blocks: u64,
     /// The most logged blocks (index entries) at once.
@@ -156,6 +158,13 @@ impl PlacementState for LogState {
                 }
             }
             sector = stripe_end;
+        }
+    }
+    fn idle(&mut self) {
+        // §III-D, trigger (1): the array is idle.
+        if self.index.rows() > 0 && !self.resync.active {
+            self.stats.idle_resyncs += 1;
+            self.start_resync();
         }
     }
     fn drive_failed(&mut self, slot: u32) {

@@ -151,6 +151,28 @@ fn a_lost_data_drive_is_rebuilt_through_the_log_under_load() {
     }
 }
 
+/// With `resync_idle_ms`, a re-sync starts once the array has had no user request for that
+/// long (§III-D, trigger 1): under an open loop with gaps, and at the end of the workload, so
+/// the log ends empty; without it, only the log's threshold starts one, less often.
+#[test]
+fn an_idle_array_re_synchronizes_its_log() {
+    let text = |idle: &str| {
+        scenario("swo", 0)
+            .replace("capacity_gb = 0.0001", "capacity_gb = 0.0025")
+            .replace("process = \"closed\"\noutstanding = 8", "process = \"poisson\"\nrate_per_s = 40")
+            .replace("[log]\n", &format!("[log]\n{idle}"))
+    };
+    let idle = run(&text("resync_idle_ms = 30\n")).summary;
+    let what = format!("{}", get(&idle, "log"));
+    assert!(f(&idle, "log.idle_resyncs") > 1.0, "{what}");
+    assert_eq!(f(&idle, "log.logged_rows_at_end"), 0.0, "{what}");
+    assert_eq!(f(&idle, "log.recovery_sectors_wrong"), 0.0, "{what}");
+    assert_eq!(f(&idle, "content.stale_sectors"), 0.0, "{what}");
+    let busy = run(&text("")).summary;
+    assert_eq!(f(&busy, "log.idle_resyncs"), 0.0, "{}", get(&busy, "log"));
+    assert!(f(&busy, "log.resyncs") < f(&idle, "log.resyncs"), "{} {what}", get(&busy, "log"));
+}
+
 #[test]
 fn bad_log_settings_are_errors_naming_the_key() {
     let base = scenario("swo", 0);
@@ -162,6 +184,7 @@ fn bad_log_settings_are_errors_naming_the_key() {
         (base.replace("scheme = \"swo\"", "scheme = \"swoo\""), "log.scheme"),
         (base.replace("layout = \"raid5\"", "layout = \"raid0\""), "log.scheme"),
         (base.replace("stripe_unit_kib = 4", "stripe_unit_kib = 2"), "log.block_kib"),
+        (base.replace("[log]\n", "[log]\nresync_idle_ms = -1\n"), "log.resync_idle_ms"),
         (format!("{base}\n[[failures]]\ndrive = 1\nat_s = 0.2\n[[failures]]\nkind = \"crash\"\nat_s = 0.1\n"), "failures[0].kind"),
         (format!("{base}\n[[failures]]\ndrive = 1\nat_s = 0.1\n[[failures]]\nkind = \"log_fails\"\nat_s = 0.2\n"), "failures[0].kind"),
         (format!("{}\n[rebuild]\nunit = {{ sectors = 8 }}\npiggyback = true\n[[failures]]\ndrive = 1\nat_s = 0.1\n", base.replace("[array]\n", "[array]\nspares = 1\n")), "rebuild"),
