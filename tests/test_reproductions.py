@@ -53,9 +53,9 @@ def test_notes_end_at_the_next_section():
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["reproduce"], "name a paper (fu, pro, vdf, thesis, mirroring, validation) or give --all"),
+    (["reproduce"], "name a paper (fu, pro, vdf, thesis, mirroring, validation, swo) or give --all"),
     (["reproduce", "fu", "--all"], "not both"),
-    (["reproduce", "nope"], "unknown paper 'nope'; known: fu, pro, vdf, thesis, mirroring, validation"),
+    (["reproduce", "nope"], "unknown paper 'nope'; known: fu, pro, vdf, thesis, mirroring, validation, swo"),
 ])
 def test_reproduce_needs_one_known_name_or_all(argv, words, tmp_path, capsys):
     assert main([*argv, "-o", str(tmp_path / "out")]) == 2
@@ -141,6 +141,7 @@ def test_the_all_report_renders_in_chromium_with_every_figure_and_table(tmp_path
         "thesis": {"seeds": 1, "extra": ("workload.requests=20000",)},
         "mirroring": {"seeds": 1, "options": {"quick": True}},
         "validation": {"options": {"drives": ["ibm18es", "hp_c2247a"]}},
+        "swo": {"seeds": 1, "options": {"quick": True}},
     }
     done = reproductions.reproduce_all(tmp_path / "all", contexts=contexts, jobs=2,
                                        diskspecs_dir=DISKSPECS, command_line="pytest")

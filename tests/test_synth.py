@@ -144,3 +144,87 @@ def test_raidlab_run_replays_a_generated_trace(tmp_path):
     assert summary["capacity_bytes"] == 2**30  # two data drives of 0.5 GiB
     # The trace's span: 2999 gaps of 5.71 ms on average, and the last request's service.
     assert 2999 * 5.71e-3 <= summary["simulated_seconds"] <= 2999 * 5.71e-3 + 1.0
+
+
+# -- the SWO paper's OLTP traces (seed 002 Table I) ---------------------------------------------
+
+#: Seed 002 Table I: write ratio, average request size (KB), average IOPS.
+TABLE_I = {"financial1": (0.672, 6.2, 69.0), "financial2": (0.176, 2.2, 125.0)}
+
+
+def test_oltp_profiles_are_table_i():
+    assert {name: (p.write_fraction, p.mean_size_kb, p.iops) for name, p in synth.OLTP_PROFILES.items()} == TABLE_I
+    assert set(synth.TRACE_NAMES) == set(TABLE2) | set(TABLE_I)
+    # One hour at the published rate (the paper replays each trace for an hour).
+    assert synth.OLTP_PROFILES["financial1"].requests == 248_400
+    assert synth.OLTP_PROFILES["financial2"].requests == 450_000
+
+
+@pytest.mark.parametrize("name", sorted(TABLE_I))
+def test_an_oltp_look_alike_has_the_published_characteristics(name, tmp_path):
+    """A whole hour, written by the command and read back from the file: the write share, the
+    mean size and the rate are the published ones; sizes are 512-byte multiples, starts 4 KiB
+    aligned, every request inside the 60 GiB volume."""
+    path = tmp_path / f"{name}.spc.gz"
+    assert main(["trace", "synth", name, "-o", str(path)]) == 0
+    columns = synth.read_spc(path)
+    measured = synth.characteristics(columns)
+    writes, mean_kb, iops = TABLE_I[name]
+    requests = int(round(iops * 3600))
+    assert measured["requests"] == requests
+    assert abs(measured["write_fraction"] - writes) <= 0.5 / requests  # exactly, to a whole request
+    assert abs(measured["mean_size_kib"] / mean_kb - 1) <= 0.01, measured["mean_size_kib"]  # 1 KB = 1,024 bytes
+    assert abs(measured["iops"] / iops - 1) <= 1e-6, measured["iops"]
+    assert np.all(columns["size_bytes"] % 512 == 0) and columns["size_bytes"].min() == 512
+    assert not np.any(columns["lba"] % 8)
+    assert measured["largest_end_sector"] <= 60 * 2**30 // 512
+    assert columns["time_s"][0] == 0.0 and np.all(np.diff(columns["time_s"]) >= 0)
+    assert columns["time_s"][-1] < 3600.0
+    # Reads and writes are both there, spread through the hour.
+    halves = columns["time_s"] < 1800
+    assert abs((~columns["is_read"][halves]).mean() - writes) < 0.01
+    assert abs((~columns["is_read"][~halves]).mean() - writes) < 0.01
+
+
+def test_an_oltp_look_alike_rewrites_its_hot_regions():
+    """80 % of the requests fall in the hot regions, which hold 2 % of the area (raidlab's
+    choice, docs/traces.md): the locality that makes blocks be written again."""
+    trace = synth.generate("financial1", seed=4, requests=100_000)
+    area_blocks = trace.area_sectors // 8
+    assert trace.area_sectors == 60 * 2**30 // 512
+    assert len(trace.hot_regions) == synth.OLTP_DEFAULT_HOT_REGIONS
+    held = sum(blocks for _, blocks in trace.hot_regions)
+    assert abs(held / area_blocks - synth.OLTP_HOT_AREA_SHARE) < 0.001
+    ends = [start + blocks for start, blocks in trace.hot_regions]
+    assert all(end <= start for end, (start, _) in zip(ends, trace.hot_regions[1:]))
+    block = trace.lba // 8
+    last = (trace.lba + trace.size_bytes // 512 - 1) // 8
+    inside = np.zeros(block.size, dtype=bool)
+    for start, blocks in trace.hot_regions:
+        inside |= (block >= start) & (last < start + blocks)
+    # The hot requests, and the 2 % of the cold ones that land in the regions.
+    assert 0.79 <= inside.mean() <= 0.82
+    written = block[trace.is_write]
+    assert np.unique(written).size < 0.95 * written.size  # blocks are written again
+
+
+def test_oltp_look_alikes_are_byte_identical_for_one_seed(tmp_path):
+    paths = []
+    for number, (name, seed) in enumerate((("financial2", 5), ("financial2", 5), ("financial2", 6),
+                                           ("financial1", 5))):
+        path = tmp_path / f"t{number}.spc.gz"
+        assert main(["trace", "synth", name, "-o", str(path), "--seed", str(seed), "--requests", "20000"]) == 0
+        paths.append(path.read_bytes())
+    assert paths[0] == paths[1]
+    assert paths[0] != paths[2] and paths[0] != paths[3]
+
+
+def test_the_core_reads_an_oltp_look_alike_as_published(tmp_path):
+    """`raidlab trace info` (the core's own reader) sees the write share, size and rate."""
+    path = tmp_path / "f1.spc"
+    synth.write(synth.generate("financial1", seed=2, requests=30_000), path)
+    stats = json.loads(_core.trace_info(f'path = "{path}"\nformat = "spc"\n', str(tmp_path)))
+    assert stats["requests"] == 30_000
+    assert abs(stats["read_fraction"] - (1 - 0.672)) <= 1 / 30_000
+    assert abs(stats["mean_size_bytes"] / (6.2 * 1024) - 1) <= 0.02
+    assert abs(stats["iops"] / 69 - 1) <= 0.001

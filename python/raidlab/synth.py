@@ -1,4 +1,5 @@
-"""Synthetic look-alikes of the SPC web-search traces the PRO paper replays.
+"""Synthetic look-alikes of the SPC web-search traces the PRO paper replays, and of the SPC
+OLTP traces (Financial1, Financial2) the SWO paper replays.
 
 ``raidlab trace synth websearch1|websearch2|websearch3 -o FILE`` writes an SPC ASCII trace
 (``ASU,LBA,Size,Opcode,Timestamp``: LBA in 512-byte sectors, Size in bytes, ``r``, seconds)
@@ -26,6 +27,22 @@ that top fifth: ``H = A·q / (4 + q)`` blocks for an area of ``A`` blocks, where
 touch (``L̄`` the mean size in blocks), and the share of hot requests is set so that hot
 requests plus the cold ones that land in the hot regions make the published share.
 
+``raidlab trace synth financial1|financial2 -o FILE`` writes a look-alike of the OLTP traces
+as the SWO paper characterizes them (seed 002 Table I): the write share, the mean request
+size and the mean rate, over one hour (the paper replays each trace "for an hour"). Reads and
+writes both. What the paper does not publish is raidlab's choice (``docs/traces.md``):
+
+* **sizes**: a geometric number of 512-byte sectors (1, 2, 3, …) whose mean is the published
+  mean size (1 KB read as 1,024 bytes); every request starts on a 4 KiB boundary;
+* **rewrite locality**: :data:`OLTP_HOT_REQUEST_SHARE` of the requests (80 %) go to
+  ``hot_regions`` contiguous hot regions (16 by default) that together hold
+  :data:`OLTP_HOT_AREA_SHARE` of the area (2 %), sized and weighted as the web-search
+  regions are; the others go uniformly anywhere in the area (60 GiB by default: the SWO
+  paper's 60 GB volume); reads and writes alike;
+* **writes**: exactly the published share of the requests (rounded to a whole request), at
+  random places in the sequence;
+* **arrivals**: a Poisson process scaled so the mean rate is the published one exactly.
+
 Everything is drawn from one seeded numpy generator: the same profile, seed, request count
 and area give a byte-identical file.
 """
@@ -44,6 +61,15 @@ import numpy as np
 __all__ = [
     "Profile",
     "PROFILES",
+    "OltpProfile",
+    "OLTP_PROFILES",
+    "TRACE_NAMES",
+    "OLTP_HOT_REQUEST_SHARE",
+    "OLTP_HOT_AREA_SHARE",
+    "OLTP_DEFAULT_HOT_REGIONS",
+    "OLTP_DEFAULT_AREA_GIB",
+    "default_area_gib",
+    "default_hot_regions",
     "SIZES_KIB",
     "SIZE_WEIGHTS",
     "DEFAULT_AREA_GIB",
@@ -83,6 +109,53 @@ PROFILES: Dict[str, Profile] = {
     "websearch3": Profile("websearch3", 999_999, 0.6989, 5.71, "PRO paper (seed 000) Table 2, Web Trace 3"),
 }
 
+@dataclass(frozen=True)
+class OltpProfile:
+    """What the SWO paper publishes of one OLTP trace (seed 002 Table I): the share of
+    requests that are writes, the mean request size (KB, as printed; read as 1,024 bytes) and
+    the mean rate (I/O per second); plus the length raidlab writes by default (the paper
+    replays each trace for an hour, §IV-B-2)."""
+
+    name: str
+    write_fraction: float
+    mean_size_kb: float
+    iops: float
+    source: str
+    duration_s: float = 3600.0
+
+    @property
+    def requests(self) -> int:
+        """Requests in ``duration_s`` at the published rate."""
+        return int(round(self.iops * self.duration_s))
+
+    @property
+    def mean_interarrival_ms(self) -> float:
+        return 1000.0 / self.iops
+
+    @property
+    def mean_size_sectors(self) -> float:
+        return self.mean_size_kb * 1024.0 / SECTOR_BYTES
+
+
+#: The two OLTP traces as the SWO paper characterizes them (seed 002 Table I).
+OLTP_PROFILES: Dict[str, OltpProfile] = {
+    "financial1": OltpProfile("financial1", 0.672, 6.2, 69.0, "SWO paper (seed 002) Table I, Financial1.spc"),
+    "financial2": OltpProfile("financial2", 0.176, 2.2, 125.0, "SWO paper (seed 002) Table I, Financial2.spc"),
+}
+#: Every trace ``raidlab trace synth`` writes.
+TRACE_NAMES = (*PROFILES, *OLTP_PROFILES)
+
+#: raidlab's choices for the OLTP look-alikes (docs/traces.md), not published: the share of
+#: requests sent to the hot regions, the share of the area the regions hold together, their
+#: number, the default area (the SWO paper's 60 GB volume as 60 GiB: 7 drives of 10 GiB as
+#: RAID-5), and the largest request (1 MiB: a geometric size of mean 12.4 sectors passes 2,048
+#: sectors with probability e^-170).
+OLTP_HOT_REQUEST_SHARE = 0.8
+OLTP_HOT_AREA_SHARE = 0.02
+OLTP_DEFAULT_HOT_REGIONS = 16
+OLTP_DEFAULT_AREA_GIB = 60.0
+OLTP_MAX_SECTORS = 2048
+
 #: raidlab's choice of request sizes (KiB) and their probabilities (docs/traces.md).
 SIZES_KIB = (8, 16, 24, 32)
 SIZE_WEIGHTS = (0.50, 0.25, 0.10, 0.15)
@@ -101,13 +174,15 @@ class SyntheticTrace:
     """A generated trace: per request its first sector, size in bytes and arrival (s), plus
     the hot regions (first block, blocks) it was drawn with."""
 
-    profile: Profile
+    profile: Union[Profile, "OltpProfile"]
     seed: int
     area_sectors: int
     lba: np.ndarray
     size_bytes: np.ndarray
     time_s: np.ndarray
     hot_regions: List[tuple]
+    #: Per request, whether it is a write; ``None``: every request is a read (web search).
+    is_write: Optional[np.ndarray] = None
 
     @property
     def requests(self) -> int:
@@ -142,14 +217,36 @@ def check_area(area_gib: float) -> None:
         raise ValueError(f"area_gib: at most {MAX_AREA_GIB:.0f} GiB (4 EiB), not {area_gib:g}")
 
 
-def generate(profile: Union[str, Profile], *, seed: int = 1, requests: Optional[int] = None,
-             area_gib: float = DEFAULT_AREA_GIB, hot_regions: int = DEFAULT_HOT_REGIONS) -> SyntheticTrace:
-    """Draw a look-alike of ``profile`` (a name of :data:`PROFILES` or a :class:`Profile`):
-    ``requests`` requests (default: the published count) over an area of ``area_gib`` GiB."""
+def default_area_gib(name: str) -> float:
+    """The area a trace named ``name`` covers by default: 5 GiB for the web-search traces,
+    the SWO paper's 60 GB volume (60 GiB) for the OLTP ones."""
+    return OLTP_DEFAULT_AREA_GIB if name in OLTP_PROFILES else DEFAULT_AREA_GIB
+
+
+def default_hot_regions(name: str) -> int:
+    return OLTP_DEFAULT_HOT_REGIONS if name in OLTP_PROFILES else DEFAULT_HOT_REGIONS
+
+
+def generate(profile: Union[str, Profile, OltpProfile], *, seed: int = 1, requests: Optional[int] = None,
+             area_gib: Optional[float] = None, hot_regions: Optional[int] = None) -> SyntheticTrace:
+    """Draw a look-alike of ``profile`` (a name of :data:`TRACE_NAMES`, a :class:`Profile` or
+    an :class:`OltpProfile`): ``requests`` requests (default: the published count, or an
+    hour at the published rate) over an area of ``area_gib`` GiB (default
+    :func:`default_area_gib`) with ``hot_regions`` hot regions (default
+    :func:`default_hot_regions`)."""
     if isinstance(profile, str):
-        if profile not in PROFILES:
-            raise ValueError(f"unknown trace {profile!r}; known: {', '.join(PROFILES)}")
-        profile = PROFILES[profile]
+        if profile in OLTP_PROFILES:
+            profile = OLTP_PROFILES[profile]
+        elif profile in PROFILES:
+            profile = PROFILES[profile]
+        else:
+            raise ValueError(f"unknown trace {profile!r}; known: {', '.join(TRACE_NAMES)}")
+    if area_gib is None:
+        area_gib = default_area_gib(profile.name)
+    if hot_regions is None:
+        hot_regions = default_hot_regions(profile.name)
+    if isinstance(profile, OltpProfile):
+        return _generate_oltp(profile, seed=seed, requests=requests, area_gib=area_gib, hot_regions=hot_regions)
     count = profile.requests if requests is None else int(requests)
     if count < 1:
         raise ValueError(f"requests: at least 1, not {count}")
@@ -169,15 +266,8 @@ def generate(profile: Union[str, Profile], *, seed: int = 1, requests: Optional[
     hot_total = max(hot_total, hot_regions * 2 * largest_blocks)
 
     # The hot regions: sizes 0.5–1.5 × the mean, placed with random gaps between them.
-    relative = rng.uniform(0.5, 1.5, hot_regions)
-    region_blocks = np.maximum(np.floor(relative / relative.sum() * hot_total).astype(np.int64), 2 * largest_blocks)
-    free = area_blocks - int(region_blocks.sum())
-    cuts = np.sort(rng.integers(0, free + 1, hot_regions))
-    gaps = np.diff(np.concatenate(([0], cuts)))
-    region_start = np.cumsum(gaps) + np.concatenate(([0], np.cumsum(region_blocks)[:-1]))
-    per_block = rng.uniform(*REGION_WEIGHT_RANGE, hot_regions)
-    region_p = per_block * region_blocks
-    region_p = region_p / region_p.sum()
+    region_start, region_blocks, region_p = _place_regions(rng, area_blocks, hot_total, hot_regions,
+                                                           2 * largest_blocks)
 
     # Each request: size, hot or cold, where.
     size_index = rng.choice(len(SIZES_KIB), size=count, p=weights)
@@ -192,15 +282,79 @@ def generate(profile: Union[str, Profile], *, seed: int = 1, requests: Optional[
     first[cold] = np.floor(position[cold] * (area_blocks - length[cold] + 1)).astype(np.int64)
 
     # Arrivals: exponential gaps scaled to the published mean exactly, rounded to 1 µs.
-    gaps_s = rng.exponential(1.0, count)
-    gaps_s[0] = 0.0
-    if count > 1:
-        gaps_s *= profile.mean_interarrival_ms / 1000.0 * (count - 1) / gaps_s[1:].sum()
-    time_s = np.round(np.cumsum(gaps_s), 6)
+    time_s = _poisson_times(rng, count, profile.mean_interarrival_ms)
 
     return SyntheticTrace(profile=profile, seed=int(seed), area_sectors=area_blocks * SECTORS_PER_BLOCK,
                           lba=first * SECTORS_PER_BLOCK, size_bytes=length * BLOCK_BYTES, time_s=time_s,
                           hot_regions=[(int(s), int(b)) for s, b in zip(region_start, region_blocks)])
+
+
+def _place_regions(rng: np.random.Generator, area_blocks: int, hot_total: int, hot_regions: int,
+                   smallest: int) -> tuple:
+    """``hot_regions`` regions holding about ``hot_total`` blocks (each 0.5–1.5 × the mean, at
+    least ``smallest``), placed in order with random gaps; and each one's share of the hot
+    requests (its size × a popularity per block uniform in :data:`REGION_WEIGHT_RANGE`)."""
+    relative = rng.uniform(0.5, 1.5, hot_regions)
+    region_blocks = np.maximum(np.floor(relative / relative.sum() * hot_total).astype(np.int64), smallest)
+    free = area_blocks - int(region_blocks.sum())
+    cuts = np.sort(rng.integers(0, free + 1, hot_regions))
+    gaps = np.diff(np.concatenate(([0], cuts)))
+    region_start = np.cumsum(gaps) + np.concatenate(([0], np.cumsum(region_blocks)[:-1]))
+    per_block = rng.uniform(*REGION_WEIGHT_RANGE, hot_regions)
+    region_p = per_block * region_blocks
+    return region_start, region_blocks, region_p / region_p.sum()
+
+
+def _poisson_times(rng: np.random.Generator, count: int, mean_interarrival_ms: float) -> np.ndarray:
+    """Arrival times from 0: exponential gaps scaled to the mean exactly, rounded to 1 µs."""
+    gaps_s = rng.exponential(1.0, count)
+    gaps_s[0] = 0.0
+    if count > 1:
+        gaps_s *= mean_interarrival_ms / 1000.0 * (count - 1) / gaps_s[1:].sum()
+    return np.round(np.cumsum(gaps_s), 6)
+
+
+def _generate_oltp(profile: OltpProfile, *, seed: int, requests: Optional[int], area_gib: float,
+                   hot_regions: int) -> SyntheticTrace:
+    """An OLTP look-alike (the module docstring): geometric sizes in sectors, 4 KiB-aligned
+    starts, 80 % of requests in hot regions holding 2 % of the area, the published write
+    share exactly, Poisson arrivals at the published rate."""
+    count = profile.requests if requests is None else int(requests)
+    if count < 1:
+        raise ValueError(f"requests: at least 1, not {count}")
+    if hot_regions < 1:
+        raise ValueError(f"hot regions: at least 1, not {hot_regions}")
+    check_area(area_gib)
+    area_blocks = int(area_gib * 2**30) // BLOCK_BYTES
+    largest_blocks = OLTP_MAX_SECTORS // SECTORS_PER_BLOCK
+    hot_total = int(round(area_blocks * OLTP_HOT_AREA_SHARE))
+    if hot_total < 2 * largest_blocks * hot_regions or area_blocks < 64 * largest_blocks * hot_regions:
+        raise ValueError(f"area: {area_gib} GiB is too small for {hot_regions} hot regions of "
+                         f"{OLTP_MAX_SECTORS * SECTOR_BYTES // 1024} KiB requests")
+    rng = np.random.default_rng([0x0F1A7C, list(OLTP_PROFILES).index(profile.name) if profile.name in OLTP_PROFILES
+                                 else len(OLTP_PROFILES), int(seed)])
+    region_start, region_blocks, region_p = _place_regions(rng, area_blocks, hot_total, hot_regions,
+                                                           2 * largest_blocks)
+
+    sectors = np.minimum(rng.geometric(1.0 / profile.mean_size_sectors, count), OLTP_MAX_SECTORS).astype(np.int64)
+    length = (sectors + SECTORS_PER_BLOCK - 1) // SECTORS_PER_BLOCK  # 4 KiB blocks the request covers
+    hot = rng.random(count) < OLTP_HOT_REQUEST_SHARE
+    region = rng.choice(hot_regions, size=count, p=region_p)
+    position = rng.random(count)
+    first = np.empty(count, dtype=np.int64)
+    room = region_blocks[region] - length + 1
+    first[hot] = region_start[region[hot]] + np.floor(position[hot] * room[hot]).astype(np.int64)
+    cold = ~hot
+    first[cold] = np.floor(position[cold] * (area_blocks - length[cold] + 1)).astype(np.int64)
+
+    is_write = np.zeros(count, dtype=bool)
+    is_write[rng.permutation(count)[:int(round(profile.write_fraction * count))]] = True
+    time_s = _poisson_times(rng, count, profile.mean_interarrival_ms)
+
+    return SyntheticTrace(profile=profile, seed=int(seed), area_sectors=area_blocks * SECTORS_PER_BLOCK,
+                          lba=first * SECTORS_PER_BLOCK, size_bytes=sectors * SECTOR_BYTES, time_s=time_s,
+                          hot_regions=[(int(s), int(b)) for s, b in zip(region_start, region_blocks)],
+                          is_write=is_write)
 
 
 #: Lines formatted at once when writing: bounds the memory the text takes.
@@ -209,10 +363,11 @@ WRITE_CHUNK = 100_000
 
 def _chunks(trace: SyntheticTrace):
     """The trace's SPC lines, ``WRITE_CHUNK`` at a time, as ASCII bytes."""
+    writes = trace.is_write if trace.is_write is not None else np.zeros(trace.requests, dtype=bool)
     for first in range(0, trace.requests, WRITE_CHUNK):
         part = slice(first, first + WRITE_CHUNK)
-        yield "".join(f"0,{lba},{size},r,{t:.6f}\n" for lba, size, t in
-                      zip(trace.lba[part].tolist(), trace.size_bytes[part].tolist(),
+        yield "".join(f"0,{lba},{size},{'w' if write else 'r'},{t:.6f}\n" for lba, size, write, t in
+                      zip(trace.lba[part].tolist(), trace.size_bytes[part].tolist(), writes[part].tolist(),
                           trace.time_s[part].tolist())).encode("ascii")
 
 
@@ -303,11 +458,14 @@ def characteristics(columns: Dict[str, np.ndarray]) -> Dict[str, float]:
     """The published characteristics measured on a trace's columns (:func:`read_spc`)."""
     time_s = columns["time_s"]
     n = int(time_s.size)
+    interarrival_ms = float((time_s.max() - time_s.min()) / (n - 1) * 1000.0) if n > 1 else 0.0
     return {
         "requests": n,
         "read_fraction": float(columns["is_read"].mean()) if n else 0.0,
+        "write_fraction": float(1.0 - columns["is_read"].mean()) if n else 0.0,
+        "iops": 1000.0 / interarrival_ms if interarrival_ms > 0 else 0.0,
         "hot_share": hot_share(columns["lba"], columns["size_bytes"]) if n else 0.0,
-        "mean_interarrival_ms": float((time_s.max() - time_s.min()) / (n - 1) * 1000.0) if n > 1 else 0.0,
+        "mean_interarrival_ms": interarrival_ms,
         "mean_size_kib": float(columns["size_bytes"].mean() / 1024.0) if n else 0.0,
         "largest_end_sector": int((columns["lba"] + columns["size_bytes"] // SECTOR_BYTES).max()) if n else 0,
     }

@@ -5,7 +5,7 @@
     raidlab run CONFIG.toml [-o DIR] [--set key=value ...] [--quiet]
     raidlab plot RUN_DIR [-o FILE]
     raidlab trace info FILE [--format FORMAT] [--set key=value ...] [--json]
-    raidlab trace synth websearch1|websearch2|websearch3 -o FILE [--seed N] [--requests N] [--area-gib X]
+    raidlab trace synth websearch1|websearch2|websearch3|financial1|financial2 -o FILE [--seed N] [--requests N] [--area-gib X]
     raidlab cache TRACE --policy A,B --size N,M [--drives N,M] [--failed-drive D|all|none] [--json] [--miss-trace FILE]
     raidlab bench [--requests N] [--case NAME ...] [--json]
     raidlab validate DISKSPEC_OR_PRESET TRACE [-o PNG] [--json]
@@ -248,6 +248,8 @@ def _check_writable(path: Path) -> None:
 def _command_trace_synth(args: argparse.Namespace, out: Console, err: Console) -> int:
     from raidlab import synth
 
+    if args.area_gib is None:
+        args.area_gib = synth.default_area_gib(args.trace)
     try:
         synth.check_area(args.area_gib)
     except ValueError as error:
@@ -270,6 +272,14 @@ def _command_trace_synth(args: argparse.Namespace, out: Console, err: Console) -
     measured = synth.characteristics({"lba": trace.lba, "size_bytes": trace.size_bytes,
                                       "is_read": trace.lba >= 0, "time_s": trace.time_s})
     profile = trace.profile
+    if isinstance(profile, synth.OltpProfile):
+        writes = int(trace.is_write.sum()) if trace.is_write is not None else 0
+        out.print(f"wrote {path}: {measured['requests']:,} requests over {args.area_gib:g} GiB, "
+                  f"{writes / measured['requests']:.2%} writes (published {profile.write_fraction:.1%}), "
+                  f"mean size {measured['mean_size_kib']:.2f} KiB (published {profile.mean_size_kb:g} KB), "
+                  f"{measured['iops']:.2f} I/O per second (published {profile.iops:g})",
+                  markup=False, highlight=False, soft_wrap=True)
+        return 0
     out.print(f"wrote {path}: {measured['requests']:,} reads over {args.area_gib:g} GiB, "
               f"{measured['hot_share']:.2%} of block accesses in the hottest 20 % (published {profile.hot_share:.2%}), "
               f"mean inter-arrival {measured['mean_interarrival_ms']:.2f} ms (published "
@@ -580,24 +590,28 @@ def _add_trace_arguments(trace: argparse.ArgumentParser) -> None:
     info.add_argument("--json", action="store_true", help="print JSON instead of a table")
     info.set_defaults(handler=_command_trace_info)
     synth = trace_commands.add_parser(
-        "synth", help="write a synthetic look-alike of a web-search trace (SPC format)",
+        "synth", help="write a synthetic look-alike of a web-search or OLTP trace (SPC format)",
         description="Write an SPC trace with the characteristics the PRO paper publishes for the web-search "
                     "traces (request count, reads only, 70 % of requests in the hottest 20 % of the area, "
-                    "mean inter-arrival time); sizes and the hot area's shape are raidlab's choice "
-                    "(docs/traces.md). The same seed gives the same bytes.")
-    synth.add_argument("trace", metavar="TRACE", choices=["websearch1", "websearch2", "websearch3"],
-                       help="websearch1, websearch2 or websearch3")
+                    "mean inter-arrival time), or those the SWO paper publishes for the OLTP traces Financial1 "
+                    "and Financial2 (write share, mean request size, mean rate; one hour); sizes and the hot "
+                    "area's shape are raidlab's choice (docs/traces.md). The same seed gives the same bytes.")
+    synth.add_argument("trace", metavar="TRACE", choices=["websearch1", "websearch2", "websearch3", "financial1",
+                                                          "financial2"],
+                       help="websearch1, websearch2, websearch3, financial1 or financial2")
     synth.add_argument("-o", "--output", metavar="FILE", required=True,
                        help="the trace file to write (a name ending in .gz is gzip-compressed, "
                             "in .bz2 bzip2-compressed)")
     synth.add_argument("--seed", type=int, default=1, help="random seed (default: %(default)s)")
     synth.add_argument("--requests", type=_request_count, default=None, metavar="N",
-                       help="requests to write (default: the published count)")
-    synth.add_argument("--area-gib", type=float, default=5.0, metavar="X",
+                       help="requests to write (default: the published count; financial: one hour at the "
+                            "published rate)")
+    synth.add_argument("--area-gib", type=float, default=None, metavar="X",
                        help="size of the address space the trace covers, GiB; make it at most the array's "
-                            "capacity (default: %(default)s, which every array of the PRO paper holds)")
-    synth.add_argument("--hot-regions", type=_positive("hot regions"), default=8, metavar="K",
-                       help="contiguous hot regions (default: %(default)s)")
+                            "capacity (default: 5, which every array of the PRO paper holds; financial: 60, the "
+                            "SWO paper's volume)")
+    synth.add_argument("--hot-regions", type=_positive("hot regions"), default=None, metavar="K",
+                       help="contiguous hot regions (default: 8; financial: 16)")
     synth.set_defaults(handler=_command_trace_synth)
 
 
@@ -666,14 +680,16 @@ def _add_reproduce_arguments(reproduce: argparse.ArgumentParser) -> None:
                              "each into its own subdirectory and one report.md and self-contained report.html of "
                              "every paper: its tables, figures and the notes of docs/reproduction.md.")
     reproduce.add_argument("paper", metavar="PAPER", nargs="?",
-                           help="the reproduction (raidlab.reproductions.REPRODUCTIONS: fu, pro, vdf, thesis, mirroring, validation)")
+                           help="the reproduction (raidlab.reproductions.REPRODUCTIONS: fu, pro, vdf, thesis, mirroring, validation, swo)")
     reproduce.add_argument("--all", action="store_true",
                            help="run every reproduction and write report.md and a self-contained report.html")
     reproduce.add_argument("--diskspecs", metavar="DIR",
                            help="DiskSim specs and traces for the validation (default: ../shared/diskspecs)")
-    reproduce.add_argument("--trace", metavar="FILE",
+    reproduce.add_argument("--trace", metavar="[NAME=]FILE", action="append", default=[],
                            help="vdf: run on this block trace (any format raidlab reads) instead of the "
-                                "synthetic look-alike of the paper's SPC-1-web")
+                                "synthetic look-alike of the paper's SPC-1-web; swo: financial1=FILE and/or "
+                                "financial2=FILE, the real OLTP traces to replay instead of the look-alikes "
+                                "(repeatable)")
     reproduce.add_argument("-o", "--output", metavar="DIR",
                            help="output directory (default: runs/reproduce-PAPER)")
     reproduce.add_argument("--seeds", type=_positive("seeds"), metavar="N",

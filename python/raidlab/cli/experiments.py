@@ -289,12 +289,13 @@ def command_reproduce(args: argparse.Namespace, out: "Console", err: "Console") 
         raise ConfigError(f"name a paper ({', '.join(reproductions.names())}) or give --all", key="paper")
     # Options that only some reproductions take: refused for the others rather than ignored.
     options: Dict[str, Dict[str, Any]] = {}
-    if getattr(args, "trace", None):
-        if args.paper and args.paper != "vdf":
-            raise ConfigError(f"only vdf takes a trace, not {args.paper}", key="--trace")
-        if not Path(args.trace).is_file():
-            raise ConfigError(f"no such trace file: {args.trace}", key="--trace")
-        options["vdf"] = {"trace": str(Path(args.trace).resolve())}
+    traces = getattr(args, "trace", None) or []
+    if isinstance(traces, str):
+        traces = [traces]
+    if traces:
+        if args.paper and args.paper not in ("vdf", "swo"):
+            raise ConfigError(f"only vdf and swo take a trace, not {args.paper}", key="--trace")
+        options.update(_reproduce_traces(traces, args.paper))
     if args.paper:
         reproduction = reproductions.entry(args.paper)
         if reproduction.studies is not None:
@@ -330,6 +331,38 @@ def command_reproduce(args: argparse.Namespace, out: "Console", err: "Console") 
         _print(err, f"warning: {name} was not run (its error is in the report)")
     _print(out, f"wrote {', '.join(str(path) for path in files)} in {time.monotonic() - started:.1f} s")
     return 0
+
+
+#: The traces ``reproduce swo --trace NAME=FILE`` replaces with a real file.
+SWO_TRACE_NAMES = ("financial1", "financial2")
+
+
+def _reproduce_traces(traces: List[str], paper: Optional[str]) -> Dict[str, Dict[str, Any]]:
+    """The ``--trace`` values as each reproduction's options: ``FILE`` for vdf (one), and
+    ``financial1=FILE`` / ``financial2=FILE`` for swo (with ``--all``, each goes to the one
+    whose form it has)."""
+    from raidlab.exceptions import ConfigError
+
+    options: Dict[str, Dict[str, Any]] = {}
+    for value in traces:
+        name, sep, rest = value.partition("=")
+        named = bool(sep) and name in SWO_TRACE_NAMES
+        if paper == "swo" and not named:
+            raise ConfigError(f"swo takes {' or '.join(n + '=FILE' for n in SWO_TRACE_NAMES)}, not {value!r}",
+                              key="--trace")
+        path = Path(rest if named else value)
+        if not path.is_file():
+            raise ConfigError(f"no such trace file: {path}", key="--trace")
+        if named:
+            swo = options.setdefault("swo", {"traces": {}})["traces"]
+            if name in swo:
+                raise ConfigError(f"{name} given twice", key="--trace")
+            swo[name] = str(path.resolve())
+        else:
+            if "vdf" in options:
+                raise ConfigError("vdf takes one trace", key="--trace")
+            options["vdf"] = {"trace": str(path.resolve())}
+    return options
 
 
 def _command_reproduce(args: argparse.Namespace, out: "Console", err: "Console") -> int:

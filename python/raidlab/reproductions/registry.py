@@ -50,6 +50,7 @@ REPRODUCTIONS = (
                  module="raidlab.reproductions.mirroring"),
     Reproduction("validation", "DiskSim's validation traces: the drive models against real drives",
                  notes="DiskSim's validation traces", module="raidlab.reproductions.validation"),
+    Reproduction("swo", "SWO: log-assisted RAID-5 write schemes (Table II, Figs. 6-8, 10-11)", notes="SWO (seed 002)", module="raidlab.reproductions.swo"),
 )
 
 

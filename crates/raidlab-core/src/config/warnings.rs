@@ -78,8 +78,10 @@ pub fn config_warnings(config: &Config) -> Vec<String> {
         }
         let what = match (failure.kind, failure.drive) {
             (FailureKind::DriveFails, Some(drive)) => format!("drive {drive} fails"),
+            (FailureKind::DriveFails, None) => "a drive fails".to_string(),
             (FailureKind::Crash, _) => "the controller crashes".to_string(),
-            _ => "a spare arrives".to_string(),
+            (FailureKind::LogFails, _) => "the log drive fails".to_string(),
+            (FailureKind::SpareArrives, _) => "a spare arrives".to_string(),
         };
         warnings.push(format!(
             "failures[{i}].at_s: {what} at {} s, after the workload, which {ends}: the run goes on without requests \
@@ -131,6 +133,9 @@ mod tests {
         let warnings = config_warnings(&config);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].starts_with("failures[0].at_s: drive 2 fails at 500 s, after the workload, which ends at 100 s (workload.duration_s)"), "{warnings:?}");
+        // Each kind of entry is named for what it is.
+        let log = parsed(&format!("{BASE}[log]\nscheme = \"swo\"\n[[failures]]\nkind = \"log_fails\"\nat_s = 500\n")).unwrap();
+        assert!(config_warnings(&log)[0].starts_with("failures[0].at_s: the log drive fails at 500 s"), "{:?}", config_warnings(&log));
         // During the workload, nothing to say.
         assert!(config_warnings(&parsed(&format!("{BASE}[[failures]]\ndrive = 2\nat_s = 50\n")).unwrap()).is_empty());
         // A trace's end is not known before it is read: no warning from the configuration.
