@@ -189,58 +189,49 @@ impl ContentModel {
     /// committed as the logical sectors' new values. Counts a read with a stale sector in
     /// `stale_reads`.
     pub fn finish_user_piece(&mut self, piece: &UserPiece<'_>) -> Result<()> {
-        if let (Some(log), false) = (piece.log, piece.is_write) {
-            return self.finish_log_read(piece, log);
+        if piece.is_write {
+            for (i, &(a, b)) in piece.touched.iter().enumerate() {
+                for row in a..b {
+                    let lba = self.logical(piece.stripe, i as u32, row);
+                    self.commit(lba, written_value(piece.write_id, lba));
+                }
+            }
+            return Ok(());
         }
-        let copies = piece.map.copies.max(1) as usize;
+        match piece.log {
+            // A log-assisted plan: what it read where the unit lies, or what its recipe
+            // recovers (Fig. 5).
+            Some(log) => self.check_reads(piece, |i, row| recovered_or_read(piece, log, i, row)),
+            None => {
+                let copies = piece.map.copies.max(1) as usize;
+                self.check_reads(piece, |i, row| {
+                    let direct = piece.map.data[i * copies..(i + 1) * copies]
+                        .iter()
+                        .find_map(|u| value_read(piece, u.drive, u.pba + row));
+                    match direct {
+                        Some(v) => Some(v),
+                        None if !piece.map.parity.is_empty() => xor_of_reads(piece, row, i, false),
+                        None => None,
+                    }
+                })
+            }
+        }
+    }
+
+    /// Check every sector a read piece touches, data unit `i` at `row` taken as `value(i,
+    /// row)` gives it, against the value last written; `None` is a loss when the plan reports
+    /// one, else a plan that read nothing there.
+    fn check_reads(&mut self, piece: &UserPiece<'_>, value: impl Fn(usize, u64) -> Option<u64>) -> Result<()> {
         let mut stale = false;
         for (i, &(a, b)) in piece.touched.iter().enumerate() {
             for row in a..b {
                 let lba = self.logical(piece.stripe, i as u32, row);
-                if piece.is_write {
-                    self.commit(lba, written_value(piece.write_id, lba));
-                    continue;
-                }
-                let direct =
-                    piece.map.data[i * copies..(i + 1) * copies].iter().find_map(|u| value_read(piece, u.drive, u.pba + row));
-                let value = match direct {
-                    Some(v) => Some(v),
-                    None if !piece.map.parity.is_empty() => xor_of_reads(piece, row, i, false),
-                    None => None,
-                };
-                match value {
+                match value(i, row) {
                     Some(v) => stale |= !self.check(lba, v),
                     None if piece.lost => {} // reported as loss
                     None => {
                         return Err(Error::Invariant(format!(
                             "read plan for stripe {} row {row} of unit {i} read nothing",
-                            piece.stripe
-                        )))
-                    }
-                }
-            }
-        }
-        if stale {
-            self.stats.stale_reads += 1;
-        }
-        Ok(())
-    }
-}
-
-impl ContentModel {
-    /// A degraded log-assisted read: each sector is what the plan read where the unit lies,
-    /// or what its recipe recovers (Fig. 5), checked against the value last written.
-    fn finish_log_read(&mut self, piece: &UserPiece<'_>, log: &LogWrites) -> Result<()> {
-        let mut stale = false;
-        for (i, &(a, b)) in piece.touched.iter().enumerate() {
-            for row in a..b {
-                let lba = self.logical(piece.stripe, i as u32, row);
-                match recovered_or_read(piece, log, i, row) {
-                    Some(v) => stale |= !self.check(lba, v),
-                    None if piece.lost => {}
-                    None => {
-                        return Err(Error::Invariant(format!(
-                            "log read plan for stripe {} row {row} of unit {i} read nothing",
                             piece.stripe
                         )))
                     }
