@@ -505,7 +505,7 @@ pub fn long_bench_cases() -> &'static [&'static str] {
 /// DiskSim's own speed is quoted for) and `ibm18es_cached_trace` (the same requests replayed
 /// from a trace file, as DiskSim's speed was measured: see [`TRACE_CASE`]).
 pub fn bench_cases() -> &'static [&'static str] {
-    &["single_drive", "raid5", "ibm18es_cached", TRACE_CASE]
+    &["single_drive", "raid5", "raid5_swo", "ibm18es_cached", TRACE_CASE]
 }
 
 /// The bench case that replays a trace: the requests of `ibm18es_cached`, generated with its
@@ -618,6 +618,9 @@ pub fn bench_case_config(case: &str, requests: u64) -> Result<String> {
             requests,
         ),
         "ibm18es_cached" => bench_config("raid0", 1, "ibm18es", "read_fraction = 0.7\nsize_kib = 4", 0.7, requests),
+        // The raid5 case written through SWO's log (a 100 MB log that fills and re-syncs):
+        // what the log's index and planning add to a write's simulated cost.
+        "raid5_swo" => bench_case_config("raid5", requests)? + "[log]\nscheme = \"swo\"\ncapacity_gb = 0.1\n",
         REBUILD_PRO_CASE => bench_case_config(REBUILD_CASE, requests)?
             .replace("executor = \"dor\"\n", "executor = \"dor\"\norder = \"pro\"\n"),
         REBUILD_CASE => "seed = 1\n[array]\nlayout = \"raid5\"\ndrives = 9\nstripe_unit_kib = 64\nspares = 1\n\
