@@ -102,7 +102,7 @@ fn the_variants_pre_read_as_their_parents_and_swo_no_more_than_data_logging() {
     for seed in [2, 6, 10] {
         let text = |scheme: &str| scenario(scheme, seed).replace("capacity_gb = 0.0001", "capacity_gb = 0.0025");
         let summary = |scheme: &str| run(&text(scheme)).summary;
-        let mut same = |a: &str, b: &str| {
+        let same = |a: &str, b: &str| {
             let (mut x, mut y) = (summary(a), summary(b));
             for s in [&mut x, &mut y] {
                 for key in ["scheme", "lookups", "lookups_per_write_request", "resync_lookups"] {
