@@ -317,6 +317,18 @@ fn plan_resync(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, 
     plan.finish_ranges();
 }
 
+/// Extend `run` (`[start, end)` of `drive`, empty when start = end) by `[start, end)` if it
+/// follows on, else add the run to `plan` and start a new one.
+#[inline]
+fn extend_run(plan: &mut Plan, run: &mut (u64, u64), drive: u32, kind: OpKind, start: u64, end: u64) {
+    if run.0 < run.1 && run.1 == start {
+        run.1 = end;
+        return;
+    }
+    plan.add_range(drive, kind, run.0, run.1);
+    *run = (start, end);
+}
+
 /// Plan a write of `sectors` sectors from `first` into `map`'s stripe data.
 fn plan_write(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, spec: PieceSpec, plan: &mut Plan) {
     plan.start_ranges(map, unit, spec);
@@ -345,6 +357,11 @@ fn plan_write(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, s
     };
     let stats = &mut state.stats;
     stats.write_pieces += 1;
+    // Rows come in increasing order, so each unit's pre-reads, the log's records and the
+    // parity's blocks run on from one row to the next: extended in place, they reach the
+    // plan as a few ranges instead of one per block (which the plan would sort and merge).
+    let mut read_runs = [(0u64, 0u64); super::MAX_ROW_DATA_BLOCKS as usize];
+    let (mut log_run, mut parity_run) = ((0u64, 0u64), (0u64, 0u64));
     for row in row_range.0..row_range.1 {
         let (start, end) = (row * block, row * block + block);
         let (mut updated, mut partial): (BlockMask, BlockMask) = (0, 0);
@@ -386,7 +403,7 @@ fn plan_write(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, s
             LogIndex::record_layout(&row_plan, &mut state.layout_scratch);
             for (k, &(data_block, kind)) in state.layout_scratch.iter().enumerate() {
                 let log_pba = (first_address + k as u64) * block;
-                plan.add_range(state.log_slot, OpKind::Write, log_pba, log_pba + block);
+                extend_run(plan, &mut log_run, state.log_slot, OpKind::Write, log_pba, log_pba + block);
                 let value = match kind {
                     RecordKind::Old => LogValue::Old,
                     RecordKind::New => LogValue::New,
@@ -404,17 +421,22 @@ fn plan_write(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, s
             stats.pre_read_blocks += reads.count_ones() as u64;
             plan.log.resync_rows.push(row_id);
             let parity = map.parity[0];
-            plan.add_range(parity.drive, OpKind::Write, parity.pba + start, parity.pba + end);
+            extend_run(plan, &mut parity_run, parity.drive, OpKind::Write, parity.pba + start, parity.pba + end);
         }
         let mut bits = reads;
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             let u = map.data[i];
-            plan.add_range(u.drive, OpKind::Read, u.pba + start, u.pba + end);
+            extend_run(plan, &mut read_runs[i], u.drive, OpKind::Read, u.pba + start, u.pba + end);
         }
         plan.pre_read_sectors += reads.count_ones() as u64 * block;
     }
+    for (i, run) in read_runs.iter().enumerate().take(n as usize) {
+        plan.add_range(map.data[i].drive, OpKind::Read, run.0, run.1);
+    }
+    plan.add_range(state.log_slot, OpKind::Write, log_run.0, log_run.1);
+    plan.add_range(map.parity[0].drive, OpKind::Write, parity_run.0, parity_run.1);
     for i in first_unit..=last_unit {
         let (a, b) = touched(i);
         let u = map.data[i as usize];
