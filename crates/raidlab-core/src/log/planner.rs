@@ -3,8 +3,9 @@
 //!
 //! For every parity row a write piece touches (blocks of [`super::layout::LogState::block_sectors`]
 //! at the same offset in every data unit), the scheme decides from the index what to pre-read
-//! and what to log; the index is updated at once (the piece holds its stripe's lock, so the
-//! next write of the row plans after this one). The plan is then:
+//! and what to log, and the records' log space is reserved; the index takes the records when
+//! the write is done (the commit step, while the piece still holds its stripe's lock, so the
+//! next write of the row plans after it). The plan is then:
 //! - phase 0: the pre-reads (whole blocks);
 //! - phase 1: the data written home, the records appended to the log drive (consecutive
 //!   blocks, so one sequential write), and, for a row whose records do not fit in the log,
@@ -84,7 +85,8 @@ impl Planner for LogPlanner {
     }
     fn abandon(&self, placement: &mut dyn crate::layout::PlacementState, plan: &Plan, wrote: bool) {
         let log_lost = placement.as_any().downcast_ref::<LogState>().is_some_and(|s| s.log_failed);
-        if wrote && !log_lost {
+        // (A re-sync holds no reservation, and is simply planned again.)
+        if wrote && !log_lost && !(plan.logged && plan.log.resync) {
             // Its data and its records are written (only the failed drive's writes are not):
             // the index must say so before the piece is planned again.
             return self.commit(placement, 0, plan);
