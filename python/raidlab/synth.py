@@ -272,14 +272,7 @@ def generate(profile: Union[str, Profile, OltpProfile], *, seed: int = 1, reques
     # Each request: size, hot or cold, where.
     size_index = rng.choice(len(SIZES_KIB), size=count, p=weights)
     length = sizes_blocks[size_index]
-    hot = rng.random(count) < hot_fraction
-    region = rng.choice(hot_regions, size=count, p=region_p)
-    position = rng.random(count)
-    first = np.empty(count, dtype=np.int64)
-    room = region_blocks[region] - length + 1
-    first[hot] = region_start[region[hot]] + np.floor(position[hot] * room[hot]).astype(np.int64)
-    cold = ~hot
-    first[cold] = np.floor(position[cold] * (area_blocks - length[cold] + 1)).astype(np.int64)
+    first = _place_requests(rng, length, hot_fraction, region_start, region_blocks, region_p, area_blocks)
 
     # Arrivals: exponential gaps scaled to the published mean exactly, rounded to 1 µs.
     time_s = _poisson_times(rng, count, profile.mean_interarrival_ms)
@@ -303,6 +296,23 @@ def _place_regions(rng: np.random.Generator, area_blocks: int, hot_total: int, h
     per_block = rng.uniform(*REGION_WEIGHT_RANGE, hot_regions)
     region_p = per_block * region_blocks
     return region_start, region_blocks, region_p / region_p.sum()
+
+
+def _place_requests(rng: np.random.Generator, length: np.ndarray, hot_fraction: float, region_start: np.ndarray,
+                    region_blocks: np.ndarray, region_p: np.ndarray, area_blocks: int) -> np.ndarray:
+    """Each request's first block: ``hot_fraction`` of them fall wholly inside a hot region
+    (chosen by ``region_p``), the others anywhere in the area; ``length`` is each one's
+    length in blocks."""
+    count = len(length)
+    hot = rng.random(count) < hot_fraction
+    region = rng.choice(len(region_p), size=count, p=region_p)
+    position = rng.random(count)
+    first = np.empty(count, dtype=np.int64)
+    room = region_blocks[region] - length + 1
+    first[hot] = region_start[region[hot]] + np.floor(position[hot] * room[hot]).astype(np.int64)
+    cold = ~hot
+    first[cold] = np.floor(position[cold] * (area_blocks - length[cold] + 1)).astype(np.int64)
+    return first
 
 
 def _poisson_times(rng: np.random.Generator, count: int, mean_interarrival_ms: float) -> np.ndarray:
@@ -338,14 +348,7 @@ def _generate_oltp(profile: OltpProfile, *, seed: int, requests: Optional[int], 
 
     sectors = np.minimum(rng.geometric(1.0 / profile.mean_size_sectors, count), OLTP_MAX_SECTORS).astype(np.int64)
     length = (sectors + SECTORS_PER_BLOCK - 1) // SECTORS_PER_BLOCK  # 4 KiB blocks the request covers
-    hot = rng.random(count) < OLTP_HOT_REQUEST_SHARE
-    region = rng.choice(hot_regions, size=count, p=region_p)
-    position = rng.random(count)
-    first = np.empty(count, dtype=np.int64)
-    room = region_blocks[region] - length + 1
-    first[hot] = region_start[region[hot]] + np.floor(position[hot] * room[hot]).astype(np.int64)
-    cold = ~hot
-    first[cold] = np.floor(position[cold] * (area_blocks - length[cold] + 1)).astype(np.int64)
+    first = _place_requests(rng, length, OLTP_HOT_REQUEST_SHARE, region_start, region_blocks, region_p, area_blocks)
 
     is_write = np.zeros(count, dtype=bool)
     is_write[rng.permutation(count)[:int(round(profile.write_fraction * count))]] = True

@@ -108,34 +108,26 @@ impl ContentModel {
             return self.fill_log_writes(piece, log);
         }
         let copies = piece.map.copies.max(1) as usize;
-        for oi in 0..piece.ops.len() {
-            let op = piece.ops[oi];
-            if op.kind != OpKind::Write || op.phase != piece.phase {
-                continue;
-            }
-            for k in 0..op.sectors as u64 {
-                let pba = op.pba + k;
-                // (A drive may hold two units of a stripe: one's primary and another's
-                // backup, in a declustered mirror.)
-                let unit_sectors = self.unit_sectors;
-                let holds = |u: &&crate::layout::UnitLocation| u.drive == op.drive && pba >= u.pba && pba - u.pba < unit_sectors;
-                let value = if let Some(pos) = piece.map.data.iter().position(|u| holds(&u)) {
-                    let unit = piece.map.data[pos];
-                    let index = (pos / copies) as u32;
-                    written_value(piece.write_id, self.logical(piece.stripe, index, pba - unit.pba))
-                } else {
-                    let row = pba - piece.map.parity[0].pba;
-                    let mut x = xor_of_reads(piece, row, usize::MAX, true).unwrap_or(0);
-                    for (i, &(a, b)) in piece.touched.iter().enumerate() {
-                        if a <= row && row < b {
-                            x ^= written_value(piece.write_id, self.logical(piece.stripe, i as u32, row));
-                        }
+        let unit_sectors = self.unit_sectors;
+        fill_phase_writes(piece, |piece, op, pba| {
+            // (A drive may hold two units of a stripe: one's primary and another's backup,
+            // in a declustered mirror.)
+            let holds = |u: &&crate::layout::UnitLocation| u.drive == op.drive && pba >= u.pba && pba - u.pba < unit_sectors;
+            if let Some(pos) = piece.map.data.iter().position(|u| holds(&u)) {
+                let unit = piece.map.data[pos];
+                let index = (pos / copies) as u32;
+                written_value(piece.write_id, self.logical(piece.stripe, index, pba - unit.pba))
+            } else {
+                let row = pba - piece.map.parity[0].pba;
+                let mut x = xor_of_reads(piece, row, usize::MAX, true).unwrap_or(0);
+                for (i, &(a, b)) in piece.touched.iter().enumerate() {
+                    if a <= row && row < b {
+                        x ^= written_value(piece.write_id, self.logical(piece.stripe, i as u32, row));
                     }
-                    x
-                };
-                piece.values[op.value_offset as usize + k as usize] = value;
+                }
+                x
             }
-        }
+        });
     }
 
     /// The log rule: a log-assisted write's data units take the write's values; a record on
@@ -152,36 +144,28 @@ impl ContentModel {
                 recovered_or_read(piece, log, unit, row).unwrap_or(0)
             }
         };
-        for oi in 0..piece.ops.len() {
-            let op = piece.ops[oi];
-            if op.kind != OpKind::Write || op.phase != piece.phase {
-                continue;
+        fill_phase_writes(piece, |piece, op, pba| {
+            if op.drive == log.log_slot {
+                let append = log
+                    .appends
+                    .iter()
+                    .find(|a| pba >= a.log_pba && pba < a.log_pba + a.sectors as u64)
+                    .expect("every sector a log write writes is a record's");
+                let (unit, row) = (append.unit as usize, append.row + pba - append.log_pba);
+                let u = piece.map.data[unit];
+                let old = || value_read(piece, u.drive, u.pba + row).unwrap_or(0);
+                match append.value {
+                    LogValue::Old => old(),
+                    LogValue::New => new_value(piece, unit, row),
+                    LogValue::Delta => old() ^ new_value(piece, unit, row),
+                }
+            } else if let Some(unit) = piece.map.data.iter().position(|u| u.drive == op.drive) {
+                new_value(piece, unit, pba - piece.map.data[unit].pba)
+            } else {
+                let row = pba - piece.map.parity[0].pba;
+                (0..piece.map.data.len()).fold(0, |x, unit| x ^ new_value(piece, unit, row))
             }
-            for k in 0..op.sectors as u64 {
-                let pba = op.pba + k;
-                let value = if op.drive == log.log_slot {
-                    let append = log
-                        .appends
-                        .iter()
-                        .find(|a| pba >= a.log_pba && pba < a.log_pba + a.sectors as u64)
-                        .expect("every sector a log write writes is a record's");
-                    let (unit, row) = (append.unit as usize, append.row + pba - append.log_pba);
-                    let u = piece.map.data[unit];
-                    let old = || value_read(piece, u.drive, u.pba + row).unwrap_or(0);
-                    match append.value {
-                        LogValue::Old => old(),
-                        LogValue::New => new_value(piece, unit, row),
-                        LogValue::Delta => old() ^ new_value(piece, unit, row),
-                    }
-                } else if let Some(unit) = piece.map.data.iter().position(|u| u.drive == op.drive) {
-                    new_value(piece, unit, pba - piece.map.data[unit].pba)
-                } else {
-                    let row = pba - piece.map.parity[0].pba;
-                    (0..piece.map.data.len()).fold(0, |x, unit| x ^ new_value(piece, unit, row))
-                };
-                piece.values[op.value_offset as usize + k as usize] = value;
-            }
-        }
+        });
     }
 
     /// When a user piece is answered: a read's values are checked against the values last
@@ -242,6 +226,21 @@ impl ContentModel {
             self.stats.stale_reads += 1;
         }
         Ok(())
+    }
+}
+
+/// Store `value(piece, op, sector)` for every sector of the piece's write ops of its current
+/// phase.
+fn fill_phase_writes(piece: &mut UserPiece<'_>, value: impl Fn(&UserPiece<'_>, &PlanOp, u64) -> u64) {
+    for oi in 0..piece.ops.len() {
+        let op = piece.ops[oi];
+        if op.kind != OpKind::Write || op.phase != piece.phase {
+            continue;
+        }
+        for k in 0..op.sectors as u64 {
+            let v = value(piece, &op, op.pba + k);
+            piece.values[op.value_offset as usize + k as usize] = v;
+        }
     }
 }
 

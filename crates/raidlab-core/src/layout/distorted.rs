@@ -283,6 +283,14 @@ pub struct DistortedLayout {
 }
 
 impl DistortedLayout {
+    /// The distortion map in `placement`, or the map as the array starts when there is none.
+    fn map_or_initial<'a>(&self, placement: Option<&'a dyn PlacementState>) -> std::borrow::Cow<'a, DistortionMap> {
+        match placement.and_then(|p| p.as_any().downcast_ref::<DistortionMap>()) {
+            Some(map) => std::borrow::Cow::Borrowed(map),
+            None => std::borrow::Cow::Owned(DistortionMap::new(self.shape.drives, self.geometry)),
+        }
+    }
+
     pub fn build(params: &LayoutParams, key: &str) -> Result<Box<dyn Layout>> {
         if params.drives < 2 || params.drives % 2 != 0 {
             return Err(Error::config(
@@ -456,15 +464,7 @@ impl Layout for DistortedLayout {
         placement: Option<&dyn PlacementState>,
         out: &mut Vec<SourceRead>,
     ) {
-        let initial;
-        let map = match placement.and_then(|p| p.as_any().downcast_ref::<DistortionMap>()) {
-            Some(map) => map,
-            None => {
-                // As the array starts.
-                initial = DistortionMap::new(self.shape.drives, self.geometry);
-                &initial
-            }
-        };
+        let map = self.map_or_initial(placement);
         let (g, partner) = (&self.geometry, member ^ 1);
         let mut pba = start - start % g.unit_sectors;
         while pba < end {
@@ -498,14 +498,7 @@ impl Layout for DistortedLayout {
         self.geometry.slave_pba(map.slave_slot(slave_member, stripe / 2))
     }
     fn stripes_in(&self, member: u32, start: u64, end: u64, placement: Option<&dyn PlacementState>) -> (u64, u64) {
-        let initial;
-        let map = match placement.and_then(|p| p.as_any().downcast_ref::<DistortionMap>()) {
-            Some(map) => map,
-            None => {
-                initial = DistortionMap::new(self.shape.drives, self.geometry);
-                &initial
-            }
-        };
+        let map = self.map_or_initial(placement);
         let g = &self.geometry;
         let (mut first, mut last) = (u64::MAX, 0);
         let mut pba = start - start % g.unit_sectors;
