@@ -176,7 +176,7 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
     let log = sim.controller.placement().and_then(|p| p.as_any().downcast_ref::<crate::log::layout::LogState>()).map(|state| {
         let s = &state.stats;
         let block_bytes = state.block_sectors * crate::disk::SECTOR_BYTES;
-        json!({
+        let mut table = json!({
             "scheme": sim.config.log.as_ref().map(|l| l.scheme.clone()),
             "write_requests": stats.write_requests,
             "pre_read_blocks": s.pre_read_blocks,
@@ -205,7 +205,18 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
             "recovery_sectors_checked": sim.config.content.check.then_some(s.recovery_sectors_checked),
             "recovery_sectors_wrong": sim.config.content.check.then_some(s.recovery_sectors_wrong),
             "first_wrong_recovery": state.first_wrong_recovery.map(|(row, block, sector)| json!({"row": row, "block": block, "sector": sector})),
-        })
+        });
+        if state.scheme.consistency() != crate::log::Consistency::Deferred {
+            // md's schemes: what their logs wrote, and what a crash left to recover.
+            table["md_writes"] = json!(s.md_writes);
+            table["md_log_bytes"] = json!(s.md_log_sectors * crate::disk::SECTOR_BYTES);
+            table["md_log_bytes_per_write"] = finite(s.md_log_sectors as f64 * crate::disk::SECTOR_BYTES as f64 / s.md_writes as f64);
+            table["unprotected_writes"] = json!(s.unprotected_writes);
+            table["interrupted_writes"] = json!(s.interrupted_writes);
+            table["recovered_stripes"] = json!(s.recovered_stripes);
+            table["recoveries_pending_at_end"] = json!(state.md.pending.len());
+        }
+        table
     });
     let mut by_period = serde_json::Map::new();
     let period_histograms = rec.period_histograms();

@@ -410,7 +410,8 @@ impl Simulation {
         let capacity = layout.capacity_sectors();
         let arriving = config.failures.iter().filter(|f| f.kind == FailureKind::SpareArrives).count() as u32;
         // A log drive takes the slot after every spare's.
-        let slots = config.array.drives + config.array.spares + arriving + config.log.is_some() as u32;
+        let log_drive = config.log.as_ref().is_some_and(|l| l.has_log_drive());
+        let slots = config.array.drives + config.array.spares + arriving + log_drive as u32;
         let drives = (0..slots)
             .map(|i| {
                 let queue = disk::DiskQueue::with_classes(&config.drive.scheduler, &config.drive.classes)
@@ -426,7 +427,7 @@ impl Simulation {
                     busy_ns: 0,
                     rebuild_busy_ns: 0,
                     rebuild_sectors: 0,
-                    present: i < config.array.drives + config.array.spares || (config.log.is_some() && i == config.log_slot()),
+                    present: i < config.array.drives + config.array.spares || (log_drive && i == config.log_slot()),
                     operations: 0,
                     in_service_sectors: 0,
                     sectors_done: 0,
@@ -464,7 +465,7 @@ impl Simulation {
         }
         let workload = Workload::new(&config.workload, capacity, rate, config.seed, "workload")?;
         let mut controller = Controller::new(layout, config.content.check, RngStream::new(config.seed, StreamId::MirrorChoice));
-        let outside = config.log.is_some() as u32;
+        let outside = config.log.as_ref().is_some_and(|l| l.has_log_drive()) as u32;
         if slots - outside > config.array.drives {
             controller.set_spare_slots(slots - outside - config.array.drives);
         }
@@ -1080,7 +1081,7 @@ impl Simulation {
             None if self.rebuilds.last().is_some_and(|r| r.target == drive && r.outcome == "running") => {
                 "the target of the rebuild in progress".into()
             }
-            None if self.config.log.is_some() && drive == self.config.log_slot() => "the log drive".into(),
+            None if self.config.log.as_ref().is_some_and(|l| l.has_log_drive()) && drive == self.config.log_slot() => "the log drive".into(),
             None => "a spare".into(),
         };
         self.recorder.outcomes.push(Outcome { time: now, kind: "drive_failed", drive: drive as i64, detail });

@@ -134,6 +134,14 @@ impl Controller {
                 content.adopt_interrupted_write(self.layout.as_ref(), p.stripe * per_stripe + spec.first, spec.sectors);
             }
         }
+        // The layout's state learns which writes were caught, and how far each got.
+        if let Some(placement) = self.state.placement.as_deref_mut() {
+            for (i, p) in self.pieces.iter().enumerate() {
+                if p.spec.is_some_and(|s| live_piece[i] && s.is_write) && (p.phase > 0 || p.outstanding > 0) {
+                    placement.interrupted(p.stripe, &p.plan, p.phase, self.requests[p.request as usize].write_id);
+                }
+            }
+        }
         for (i, r) in self.requests.iter().enumerate() {
             if live_request[i] && r.pieces_left > 0 {
                 crashed.push(CrashedRequest { id: r.id, origin: r.origin, arrival: r.arrival, is_write: r.is_write });

@@ -952,7 +952,7 @@ impl Controller {
     #[inline(never)]
     pub fn start_resyncs(&mut self, now: Nanos, view: &dyn DriveView) -> Result<()> {
         self.resync_wanted = false;
-        while self.resyncs_in_flight == 0 {
+        while self.resyncs_in_flight < self.state.placement.as_deref().map_or(1, |p| p.concurrent_resyncs()) {
             let Some(stripe) = self.state.placement.as_deref_mut().and_then(|p| p.next_resync(now)) else { break };
             let per_stripe = self.stripe_data_sectors.size;
             let sectors = u32::try_from(per_stripe)

@@ -273,10 +273,19 @@ impl Config {
     /// raidlab builds it (the simulation, the layout facts a rebuild plan reads). Errors name
     /// the `array` key at fault.
     pub fn build_layout(&self, drive_capacity_sectors: u64) -> Result<Box<dyn crate::layout::Layout>> {
+        let stripe_unit_sectors = self.stripe_unit_sectors()?;
+        // md's PPL keeps its log in an area at the end of every member.
+        let reserved = self.log.as_ref().map_or(0, |l| l.member_reserved_sectors(stripe_unit_sectors));
+        if reserved > 0 && reserved >= drive_capacity_sectors {
+            return Err(Error::config(
+                "log.scheme",
+                format!("{} reserves {reserved} sectors of every member, and a drive holds {drive_capacity_sectors}", self.log.as_ref().map_or("", |l| l.scheme.as_str())),
+            ));
+        }
         let params = crate::layout::LayoutParams {
             drives: self.array.drives,
-            stripe_unit_sectors: self.stripe_unit_sectors()?,
-            drive_capacity_sectors,
+            stripe_unit_sectors,
+            drive_capacity_sectors: drive_capacity_sectors - reserved,
             own: self.array.layout_keys.clone(),
         };
         let layout = crate::layout::build(&self.array.layout, &params, "array")?;
@@ -374,6 +383,12 @@ impl Config {
                 }
                 (FailureKind::LogFails, None) if self.log.is_none() => {
                     return Err(Error::config(format!("failures[{i}].kind"), "log_fails needs a `[log]` table (a log drive)"))
+                }
+                (FailureKind::LogFails, None) if self.log.as_ref().is_some_and(|l| !l.has_log_drive()) => {
+                    return Err(Error::config(
+                        format!("failures[{i}].kind"),
+                        "md_ppl keeps its log on the members (a failed member is `drive = N`): there is no log drive to fail",
+                    ))
                 }
                 (FailureKind::DriveFails, Some(_))
                     if self.log.is_some() && self.failures.iter().any(|f| f.kind == FailureKind::Crash) =>

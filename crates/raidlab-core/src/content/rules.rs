@@ -8,7 +8,7 @@
 //! controller's execution of plans does not change.
 
 use super::{written_value, ContentModel};
-use crate::layout::plan::{LogValue, LogWrites, PlanOp};
+use crate::layout::plan::{LogValue, LogWrites, PlanOp, PARITY_UNIT};
 use crate::disk::OpKind;
 use crate::error::{Error, Result};
 use crate::layout::{Layout, StripeMap};
@@ -105,28 +105,73 @@ impl ContentModel {
             return;
         }
         if let Some(log) = piece.log {
+            if log.home_rule {
+                return self.fill_md_writes(piece, log);
+            }
             return self.fill_log_writes(piece, log);
         }
+        fill_phase_writes(piece, |piece, op, pba| self.plain_value(piece, op.drive, pba));
+    }
+
+    /// What a plain write plan stores at `pba` of `drive`: a data unit the write's value, a
+    /// parity the XOR of everything the plan pre-read at the row and of the new values of the
+    /// units updated at it (a unit on a failed drive included).
+    #[inline(always)]
+    fn plain_value(&self, piece: &UserPiece<'_>, drive: u32, pba: u64) -> u64 {
         let copies = piece.map.copies.max(1) as usize;
         let unit_sectors = self.unit_sectors;
-        fill_phase_writes(piece, |piece, op, pba| {
-            // (A drive may hold two units of a stripe: one's primary and another's backup,
-            // in a declustered mirror.)
-            let holds = |u: &&crate::layout::UnitLocation| u.drive == op.drive && pba >= u.pba && pba - u.pba < unit_sectors;
-            if let Some(pos) = piece.map.data.iter().position(|u| holds(&u)) {
-                let unit = piece.map.data[pos];
-                let index = (pos / copies) as u32;
-                written_value(piece.write_id, self.logical(piece.stripe, index, pba - unit.pba))
-            } else {
-                let row = pba - piece.map.parity[0].pba;
-                let mut x = xor_of_reads(piece, row, usize::MAX, true).unwrap_or(0);
-                for (i, &(a, b)) in piece.touched.iter().enumerate() {
-                    if a <= row && row < b {
-                        x ^= written_value(piece.write_id, self.logical(piece.stripe, i as u32, row));
-                    }
+        // (A drive may hold two units of a stripe: one's primary and another's backup,
+        // in a declustered mirror.)
+        let holds = |u: &&crate::layout::UnitLocation| u.drive == drive && pba >= u.pba && pba - u.pba < unit_sectors;
+        if let Some(pos) = piece.map.data.iter().position(|u| holds(&u)) {
+            let unit = piece.map.data[pos];
+            let index = (pos / copies) as u32;
+            written_value(piece.write_id, self.logical(piece.stripe, index, pba - unit.pba))
+        } else {
+            let row = pba - piece.map.parity[0].pba;
+            let mut x = xor_of_reads(piece, row, usize::MAX, true).unwrap_or(0);
+            for (i, &(a, b)) in piece.touched.iter().enumerate() {
+                if a <= row && row < b {
+                    x ^= written_value(piece.write_id, self.logical(piece.stripe, i as u32, row));
                 }
-                x
             }
+            x
+        }
+    }
+
+    /// md's rule (`crate::log::md_journal`, `crate::log::md_ppl`): a journal record holds
+    /// what the plan writes home at its unit and offset; a partial parity is the XOR of what
+    /// the plan pre-read at the row (the old parity and the old modified blocks, or the
+    /// unmodified blocks: either way the XOR of the unmodified blocks); a home write takes its
+    /// recipe's XOR where the plan has one (a replay, a parity recomputed after a crash), else
+    /// plain RAID-5's value.
+    fn fill_md_writes(&self, piece: &mut UserPiece<'_>, log: &LogWrites) {
+        let home = |piece: &UserPiece<'_>, unit: u32, offset: u64| -> u64 {
+            if let Some(recipe) = log.recipes.iter().find(|r| r.unit == unit && offset >= r.row && offset < r.row + r.sectors as u64) {
+                let k = offset - recipe.row;
+                return recipe.reads.iter().fold(0, |x, &(drive, pba)| x ^ value_read(piece, drive, pba + k).unwrap_or(0));
+            }
+            let u = if unit == PARITY_UNIT { piece.map.parity[0] } else { piece.map.data[unit as usize] };
+            self.plain_value(piece, u.drive, u.pba + offset)
+        };
+        fill_phase_writes(piece, |piece, op, pba| {
+            if op.drive == log.log_slot && op.phase == log.md_phase {
+                // The log write (the phase before the home writes): its records, headers and
+                // the padding to whole blocks.
+                let Some(append) = log.appends.iter().find(|a| pba >= a.log_pba && pba < a.log_pba + a.sectors as u64) else { return 0 };
+                let offset = append.row + pba - append.log_pba;
+                return match append.value {
+                    LogValue::Home => home(piece, append.unit, offset),
+                    LogValue::PartialParity => xor_of_reads(piece, offset, usize::MAX, true).unwrap_or(0),
+                    _ => 0,
+                };
+            }
+            let unit = match piece.map.data.iter().position(|u| u.drive == op.drive) {
+                Some(i) => i as u32,
+                None => PARITY_UNIT,
+            };
+            let base = if unit == PARITY_UNIT { piece.map.parity[0].pba } else { piece.map.data[unit as usize].pba };
+            home(piece, unit, pba - base)
         });
     }
 
@@ -158,6 +203,8 @@ impl ContentModel {
                     LogValue::Old => old(),
                     LogValue::New => new_value(piece, unit, row),
                     LogValue::Delta => old() ^ new_value(piece, unit, row),
+                    // (md's records are filled by md's rule, never here.)
+                    LogValue::Home | LogValue::PartialParity | LogValue::Header => 0,
                 }
             } else if let Some(unit) = piece.map.data.iter().position(|u| u.drive == op.drive) {
                 new_value(piece, unit, pba - piece.map.data[unit].pba)
@@ -174,6 +221,9 @@ impl ContentModel {
     /// `stale_reads`.
     pub fn finish_user_piece(&mut self, piece: &UserPiece<'_>) -> Result<()> {
         if piece.is_write {
+            if let Some(log) = piece.log.filter(|l| l.replay) {
+                self.commit_replayed(piece, log);
+            }
             for (i, &(a, b)) in piece.touched.iter().enumerate() {
                 for row in a..b {
                     let lba = self.logical(piece.stripe, i as u32, row);
@@ -198,6 +248,26 @@ impl ContentModel {
                         None => None,
                     }
                 })
+            }
+        }
+    }
+
+    /// A journal replay wrote home the data of a write a crash caught: each sector must hold
+    /// that write's value (md's journal makes the stripe's write whole), which is now the
+    /// sector's last value. A replayed sector with any other value counts as stale.
+    fn commit_replayed(&mut self, piece: &UserPiece<'_>, log: &LogWrites) {
+        for op in piece.ops.iter().filter(|o| o.kind == OpKind::Write && o.drive != log.log_slot) {
+            let Some(i) = piece.map.data.iter().position(|u| u.drive == op.drive) else { continue };
+            let u = piece.map.data[i];
+            for k in 0..op.sectors as u64 {
+                let lba = self.logical(piece.stripe, i as u32, op.pba + k - u.pba);
+                let (expected, actual) = (written_value(log.replay_write_id, lba), piece.values[op.value_offset as usize + k as usize]);
+                self.stats.sectors_checked += 1;
+                if actual != expected {
+                    self.stats.stale_sectors += 1;
+                    self.first_stale.get_or_insert((lba, expected, actual));
+                }
+                self.commit(lba, expected);
             }
         }
     }

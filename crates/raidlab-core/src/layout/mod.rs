@@ -93,6 +93,15 @@ pub trait PlacementState: std::fmt::Debug + Send {
     fn next_resync(&mut self, _now: crate::sim::Nanos) -> Option<u64> {
         None
     }
+    /// How many of its re-syncs the controller may have in flight at once (by default one).
+    fn concurrent_resyncs(&self) -> u32 {
+        1
+    }
+    /// A crash caught write plan `plan` of `stripe` with its phases before `phase` done and
+    /// phase `phase` in flight (the drives hold what it wrote so far); `write_id` is the
+    /// content model's id of the write's values. Told before
+    /// [`PlacementState::lose_volatile`]; by default nothing.
+    fn interrupted(&mut self, _stripe: u64, _plan: &crate::layout::plan::Plan, _phase: u8, _write_id: u64) {}
     /// Drive slot `slot` failed (the controller tells every failure; by default nothing).
     fn drive_failed(&mut self, _slot: u32) {}
     /// The array has had no user request for as long as the layout asked

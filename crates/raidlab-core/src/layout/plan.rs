@@ -92,7 +92,18 @@ pub enum LogValue {
     New,
     /// The two XORed (Parity Logging).
     Delta,
+    /// What the plan writes home at the same unit and offset (`unit` [`PARITY_UNIT`]: the
+    /// parity): md's journal holds the data and parity a write is about to write.
+    Home,
+    /// The XOR of every data block of the row the write leaves unmodified, from what the plan
+    /// pre-read (md's PPL).
+    PartialParity,
+    /// A record's header (metadata only, no data value).
+    Header,
 }
+
+/// The `unit` of a [`LogAppend`] or [`LogRecipe`] that is the stripe's parity.
+pub const PARITY_UNIT: u32 = u32::MAX;
 
 /// A record a log-assisted write appends: `sectors` sectors of the log drive from `log_pba`
 /// hold `value` of data unit `unit`'s sectors from `row` (an offset in the unit) on.
@@ -124,11 +135,28 @@ pub struct LogWrites {
     pub rows: Vec<(u64, u64, [u64; 3])>,
     /// A re-sync's plan.
     pub resync: bool,
+    /// md's schemes (`crate::log::Consistency`): the plan's home writes follow plain RAID-5's
+    /// rule (the parity from the pre-reads), a recipe naming a unit (or [`PARITY_UNIT`])
+    /// overrides it, and the appends are filled as they say; the log is on `log_slot`, the
+    /// journal drive or the stripe's parity drive.
+    pub home_rule: bool,
+    /// A journal replay: the data it writes home must be the values of the write the crash
+    /// caught (`replay_write_id`, the content model's id of it), and become the sectors'
+    /// last values.
+    pub replay: bool,
+    pub replay_write_id: u64,
+    /// md's schemes: the phase of the plan's log write (its home writes come after it;
+    /// `u8::MAX`: the plan wrote no log, and is unprotected), and where the log write lies
+    /// (its slot and first sector), given back to the log's ring when the write is done.
+    pub md_phase: u8,
+    pub md_ring: Option<(u32, u64)>,
 }
 
 /// How a degraded log-assisted plan recovers `sectors` sectors of data unit `unit` from
 /// `row` (an offset in the unit) on: the XOR, sector by sector, of what the plan read at
 /// each `(drive, first sector)` of `reads` (a member's block, the parity's, or a log record).
+/// With [`LogWrites::home_rule`], `unit` may be [`PARITY_UNIT`], and the recipe gives what
+/// the plan writes there (a replayed journal entry, a parity recomputed after a crash).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogRecipe {
     pub unit: u32,

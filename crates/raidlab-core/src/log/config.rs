@@ -10,8 +10,9 @@ use crate::error::{Error, Result};
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LogConfig {
-    /// The write scheme: `data_logging`, `raid5l`, `raid5l_s`, `raid5l_o`, `swo` or
-    /// `parity_logging` (`raidlab list`).
+    /// The write scheme: `data_logging`, `raid5l`, `raid5l_s`, `raid5l_o`, `swo`,
+    /// `parity_logging`, or Linux md's `md_journal` (write-through) and `md_ppl` (partial
+    /// parity log, on the members: no log drive) (`raidlab list`).
     pub scheme: String,
     /// The log's capacity, GB (10⁹ bytes) from the start of the log drive (default 10, the
     /// paper's, §IV-A).
@@ -44,6 +45,26 @@ fn default_block_kib() -> u32 {
 }
 
 impl LogConfig {
+    /// When the scheme brings the parity up to date (the scheme is validated first).
+    pub fn consistency(&self) -> super::Consistency {
+        super::entry(&self.scheme).map_or(super::Consistency::Deferred, |e| e.scheme.consistency())
+    }
+
+    /// Whether the scheme appends to a log drive of its own (md's PPL writes to the members).
+    pub fn has_log_drive(&self) -> bool {
+        self.consistency() != super::Consistency::PartialParity
+    }
+
+    /// Sectors the scheme reserves at the end of every member (md's PPL area), with a stripe
+    /// unit of `stripe_unit_sectors`.
+    pub fn member_reserved_sectors(&self, stripe_unit_sectors: u64) -> u64 {
+        if self.has_log_drive() {
+            0
+        } else {
+            super::md::ppl_area_sectors(stripe_unit_sectors)
+        }
+    }
+
     /// The block, sectors.
     pub fn block_sectors(&self) -> u64 {
         self.block_kib as u64 * 2

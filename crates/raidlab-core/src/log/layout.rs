@@ -5,7 +5,7 @@
 use std::any::Any;
 
 use super::config::LogConfig;
-use super::{LogIndex, LogRecord, LogScheme};
+use super::{Consistency, LogIndex, LogRecord, LogScheme};
 use crate::error::{Error, Result};
 use crate::layout::{
     Layout, LayoutShape, PlacementState, RebuildAsked, Reconstruction, SourceRead, StripeMap, UnitLocation, UnitRole,
@@ -55,6 +55,15 @@ pub struct LogStats {
     pub resync_rows: u64,
     pub resync_lookups: u64,
     pub resync_ns: u64,
+    /// md's schemes: writes planned, sectors their log writes wrote (headers included),
+    /// writes written without a log (no room in its ring, a lost journal, a degraded stripe
+    /// under PPL), writes a crash caught after their home writes could have started, and
+    /// stripes recovered after a crash.
+    pub md_writes: u64,
+    pub md_log_sectors: u64,
+    pub unprotected_writes: u64,
+    pub interrupted_writes: u64,
+    pub recovered_stripes: u64,
 }
 
 /// A re-synchronization in progress (§III-D): it walks the logged stripes in increasing
@@ -99,6 +108,8 @@ pub struct LogState {
     pub log_failed: bool,
     /// Stripes in the array.
     pub(super) stripes: u64,
+    /// md's schemes: the log's rings and the recoveries a crash left.
+    pub md: super::md::MdState,
 }
 
 impl LogState {
@@ -132,6 +143,9 @@ impl PlacementState for LogState {
         Some("the log index (which rows and blocks are logged, and where)")
     }
     fn lose_volatile(&mut self) {
+        if self.scheme.consistency() != Consistency::Deferred {
+            return super::md::lose_volatile(self);
+        }
         // §III-D trigger (3): without the index every stripe is re-synchronized.
         self.index.clear();
         self.stats.crashes += 1;
@@ -168,13 +182,34 @@ impl PlacementState for LogState {
         }
     }
     fn drive_failed(&mut self, slot: u32) {
+        if slot == self.log_slot && !self.log_failed && self.scheme.consistency() == Consistency::Journal {
+            // md's journal holds nothing the parity needs once its writes are done.
+            self.log_failed = true;
+            return;
+        }
         if slot == self.log_slot && !self.log_failed {
             // §III-D, trigger (2): the parity of every logged row is recomputed from the data.
             self.log_failed = true;
             self.start_resync();
         }
     }
+    fn interrupted(&mut self, stripe: u64, plan: &crate::layout::plan::Plan, phase: u8, write_id: u64) {
+        if self.scheme.consistency() != Consistency::Deferred {
+            super::md::interrupted(self, stripe, plan, phase, write_id);
+        }
+    }
+    fn concurrent_resyncs(&self) -> u32 {
+        // md recovers every stripe a crash caught before it serves I/O: all at once.
+        if self.md.pending.is_empty() {
+            1
+        } else {
+            u32::MAX
+        }
+    }
     fn next_resync(&mut self, now: crate::sim::Nanos) -> Option<u64> {
+        if self.scheme.consistency() != Consistency::Deferred {
+            return super::md::next_recovery(self);
+        }
         if !self.resync.active {
             return None;
         }
@@ -251,7 +286,7 @@ impl LogAssisted {
                 format!("a parity row holds at most {} data blocks, and the array has {}", super::MAX_ROW_DATA_BLOCKS, inner.data_units_per_stripe()),
             ));
         }
-        if config.capacity_blocks().saturating_mul(block) > drive_capacity_sectors {
+        if config.has_log_drive() && config.capacity_blocks().saturating_mul(block) > drive_capacity_sectors {
             return Err(Error::config(
                 "log.capacity_gb",
                 format!(
@@ -290,6 +325,12 @@ impl Layout for LogAssisted {
             resync: Resync::default(),
             log_failed: false,
             stripes: self.inner.stripes(),
+            md: super::md::MdState {
+                journal: super::md::Ring::new(capacity * self.config.block_sectors()),
+                ppl_start: self.inner.stripes() * self.inner.stripe_unit_sectors(),
+                ppl_size: super::md::ppl_area_sectors(self.inner.stripe_unit_sectors()),
+                ..Default::default()
+            },
         }))
     }
     fn volatile_state(&self) -> &'static str {
@@ -300,7 +341,9 @@ impl Layout for LogAssisted {
     fn rebuild_refusal(&self, rebuild: &RebuildAsked) -> Option<String> {
         // A piggybacked read answers the user from the plain reconstruction, which a logged
         // row's stale parity makes wrong.
-        rebuild.piggyback.then(|| "piggybacking is not simulated with a log (its reads reconstruct without the log)".into())
+        // (md's schemes keep the parity current.)
+        (rebuild.piggyback && self.scheme.consistency() == Consistency::Deferred)
+            .then(|| "piggybacking is not simulated with a log (its reads reconstruct without the log)".into())
     }
     fn fault_tolerance(&self) -> u32 {
         self.inner.fault_tolerance()
@@ -418,7 +461,12 @@ impl Layout for LogAssisted {
         flush(&mut plain, out);
     }
     fn outside_sources(&self) -> Vec<u32> {
-        vec![self.log_slot]
+        // md's schemes rebuild plainly: their logs hold nothing a rebuild reads.
+        if self.scheme.consistency() == Consistency::Deferred {
+            vec![self.log_slot]
+        } else {
+            Vec::new()
+        }
     }
     fn rebuilds_units_in_place(&self) -> bool {
         // Logged rows are rebuilt from the log.

@@ -24,6 +24,11 @@
 //!   there): always read-modify-write, appends old ⊕ new per updated block. Its index,
 //!   re-synchronization and recovery are raidlab's design (notes A.3).
 //!
+//! * **md_journal** and **md_ppl**: Linux md's production answers to the write hole (its
+//!   raid5 journal in write-through mode, and its partial parity log), built beside the
+//!   paper's schemes (`../shared/anchors/layouts-and-logs.md` §3). They keep the parity
+//!   current on every write ([`Consistency`]) and log only what a crash needs.
+//!
 //! The [`LogIndex`] holds, per logged row, each logged block's `Log_old` and `Log_new`
 //! records (Fig. 3) and Parity Logging's deltas. [`recovery`] gives the Fig. 5 rule that
 //! recovers a lost block of a row from the log and the survivors.
@@ -32,6 +37,9 @@ pub mod config;
 mod data_logging;
 mod index;
 pub mod layout;
+pub mod md;
+mod md_journal;
+mod md_ppl;
 mod parity_logging;
 mod planner;
 mod raid5l;
@@ -127,6 +135,20 @@ pub enum RecoveryRule {
     Deltas,
 }
 
+/// When a scheme brings the parity up to date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Consistency {
+    /// Later, by a re-synchronization (the paper's schemes): the log holds what recovery
+    /// needs meanwhile.
+    Deferred,
+    /// On every write, after data and parity are appended to a journal drive (md's
+    /// write-through journal); a crash replays the complete entries.
+    Journal,
+    /// On every write, after the partial parity is written to the stripe's parity drive
+    /// (md's PPL); a crash recomputes the parity of the writes it caught.
+    PartialParity,
+}
+
 /// A log-assisted write scheme: one file each, one line in [`SCHEMES`].
 pub trait LogScheme: Sync + std::fmt::Debug {
     /// The row's plan.
@@ -145,6 +167,10 @@ pub trait LogScheme: Sync + std::fmt::Debug {
     fn recovery_rule(&self) -> RecoveryRule {
         RecoveryRule::OldAndNew
     }
+    /// When the parity is brought up to date (by default later, by a re-sync).
+    fn consistency(&self) -> Consistency {
+        Consistency::Deferred
+    }
 }
 
 /// One registered scheme.
@@ -162,6 +188,8 @@ pub static SCHEMES: &[SchemeEntry] = &[
     SchemeEntry { name: "raid5l_o", scheme: &raid5l_o::Raid5LO, doc: raid5l_o::DOC },
     SchemeEntry { name: "swo", scheme: &swo::Swo, doc: swo::DOC },
     SchemeEntry { name: "parity_logging", scheme: &parity_logging::ParityLogging, doc: parity_logging::DOC },
+    SchemeEntry { name: "md_journal", scheme: &md_journal::MdJournal, doc: md_journal::DOC },
+    SchemeEntry { name: "md_ppl", scheme: &md_ppl::MdPpl, doc: md_ppl::DOC },
 ];
 
 /// The entry of scheme `name`.
@@ -187,6 +215,13 @@ pub fn raid5_row(data_blocks: u32, updated: BlockMask) -> (Method, BlockMask) {
     } else {
         (Method::ReadModifyWrite, updated)
     }
+}
+
+/// The row plan of md's schemes: plain RAID-5's choice (they keep the parity current), with
+/// no record in the paper's sense and no index look-up.
+pub(crate) fn md_row(row: &RowState) -> RowPlan {
+    let (method, pre_read) = raid5_row(row.data_blocks, row.updated);
+    RowPlan { method, pre_read, ..RowPlan::default() }
 }
 
 /// The log-assisted reconstruct-write and read-modify-write branches that RAID5L, SWO and

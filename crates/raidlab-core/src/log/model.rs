@@ -72,6 +72,10 @@ impl Model {
                 self.data[row][i] = new[i];
             }
         }
+        if scheme.consistency() != super::Consistency::Deferred {
+            // md's schemes write the parity with the data.
+            self.parity[row] = self.data[row].iter().fold(0, |a, v| a ^ v);
+        }
         Some(plan)
     }
 

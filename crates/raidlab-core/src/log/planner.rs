@@ -24,7 +24,7 @@ use super::layout::LogState;
 use super::{all_blocks, BlockMask, LogIndex, Method, RecordKind, RowPlan, RowState};
 use crate::disk::OpKind;
 use crate::layout::plan::{plan_parity_with, LogAppend, LogRecipe, LogValue, PieceSpec, Plan, PlanInputs, Planner, UnitStatus};
-use super::{recovery, Recovery};
+use super::{recovery, Consistency, Recovery};
 
 /// The planner of every log-assisted array (the scheme lives in its state).
 #[derive(Debug)]
@@ -48,6 +48,9 @@ impl Planner for LogPlanner {
             .as_any_mut()
             .downcast_mut::<LogState>()
             .expect("a log-assisted layout's state is a LogState");
+        if state.scheme.consistency() != Consistency::Deferred {
+            return super::md::plan(state, i.map, i.unit_sectors, i.spec, i.status, plan);
+        }
         if degraded {
             plan_degraded(state, i.map, i.unit_sectors, i.spec, i.status, plan);
         } else if i.spec.resync {
@@ -58,6 +61,12 @@ impl Planner for LogPlanner {
     }
     fn commit(&self, placement: &mut dyn crate::layout::PlacementState, stripe: u64, plan: &Plan) {
         let state = placement.as_any_mut().downcast_mut::<LogState>().expect("a log-assisted layout's state is a LogState");
+        if state.scheme.consistency() != Consistency::Deferred {
+            if plan.logged {
+                super::md::commit(state, stripe, plan);
+            }
+            return;
+        }
         if plan.logged && plan.log.resync {
             // The walk over every stripe after a crash hands them out in order, one at a time.
             if let Some((next, done)) = state.resync.every_stripe.as_mut() {
@@ -84,6 +93,14 @@ impl Planner for LogPlanner {
         state.after_write();
     }
     fn abandon(&self, placement: &mut dyn crate::layout::PlacementState, plan: &Plan, wrote: bool) {
+        if let Some(state) = placement.as_any_mut().downcast_mut::<LogState>().filter(|s| s.scheme.consistency() != Consistency::Deferred) {
+            // The piece is planned again, with a log place of its own.
+            if plan.logged {
+                let consistency = state.scheme.consistency();
+                state.md.free(consistency, plan.log.md_ring);
+            }
+            return;
+        }
         let log_lost = placement.as_any().downcast_ref::<LogState>().is_some_and(|s| s.log_failed);
         // (A re-sync holds no reservation, and is simply planned again.)
         if wrote && !log_lost && !(plan.logged && plan.log.resync) {
