@@ -206,7 +206,7 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
             "recovery_sectors_wrong": sim.config.content.check.then_some(s.recovery_sectors_wrong),
             "first_wrong_recovery": state.first_wrong_recovery.map(|(row, block, sector)| json!({"row": row, "block": block, "sector": sector})),
         });
-        if state.scheme.consistency() != crate::log::Consistency::Deferred {
+        if matches!(state.scheme.consistency(), crate::log::Consistency::Journal | crate::log::Consistency::PartialParity) {
             // md's schemes: what their logs wrote, and what a crash left to recover.
             table["md_writes"] = json!(s.md_writes);
             table["md_log_bytes"] = json!(s.md_log_sectors * crate::disk::SECTOR_BYTES);

@@ -129,9 +129,11 @@ impl Controller {
         // Writes caught in flight: the content model takes what the drives hold.
         if let Some(content) = self.content.as_mut() {
             let per_stripe = self.stripe_data_sectors.size;
+            let placement = self.state.placement.as_deref();
+            let kept = |lba: u64| placement.is_some_and(|p| p.keeps_value(lba));
             for (i, p) in self.pieces.iter().enumerate() {
                 let Some(spec) = p.spec.filter(|s| live_piece[i] && s.is_write) else { continue };
-                content.adopt_interrupted_write(self.layout.as_ref(), p.stripe * per_stripe + spec.first, spec.sectors);
+                content.adopt_interrupted_write(self.layout.as_ref(), p.stripe * per_stripe + spec.first, spec.sectors, &kept);
             }
         }
         // The layout's state learns which writes were caught, and how far each got.

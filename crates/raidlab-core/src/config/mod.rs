@@ -384,6 +384,16 @@ impl Config {
                 (FailureKind::LogFails, None) if self.log.is_none() => {
                     return Err(Error::config(format!("failures[{i}].kind"), "log_fails needs a `[log]` table (a log drive)"))
                 }
+                (FailureKind::LogFails, None) | (FailureKind::DriveFails, Some(_))
+                    if self.log.as_ref().is_some_and(|l| l.consistency() == crate::log::Consistency::WriteBack) =>
+                {
+                    return Err(Error::config(
+                        format!("failures[{i}].kind"),
+                        "a failed drive under md_journal_wb (a write-back journal's cached data lost with the journal, \
+                         or served from memory while a member is rebuilt) is not simulated yet: use md_journal, or no \
+                         drive failure",
+                    ))
+                }
                 (FailureKind::LogFails, None) if self.log.as_ref().is_some_and(|l| !l.has_log_drive()) => {
                     return Err(Error::config(
                         format!("failures[{i}].kind"),

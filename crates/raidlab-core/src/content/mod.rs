@@ -122,6 +122,15 @@ impl ContentModel {
         })
     }
 
+    /// The value sector `pba` of `drive` holds if it was ever written and the drive works
+    /// (what a log holds, and the memory beside it keeps).
+    pub fn held(&self, drive: u32, pba: u64) -> Option<u64> {
+        if self.failed[drive as usize] {
+            return None;
+        }
+        self.physical[drive as usize].get(&pba).copied()
+    }
+
     /// Store `value` on physical sector `pba` of `drive` (ignored on a failed drive).
     pub fn write_physical(&mut self, drive: u32, pba: u64, value: u64) {
         if !self.failed[drive as usize] {
@@ -217,8 +226,12 @@ impl ContentModel {
     /// holds what its data unit's first readable copy holds, as far as the write got (the
     /// user was never answered, so old, new or a mix are all it may find). Parity or other
     /// copies the write did not reach are left as they are, for later reads to find out.
-    pub fn adopt_interrupted_write(&mut self, layout: &dyn Layout, lba: u64, sectors: u64) {
+    pub fn adopt_interrupted_write(&mut self, layout: &dyn Layout, lba: u64, sectors: u64, kept: &dyn Fn(u64) -> bool) {
         for lba in lba..lba + sectors {
+            if kept(lba) {
+                // Its last value lives elsewhere (a write-back cache), not on the drives.
+                continue;
+            }
             let (stripe, offset) = (lba / self.stripe_data_sectors, lba % self.stripe_data_sectors);
             let (index, row) = ((offset / self.unit_sectors) as usize, offset % self.unit_sectors);
             layout.map_stripe(stripe, &mut self.scratch);

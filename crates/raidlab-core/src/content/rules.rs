@@ -186,7 +186,7 @@ impl ContentModel {
             if a <= row && row < b {
                 written_value(piece.write_id, self.logical(piece.stripe, unit as u32, row))
             } else {
-                recovered_or_read(piece, log, unit, row).unwrap_or(0)
+                self.recovered_or_read(piece, log, unit, row).unwrap_or(0)
             }
         };
         fill_phase_writes(piece, |piece, op, pba| {
@@ -197,6 +197,10 @@ impl ContentModel {
                     .find(|a| pba >= a.log_pba && pba < a.log_pba + a.sectors as u64)
                     .expect("every sector a log write writes is a record's");
                 let (unit, row) = (append.unit as usize, append.row + pba - append.log_pba);
+                if append.unit == PARITY_UNIT {
+                    // A flush appends the row's new parity (md's write-back journal).
+                    return (0..piece.map.data.len()).fold(0, |x, unit| x ^ new_value(piece, unit, row));
+                }
                 let u = piece.map.data[unit];
                 let old = || value_read(piece, u.drive, u.pba + row).unwrap_or(0);
                 match append.value {
@@ -235,7 +239,16 @@ impl ContentModel {
         match piece.log {
             // A log-assisted plan: what it read where the unit lies, or what its recipe
             // recovers (Fig. 5).
-            Some(log) => self.check_reads(piece, |i, row| recovered_or_read(piece, log, i, row)),
+            Some(log) => {
+                // (What the recipes give is found first: checking counts into the model.)
+                let values: Vec<Vec<Option<u64>>> = piece
+                    .touched
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &(a, b))| (a..b).map(|row| self.recovered_or_read(piece, log, i, row)).collect())
+                    .collect();
+                self.check_reads(piece, |i, row| values[i][(row - piece.touched[i].0) as usize])
+            }
             None => {
                 let copies = piece.map.copies.max(1) as usize;
                 self.check_reads(piece, |i, row| {
@@ -314,15 +327,21 @@ fn fill_phase_writes(piece: &mut UserPiece<'_>, value: impl Fn(&UserPiece<'_>, &
     }
 }
 
-/// The value of data unit `unit` at `row` as a log-assisted plan has it: recovered by its
-/// recipe if it has one there, else read where the unit lies.
-fn recovered_or_read(piece: &UserPiece<'_>, log: &LogWrites, unit: usize, row: u64) -> Option<u64> {
-    if let Some(recipe) = log.recipes.iter().find(|r| r.unit as usize == unit && row >= r.row && row < r.row + r.sectors as u64) {
-        let k = row - recipe.row;
-        return recipe.reads.iter().try_fold(0, |x, &(drive, pba)| value_read(piece, drive, pba + k).map(|v| x ^ v));
+impl ContentModel {
+    /// The value of data unit `unit` at `row` as a log-assisted plan has it: recovered by
+    /// its recipe if it has one there (a memory recipe's reads are of what the log holds),
+    /// else read where the unit lies.
+    fn recovered_or_read(&self, piece: &UserPiece<'_>, log: &LogWrites, unit: usize, row: u64) -> Option<u64> {
+        if let Some(recipe) = log.recipes.iter().find(|r| r.unit as usize == unit && row >= r.row && row < r.row + r.sectors as u64) {
+            let k = row - recipe.row;
+            return recipe.reads.iter().try_fold(0, |x, &(drive, pba)| {
+                let value = if recipe.memory { self.held(drive, pba + k) } else { value_read(piece, drive, pba + k) };
+                value.map(|v| x ^ v)
+            });
+        }
+        let u = piece.map.data[unit];
+        value_read(piece, u.drive, u.pba + row)
     }
-    let u = piece.map.data[unit];
-    value_read(piece, u.drive, u.pba + row)
 }
 
 /// The value the piece's plan read at (drive, pba), if a read op of a finished phase covers

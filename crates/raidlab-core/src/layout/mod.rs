@@ -93,6 +93,12 @@ pub trait PlacementState: std::fmt::Debug + Send {
     fn next_resync(&mut self, _now: crate::sim::Nanos) -> Option<u64> {
         None
     }
+    /// Whether logical sector `lba`'s last value is kept outside its home (a write-back
+    /// journal's cache), so a crash that catches a write of it leaves it as it was: the
+    /// content model adopts nothing from the drives there. By default false.
+    fn keeps_value(&self, _lba: u64) -> bool {
+        false
+    }
     /// How many of its re-syncs the controller may have in flight at once (by default one).
     fn concurrent_resyncs(&self) -> u32 {
         1

@@ -163,6 +163,9 @@ pub struct LogRecipe {
     pub row: u64,
     pub sectors: u32,
     pub reads: Vec<(u32, u64)>,
+    /// The reads are of memory, which holds what the log holds there (md's write-back
+    /// journal caches the data it logged): they cost no op.
+    pub memory: bool,
 }
 
 /// What the planner may ask about the drives (for mirror-copy selection).

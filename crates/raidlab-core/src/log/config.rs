@@ -11,8 +11,9 @@ use crate::error::{Error, Result};
 #[serde(deny_unknown_fields)]
 pub struct LogConfig {
     /// The write scheme: `data_logging`, `raid5l`, `raid5l_s`, `raid5l_o`, `swo`,
-    /// `parity_logging`, or Linux md's `md_journal` (write-through) and `md_ppl` (partial
-    /// parity log, on the members: no log drive) (`raidlab list`).
+    /// `parity_logging`, or Linux md's `md_journal` (write-through), `md_journal_wb`
+    /// (write-back) and `md_ppl` (partial parity log, on the members: no log drive)
+    /// (`raidlab list`).
     pub scheme: String,
     /// The log's capacity, GB (10⁹ bytes) from the start of the log drive (default 10, the
     /// paper's, §IV-A).

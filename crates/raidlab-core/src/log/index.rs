@@ -257,6 +257,13 @@ impl LogIndex {
         self.reclaim();
     }
 
+    /// Forget the reservations of the writes in flight (a crash lost them; their space stays
+    /// used until the log empties, as the log is appended only).
+    pub fn forget_pending(&mut self) {
+        self.pending_blocks = 0;
+        self.reclaim();
+    }
+
     /// Forget everything (a crash lost the index, and every write in flight with it): the
     /// log's records are no longer found, and the log is empty again.
     pub fn clear(&mut self) {

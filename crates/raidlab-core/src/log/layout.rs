@@ -110,6 +110,12 @@ pub struct LogState {
     pub(super) stripes: u64,
     /// md's schemes: the log's rings and the recoveries a crash left.
     pub md: super::md::MdState,
+    /// md's write-back journal: the index holds the cached blocks, and stripes with a row
+    /// wholly cached wait here for their flush.
+    pub write_back: bool,
+    pub wb_full: std::collections::VecDeque<u64>,
+    /// Rows a crash may have torn (written home by a write the journal had no room for).
+    pub wb_torn: std::collections::BTreeSet<u64>,
 }
 
 impl LogState {
@@ -123,6 +129,13 @@ impl LogState {
     pub fn logged_rows_of(&self, stripe: u64) -> impl Iterator<Item = u64> + '_ {
         let first = stripe * self.rows_per_unit;
         (first..first + self.rows_per_unit).filter(|&row| self.index.row(row).is_some())
+    }
+
+    /// The rows a write-back flush of `stripe` writes: its cached rows and those a crash may
+    /// have torn.
+    pub fn flush_rows_of(&self, stripe: u64) -> impl Iterator<Item = u64> + '_ {
+        let first = stripe * self.rows_per_unit;
+        (first..first + self.rows_per_unit).filter(|&row| self.index.row(row).is_some() || self.wb_torn.contains(&row))
     }
 
     /// Start re-synchronizing (the threshold was reached), unless it runs already.
@@ -143,6 +156,22 @@ impl PlacementState for LogState {
         Some("the log index (which rows and blocks are logged, and where)")
     }
     fn lose_volatile(&mut self) {
+        if self.write_back {
+            // md rebuilds its cache from the journal: the index survives; the writes in
+            // flight (never acknowledged) and their reservations do not, and a flush in
+            // flight is run again.
+            self.stats.crashes += 1;
+            self.index.forget_pending();
+            self.resync.queue.clear();
+            let all = super::all_blocks(self.data_units);
+            let mut flush: Vec<u64> = self.index.logged_rows().into_iter().filter(|&r| self.index.row(r).is_some_and(|e| e.logged() == all)).collect();
+            flush.extend(self.wb_torn.iter().copied());
+            let mut stripes: Vec<u64> = flush.iter().map(|r| r / self.rows_per_unit).collect();
+            stripes.sort_unstable();
+            stripes.dedup();
+            self.wb_full = stripes.into();
+            return;
+        }
         if self.scheme.consistency() != Consistency::Deferred {
             return super::md::lose_volatile(self);
         }
@@ -193,7 +222,27 @@ impl PlacementState for LogState {
             self.start_resync();
         }
     }
+    fn keeps_value(&self, lba: u64) -> bool {
+        // A cached block's value is in memory (and the journal), whatever its home holds.
+        if !self.write_back {
+            return false;
+        }
+        let unit = self.rows_per_unit * self.block_sectors;
+        let stripe_sectors = unit * self.data_units as u64;
+        let (stripe, offset) = (lba / stripe_sectors, lba % stripe_sectors);
+        let (index, row) = ((offset / unit) as u32, (offset % unit) / self.block_sectors);
+        self.index.row(stripe * self.rows_per_unit + row).and_then(|e| e.block(index)).is_some_and(|b| b.new.is_some())
+    }
     fn interrupted(&mut self, stripe: u64, plan: &crate::layout::plan::Plan, phase: u8, write_id: u64) {
+        if self.write_back {
+            // A row a full journal sent home (data and parity) may be torn: its stripe is
+            // flushed after the crash, the row's parity recomputed.
+            if plan.logged && !plan.log.resync && plan.ops.iter().any(|o| o.kind == crate::disk::OpKind::Write && o.phase <= phase && o.drive != self.log_slot) {
+                self.wb_torn.extend(plan.log.resync_rows.iter().copied());
+                let _ = stripe;
+            }
+            return;
+        }
         if self.scheme.consistency() != Consistency::Deferred {
             super::md::interrupted(self, stripe, plan, phase, write_id);
         }
@@ -207,7 +256,13 @@ impl PlacementState for LogState {
         }
     }
     fn next_resync(&mut self, now: crate::sim::Nanos) -> Option<u64> {
-        if self.scheme.consistency() != Consistency::Deferred {
+        if self.write_back {
+            while let Some(stripe) = self.wb_full.pop_front() {
+                if self.flush_rows_of(stripe).next().is_some() {
+                    return Some(stripe);
+                }
+            }
+        } else if self.scheme.consistency() != Consistency::Deferred {
             return super::md::next_recovery(self);
         }
         if !self.resync.active {
@@ -325,6 +380,9 @@ impl Layout for LogAssisted {
             resync: Resync::default(),
             log_failed: false,
             stripes: self.inner.stripes(),
+            write_back: self.scheme.consistency() == Consistency::WriteBack,
+            wb_full: Default::default(),
+            wb_torn: Default::default(),
             md: super::md::MdState {
                 journal: super::md::Ring::new(capacity * self.config.block_sectors()),
                 ppl_start: self.inner.stripes() * self.inner.stripe_unit_sectors(),

@@ -276,7 +276,7 @@ fn plan_recovery(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSp
                 let u = home(a.unit);
                 plan.add_range(state.log_slot, OpKind::Read, a.log_pba, a.log_pba + a.sectors as u64);
                 plan.add_range(u.drive, OpKind::Write, u.pba + a.row, u.pba + a.row + a.sectors as u64);
-                plan.log.recipes.push(LogRecipe { unit: a.unit, row: a.row, sectors: a.sectors, reads: vec![(state.log_slot, a.log_pba)] });
+                plan.log.recipes.push(LogRecipe { unit: a.unit, row: a.row, sectors: a.sectors, reads: vec![(state.log_slot, a.log_pba)], memory: false });
             }
         }
         Recover::PartialParity | Recover::Resync => {
@@ -324,7 +324,7 @@ fn plan_recovery(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSp
                     plan.add_range(drive, OpKind::Read, pba, pba + end - offset);
                 }
                 plan.add_range(parity.drive, OpKind::Write, parity.pba + offset, parity.pba + end);
-                plan.log.recipes.push(LogRecipe { unit: PARITY_UNIT, row: offset, sectors: (end - offset) as u32, reads });
+                plan.log.recipes.push(LogRecipe { unit: PARITY_UNIT, row: offset, sectors: (end - offset) as u32, reads, memory: false });
                 offset = end;
             }
         }

@@ -39,6 +39,7 @@ mod index;
 pub mod layout;
 pub mod md;
 mod md_journal;
+mod md_journal_wb;
 mod md_ppl;
 mod parity_logging;
 mod planner;
@@ -47,6 +48,7 @@ mod raid5l_o;
 mod raid5l_s;
 mod swo;
 pub mod verify;
+mod write_back;
 
 #[cfg(test)]
 mod model;
@@ -133,6 +135,9 @@ pub enum RecoveryRule {
     /// The parity brought up to date by the row's deltas, XORed with the surviving data
     /// (raidlab's design for Parity Logging, notes A.3).
     Deltas,
+    /// md's write-back journal: a cached block from its newest record; any other block
+    /// plainly from the drives, whose parity matches the (stale) home data.
+    CachedOrHome,
 }
 
 /// When a scheme brings the parity up to date.
@@ -147,6 +152,9 @@ pub enum Consistency {
     /// On every write, after the partial parity is written to the stripe's parity drive
     /// (md's PPL); a crash recomputes the parity of the writes it caught.
     PartialParity,
+    /// When the stripe is flushed: the data waits in memory and in the journal, its home
+    /// and its parity both stale (md's write-back journal).
+    WriteBack,
 }
 
 /// A log-assisted write scheme: one file each, one line in [`SCHEMES`].
@@ -189,6 +197,7 @@ pub static SCHEMES: &[SchemeEntry] = &[
     SchemeEntry { name: "swo", scheme: &swo::Swo, doc: swo::DOC },
     SchemeEntry { name: "parity_logging", scheme: &parity_logging::ParityLogging, doc: parity_logging::DOC },
     SchemeEntry { name: "md_journal", scheme: &md_journal::MdJournal, doc: md_journal::DOC },
+    SchemeEntry { name: "md_journal_wb", scheme: &md_journal_wb::MdJournalWriteBack, doc: md_journal_wb::DOC },
     SchemeEntry { name: "md_ppl", scheme: &md_ppl::MdPpl, doc: md_ppl::DOC },
 ];
 
@@ -269,6 +278,10 @@ pub fn recovery(rule: RecoveryRule, entry: Option<&RowEntry>, failed: u32) -> Re
     let Some(entry) = entry else { return Ok(Recovery::Plain) };
     match rule {
         RecoveryRule::Deltas => Ok(Recovery::ParityAndDeltas { deltas: entry.deltas().map(|(_, a)| a).collect() }),
+        RecoveryRule::CachedOrHome => Ok(match entry.block(failed).and_then(|b| b.new) {
+            Some(address) => Recovery::Record(address),
+            None => Recovery::Plain,
+        }),
         RecoveryRule::OldAndNew => {
             if let Some(block) = entry.block(failed) {
                 return block

@@ -39,8 +39,11 @@ impl Planner for LogPlanner {
     fn plan(&self, i: PlanInputs<'_>, plan: &mut Plan) {
         let degraded = i.map.data.iter().chain(i.map.parity.iter()).any(|u| i.status.is_failed(u));
         if !i.spec.is_write && !degraded {
-            // Reads find the data in place (§III-C).
-            return plan_parity_with(i.map, i.unit_sectors, i.spec, i.status, plan);
+            // Reads find the data in place (§III-C), unless md's write-back journal holds it.
+            let write_back = i.placement.as_ref().and_then(|p| p.as_any().downcast_ref::<LogState>()).is_some_and(|s| s.write_back);
+            if !write_back {
+                return plan_parity_with(i.map, i.unit_sectors, i.spec, i.status, plan);
+            }
         }
         let state = i
             .placement
@@ -48,6 +51,15 @@ impl Planner for LogPlanner {
             .as_any_mut()
             .downcast_mut::<LogState>()
             .expect("a log-assisted layout's state is a LogState");
+        if state.write_back {
+            return if i.spec.resync {
+                super::write_back::plan_flush(state, i.map, i.unit_sectors, i.spec, plan)
+            } else if i.spec.is_write {
+                super::write_back::plan_write(state, i.map, i.unit_sectors, i.spec, plan)
+            } else {
+                super::write_back::plan_read(state, i.map, i.unit_sectors, i.spec, i.status, plan)
+            };
+        }
         if state.scheme.consistency() != Consistency::Deferred {
             return super::md::plan(state, i.map, i.unit_sectors, i.spec, i.status, plan);
         }
@@ -61,11 +73,27 @@ impl Planner for LogPlanner {
     }
     fn commit(&self, placement: &mut dyn crate::layout::PlacementState, stripe: u64, plan: &Plan) {
         let state = placement.as_any_mut().downcast_mut::<LogState>().expect("a log-assisted layout's state is a LogState");
-        if state.scheme.consistency() != Consistency::Deferred {
+        if !state.write_back && state.scheme.consistency() != Consistency::Deferred {
             if plan.logged {
                 super::md::commit(state, stripe, plan);
             }
             return;
+        }
+        if state.write_back && plan.logged {
+            if plan.log.resync {
+                // A flush's parities in the journal are no longer needed; a row it flushed is
+                // whole again.
+                state.index.release(plan.log.appends.len() as u32);
+                for row in &plan.log.resync_rows {
+                    state.wb_torn.remove(row);
+                }
+            } else {
+                // A write that fills a row of the cache flushes its stripe.
+                let all = super::all_blocks(state.data_units);
+                if plan.log.rows.iter().any(|&(row, _, _)| state.index.row(row).map_or(0, |e| e.logged()) | plan_masks(plan, row) == all) {
+                    state.wb_full.push_back(stripe);
+                }
+            }
         }
         if plan.logged && plan.log.resync {
             // The walk over every stripe after a crash hands them out in order, one at a time.
@@ -93,7 +121,12 @@ impl Planner for LogPlanner {
         state.after_write();
     }
     fn abandon(&self, placement: &mut dyn crate::layout::PlacementState, plan: &Plan, wrote: bool) {
-        if let Some(state) = placement.as_any_mut().downcast_mut::<LogState>().filter(|s| s.scheme.consistency() != Consistency::Deferred) {
+        if let Some(state) = placement.as_any_mut().downcast_mut::<LogState>().filter(|s| s.write_back && plan.logged && plan.log.resync) {
+            // A flush planned again reserves its parities' space again.
+            state.index.release(plan.log.appends.len() as u32);
+            return;
+        }
+        if let Some(state) = placement.as_any_mut().downcast_mut::<LogState>().filter(|s| !s.write_back && s.scheme.consistency() != Consistency::Deferred) {
             // The piece is planned again, with a log place of its own.
             if plan.logged {
                 let consistency = state.scheme.consistency();
@@ -122,6 +155,11 @@ impl Planner for LogPlanner {
         // without its parity (notes A.8), so RAID-5's estimate bounds them.
         crate::layout::plan::PARITY.write_ops(units, data_units, copies) + 1.0
     }
+}
+
+/// The blocks `plan` logs new values of in row `row`.
+fn plan_masks(plan: &Plan, row: u64) -> u64 {
+    plan.log.rows.iter().filter(|r| r.0 == row).fold(0, |m, r| m | r.2[1])
 }
 
 /// Mark `plan` as a log-assisted plan (the content model's log rule carries it out), with
@@ -266,7 +304,7 @@ fn plan_degraded(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64
             for &(drive, pba) in &reads {
                 plan.add_range(drive, OpKind::Read, pba, pba + block);
             }
-            plan.log.recipes.push(LogRecipe { unit: lost as u32, row: start, sectors: block as u32, reads });
+            plan.log.recipes.push(LogRecipe { unit: lost as u32, row: start, sectors: block as u32, reads, memory: false });
         }
         for i in (0..n).filter(|&i| i != lost) {
             let u = map.data[i];

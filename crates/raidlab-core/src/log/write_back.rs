@@ -1,0 +1,220 @@
+//! The planner's side of md's write-back journal (`super::md_journal_wb`): a block whose
+//! newest value is only in the journal (and in memory) is *cached*; the index holds it as
+//! the block's `Log_new` record, and its home and its row's parity are stale until the
+//! stripe is flushed.
+//!
+//! - A write appends its blocks' new values to the journal and completes; a block it covers
+//!   only in part is merged first with its current value (from memory if cached, else read
+//!   from home). A row whose records do not fit in the journal is written home at once with
+//!   its parity, by reconstruct-write, its cached blocks from memory, and its entry dropped.
+//! - A read takes cached blocks from memory (no op) and the others from home.
+//! - A flush (a re-sync request of the stripe) computes each cached row's parity by
+//!   reconstruct-write (the blocks not cached read from home, the cached from memory),
+//!   appends the parities to the journal, then writes the cached blocks and the parities
+//!   home; its commit drops the rows. md chooses read-modify-write where cheaper; raidlab
+//!   always reconstructs, so a flush a crash caught is simply run again (its home writes
+//!   change only blocks whose newest value memory holds).
+
+use super::layout::LogState;
+use super::{all_blocks, BlockMask, RecordKind};
+use crate::disk::OpKind;
+use crate::layout::plan::{plan_parity_with, LogAppend, LogRecipe, LogValue, PieceSpec, Plan, UnitStatus, PARITY_UNIT};
+use crate::layout::StripeMap;
+
+/// Mark `plan` as a log plan filled by the log rule, with nothing of the log in it yet.
+fn clear(plan: &mut Plan, log_slot: u32, resync: bool) {
+    plan.logged = true;
+    let log = &mut plan.log;
+    log.log_slot = log_slot;
+    log.home_rule = false;
+    log.replay = false;
+    log.resync = resync;
+    log.appends.clear();
+    log.recipes.clear();
+    log.rows.clear();
+    log.resync_rows.clear();
+    log.md_phase = u8::MAX;
+    log.md_ring = None;
+}
+
+/// The memory recipe of cached block `block` of data unit `unit`, at `start` (an offset in the
+/// unit): the journal's newest record of it.
+fn memory_recipe(state: &LogState, row_id: u64, unit: u32, start: u64) -> Option<LogRecipe> {
+    let address = state.index.row(row_id)?.block(unit)?.new?;
+    let block = state.block_sectors;
+    Some(LogRecipe { unit, row: start, sectors: block as u32, reads: vec![(state.log_slot, address * block)], memory: true })
+}
+
+/// A read: cached blocks from memory, the rest from home.
+pub(super) fn plan_read(state: &LogState, map: &StripeMap, unit: u64, spec: PieceSpec, status: UnitStatus<'_>, plan: &mut Plan) {
+    let block = state.block_sectors;
+    let row_base = map.stripe * state.rows_per_unit;
+    let (lo, hi) = (spec.first, spec.first + spec.sectors);
+    let (first_row, last_row) = ((lo % unit) / block, ((hi - 1) % unit) / block);
+    let spans_units = lo / unit != (hi - 1) / unit;
+    let cached = state.index.rows() > 0
+        && if spans_units {
+            state.logged_rows_of(map.stripe).next().is_some()
+        } else {
+            (first_row..=last_row).any(|r| state.index.row(row_base + r).is_some())
+        };
+    if !cached {
+        return plan_parity_with(map, unit, spec, status, plan);
+    }
+    plan.start_ranges(map, unit, spec);
+    plan.fill_touched();
+    clear(plan, state.log_slot, false);
+    for i in 0..map.data.len() {
+        let (a, b) = plan.touched[i];
+        let mut sector = a;
+        while sector < b {
+            let row = sector / block;
+            let end = ((row + 1) * block).min(b);
+            match memory_recipe(state, row_base + row, i as u32, row * block) {
+                Some(recipe) => plan.log.recipes.push(recipe),
+                None => plan.add_range(map.data[i].drive, OpKind::Read, map.data[i].pba + sector, map.data[i].pba + end),
+            }
+            sector = end;
+        }
+    }
+    plan.finish_ranges();
+}
+
+/// A write: every updated block's new value to the journal (merged first where the write
+/// covers part of it); a row that does not fit written home with its parity.
+pub(super) fn plan_write(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec, plan: &mut Plan) {
+    plan.start_ranges(map, unit, spec);
+    plan.fill_touched();
+    clear(plan, state.log_slot, false);
+    let block = state.block_sectors;
+    let n = map.data.len() as u32;
+    let touched: Vec<(u64, u64)> = plan.touched.clone();
+    let (first_row, end_row) = touched
+        .iter()
+        .filter(|t| t.0 < t.1)
+        .fold((u64::MAX, 0), |(f, e), t| (f.min(t.0 / block), e.max(t.1.div_ceil(block))));
+    state.stats.write_pieces += 1;
+    let parity = map.parity[0];
+    for row in first_row..end_row {
+        let (start, end) = (row * block, row * block + block);
+        let (mut updated, mut partial): (BlockMask, BlockMask) = (0, 0);
+        for (i, &(a, b)) in touched.iter().enumerate() {
+            if a < end && b > start {
+                updated |= 1 << i;
+                if a > start || b < end {
+                    partial |= 1 << i;
+                }
+            }
+        }
+        if updated == 0 {
+            continue;
+        }
+        let row_id = map.stripe * state.rows_per_unit + row;
+        let logged = state.index.row(row_id).map_or(0, |e| e.logged());
+        let row_plan = state.scheme.plan_row(&super::RowState { data_blocks: n, updated, logged, has_old: 0 });
+        state.stats.row_writes += 1;
+        state.stats.lookups += row_plan.lookups as u64;
+        // The value of block i before the write where it is needed: memory if cached, else home.
+        let current = |plan: &mut Plan, i: usize, state: &LogState| match memory_recipe(state, row_id, i as u32, start) {
+            Some(recipe) => plan.log.recipes.push(recipe),
+            None => {
+                plan.add_range(map.data[i].drive, OpKind::Read, map.data[i].pba + start, map.data[i].pba + end);
+                plan.pre_read_sectors += block;
+            }
+        };
+        match state.index.reserve(row_plan.records()) {
+            Some(first_address) => {
+                for i in (0..n as usize).filter(|&i| partial >> i & 1 == 1) {
+                    state.stats.merge_read_blocks += (logged >> i & 1 == 0) as u64;
+                    current(plan, i, state);
+                }
+                state.stats.records += row_plan.records() as u64;
+                super::LogIndex::record_layout(&row_plan, &mut state.layout_scratch);
+                for (k, &(data_block, kind)) in state.layout_scratch.iter().enumerate() {
+                    debug_assert_eq!(kind, RecordKind::New);
+                    let log_pba = (first_address + k as u64) * block;
+                    plan.add_range(state.log_slot, OpKind::Write, log_pba, log_pba + block);
+                    plan.log.appends.push(LogAppend { log_pba, unit: data_block, row: start, sectors: block as u32, value: LogValue::New });
+                }
+                plan.log.rows.push((row_id, first_address, [0, row_plan.log_new, 0]));
+            }
+            None => {
+                // No room: the row goes home now, with its parity (reconstruct-write), and its
+                // cached blocks with it.
+                state.stats.log_full_rows += 1;
+                state.stats.rcw_rows += 1;
+                let whole = updated & !partial;
+                for i in (0..n as usize).filter(|&i| whole >> i & 1 == 0) {
+                    current(plan, i, state);
+                }
+                for i in (0..n as usize).filter(|&i| logged >> i & 1 == 1 && updated >> i & 1 == 0) {
+                    plan.add_range(map.data[i].drive, OpKind::Write, map.data[i].pba + start, map.data[i].pba + end);
+                }
+                // Whole blocks: a cached block's home is stale beyond what the write covers.
+                for i in (0..n as usize).filter(|&i| updated >> i & 1 == 1) {
+                    plan.add_range(map.data[i].drive, OpKind::Write, map.data[i].pba + start, map.data[i].pba + end);
+                }
+                plan.add_range(parity.drive, OpKind::Write, parity.pba + start, parity.pba + end);
+                plan.log.resync_rows.push(row_id);
+            }
+        }
+    }
+    state.stats.peak_used_blocks = state.stats.peak_used_blocks.max(state.index.used_blocks());
+    state.stats.peak_logged_blocks = state.stats.peak_logged_blocks.max(state.index.logged_blocks());
+    state.stats.peak_logged_rows = state.stats.peak_logged_rows.max(state.index.rows() as u64);
+    plan.finish_ranges();
+}
+
+/// A flush of `map`'s stripe: each cached row's parity by reconstruct-write, appended to the
+/// journal, then the cached blocks and the parities home.
+pub(super) fn plan_flush(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec, plan: &mut Plan) {
+    plan.start_ranges(map, unit, spec);
+    plan.fill_touched();
+    plan.touched.iter_mut().for_each(|t| *t = (0, 0));
+    clear(plan, state.log_slot, true);
+    let block = state.block_sectors;
+    let n = map.data.len();
+    let parity = map.parity[0];
+    let rows: Vec<u64> = state.flush_rows_of(map.stripe).collect();
+    // The parities go to the journal (md writes them there before the home writes), in space
+    // reserved like a write's and given back at the commit; nothing reads them but a replay,
+    // which raidlab does not need (a caught flush is run again). A full journal skips them.
+    let journal_at = state.index.reserve(rows.len() as u32).map(|first| first * block);
+    for (k, &row_id) in rows.iter().enumerate() {
+        let start = (row_id % state.rows_per_unit) * block;
+        let cached = state.index.row(row_id).map_or(0, |e| e.logged());
+        for i in 0..n {
+            if cached >> i & 1 == 1 {
+                plan.log.recipes.push(memory_recipe(state, row_id, i as u32, start).expect("a cached block has its record"));
+                plan.add_range(map.data[i].drive, OpKind::Write, map.data[i].pba + start, map.data[i].pba + start + block);
+            } else {
+                plan.add_range(map.data[i].drive, OpKind::Read, map.data[i].pba + start, map.data[i].pba + start + block);
+            }
+        }
+        plan.add_range(parity.drive, OpKind::Write, parity.pba + start, parity.pba + start + block);
+        if let Some(journal_at) = journal_at {
+            let log_pba = journal_at + k as u64 * block;
+            plan.log.appends.push(LogAppend { log_pba, unit: PARITY_UNIT, row: start, sectors: block as u32, value: LogValue::New });
+        }
+        state.stats.resync_lookups += 1;
+        debug_assert!(cached & !all_blocks(n as u32) == 0);
+    }
+    if let Some(journal_at) = journal_at {
+        plan.add_range(state.log_slot, OpKind::Write, journal_at, journal_at + rows.len() as u64 * block);
+    }
+    state.stats.resync_stripes += 1;
+    state.stats.resync_rows += rows.len() as u64;
+    plan.log.resync_rows.extend(rows);
+    plan.finish_ranges();
+    // Up to three phases: the reads, the parities to the journal, then the home writes (a
+    // phase with no op is left out: a full journal takes no parity).
+    let has_reads = plan.ops.iter().any(|o| o.kind == OpKind::Read);
+    let has_journal = plan.ops.iter().any(|o| o.kind == OpKind::Write && o.drive == state.log_slot);
+    let journal_phase = has_reads as u8;
+    for op in &mut plan.ops {
+        if op.kind == OpKind::Write && op.drive != state.log_slot {
+            op.phase = journal_phase + has_journal as u8;
+        }
+    }
+    plan.phases = plan.ops.iter().map(|o| o.phase + 1).max().unwrap_or(0);
+}
