@@ -66,6 +66,9 @@ enum Owner {
     /// A log-assisted array's idle detector (`log.resync_idle_ms`): the array may have been
     /// idle long enough to re-synchronize.
     LogIdle,
+    /// The controller's CPU: a plan it delayed by its CPU time (a log index's look-ups) is
+    /// due.
+    ControllerCpu,
 }
 
 /// An [`Owner`] as the event queue holds it: a drive's slot, or a code above every slot. (An
@@ -79,12 +82,14 @@ impl OwnerCode {
     const REBUILD: u32 = u32::MAX;
     const CACHE: u32 = u32::MAX - 1;
     const LOG_IDLE: u32 = u32::MAX - 2;
+    const CONTROLLER_CPU: u32 = u32::MAX - 3;
 
     fn of(owner: Owner) -> OwnerCode {
         OwnerCode(match owner {
             Owner::Rebuild => Self::REBUILD,
             Owner::Cache => Self::CACHE,
             Owner::LogIdle => Self::LOG_IDLE,
+            Owner::ControllerCpu => Self::CONTROLLER_CPU,
             Owner::Drive(drive) => drive,
         })
     }
@@ -94,6 +99,7 @@ impl OwnerCode {
             Self::REBUILD => Owner::Rebuild,
             Self::CACHE => Owner::Cache,
             Self::LOG_IDLE => Owner::LogIdle,
+            Self::CONTROLLER_CPU => Owner::ControllerCpu,
             drive => Owner::Drive(drive),
         }
     }
@@ -107,6 +113,7 @@ impl Owner {
             Owner::Drive(drive) => format!("drive {drive}'s class discipline (wake-ups)"),
             Owner::Cache => "the buffer cache (answers)".into(),
             Owner::LogIdle => "the log's idle re-sync detector".into(),
+            Owner::ControllerCpu => "the controller's CPU (plans delayed by their look-ups)".into(),
         }
     }
 }
@@ -991,7 +998,7 @@ impl Simulation {
     fn timer_is_current(&self, owner: Owner, epoch: u32) -> bool {
         match owner {
             Owner::Drive(drive) => self.drives[drive as usize].epoch == epoch,
-            Owner::Rebuild | Owner::Cache | Owner::LogIdle => true,
+            Owner::Rebuild | Owner::Cache | Owner::LogIdle | Owner::ControllerCpu => true,
         }
     }
 
@@ -1012,6 +1019,10 @@ impl Simulation {
             Owner::Drive(drive) => self.start_next(drive),
             Owner::Cache => self.on_cache_answer()?,
             Owner::LogIdle => self.on_log_idle()?,
+            Owner::ControllerCpu => {
+                let now = self.now;
+                self.controller.cpu_done(now, &Drives(&self.drives, self.read_estimate))?;
+            }
         }
         Ok(())
     }
@@ -1194,6 +1205,15 @@ impl Simulation {
                 self.log_idle_armed = Some(self.workload.issued());
                 self.events.push(self.now + idle, Event::Timer { owner: OwnerCode::of(Owner::LogIdle), epoch: 0 });
             }
+        }
+    }
+
+    /// Timers for the plans the controller delayed by their CPU time.
+    #[cold]
+    #[inline(never)]
+    fn schedule_cpu_wakeups(&mut self) {
+        for at in std::mem::take(&mut self.controller.cpu_wakeups) {
+            self.events.push(at, Event::Timer { owner: OwnerCode::of(Owner::ControllerCpu), epoch: 0 });
         }
     }
 
@@ -1492,6 +1512,9 @@ impl Simulation {
             let completed = !self.controller.completed.is_empty();
             if issued == 0 && !completed {
                 if self.controller.rebuild_events.is_empty() {
+                    if !self.controller.cpu_wakeups.is_empty() {
+                        self.schedule_cpu_wakeups();
+                    }
                     return Ok(());
                 }
                 self.dispatch_rebuild_events();

@@ -172,6 +172,9 @@ impl Controller {
         self.completed.clear();
         self.rebuild_events.clear();
         self.in_flight_requests = 0;
+        // (The CPU's work in hand went with the pieces; the restarted controller's is free.)
+        self.cpu_delayed.clear();
+        self.cpu_free_at = 0;
         // A re-sync in flight went with the rest; the placement state may ask for another.
         self.resyncs_in_flight = 0;
         self.resync_wanted = true;

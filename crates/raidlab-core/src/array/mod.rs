@@ -377,6 +377,12 @@ pub struct Controller {
     content: Option<ContentModel>,
     rng: RngStream,
     next_write_id: u64,
+    /// Pieces waiting for their plan's CPU time ([`Plan::cpu_ns`]): (when it is over, piece),
+    /// and the wake-ups the engine has yet to schedule.
+    cpu_delayed: Vec<(Nanos, u32)>,
+    pub cpu_wakeups: Vec<Nanos>,
+    /// When the controller's CPU has done the look-ups given to it so far.
+    cpu_free_at: Nanos,
     /// Re-sync requests ([`Origin::Resync`]) in flight (at most one).
     resyncs_in_flight: u32,
     /// The layout's placement state may want a re-sync: ask it at the end of this op.
@@ -436,6 +442,9 @@ impl Controller {
             content,
             rng,
             next_write_id: 0,
+            cpu_delayed: Vec::new(),
+            cpu_wakeups: Vec::new(),
+            cpu_free_at: 0,
             resyncs_in_flight: 0,
             resync_wanted: false,
             ready: Vec::new(),
@@ -840,7 +849,41 @@ impl Controller {
             // The content model reads the rows of every unit of the stripe.
             p.plan.fill_touched();
         }
+        let cpu_ns = self.pieces[idx as usize].plan.cpu_ns;
+        if cpu_ns > 0 {
+            return self.delay_piece(now, idx, cpu_ns);
+        }
         self.issue_phase(idx)
+    }
+
+    /// The controller spends `cpu_ns` on piece `idx`'s plan (a log index's look-ups) before it
+    /// issues it: the piece waits, holding its lock, and the engine wakes the controller then
+    /// ([`Controller::cpu_wakeups`], [`Controller::cpu_done`]). The CPU is one server, taken
+    /// in turn: a plan's look-ups start once the ones before are done (md runs a stripe's
+    /// handling in one thread).
+    #[cold]
+    #[inline(never)]
+    fn delay_piece(&mut self, now: Nanos, idx: u32, cpu_ns: Nanos) -> Result<()> {
+        let done = self.cpu_free_at.max(now) + cpu_ns;
+        self.cpu_free_at = done;
+        self.cpu_delayed.push((done, idx));
+        self.cpu_wakeups.push(done);
+        Ok(())
+    }
+
+    /// The engine's wake-up for delayed pieces: issue every piece whose CPU time is over.
+    pub fn cpu_done(&mut self, now: Nanos, view: &dyn DriveView) -> Result<()> {
+        let mut i = 0;
+        while i < self.cpu_delayed.len() {
+            if self.cpu_delayed[i].0 <= now {
+                // (Removed in order: pieces due at the same time issue in the order delayed.)
+                let (_, idx) = self.cpu_delayed.remove(i);
+                self.issue_phase(idx)?;
+            } else {
+                i += 1;
+            }
+        }
+        self.run_ready(now, view)
     }
 
     /// Issue every op of the piece's current phase, or finish the piece if there is none.

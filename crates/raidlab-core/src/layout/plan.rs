@@ -66,6 +66,9 @@ pub struct Plan {
     pub log: LogWrites,
     /// Whether [`Plan::log`] describes this plan.
     pub logged: bool,
+    /// Controller CPU time spent before the plan is issued, ns (a log index's look-ups,
+    /// `log.lookup_us`); 0 for nearly every plan.
+    pub cpu_ns: u64,
     /// Scratch: (drive, kind, start pba, end pba) before merging.
     ranges: Vec<(u32, OpKind, u64, u64)>,
     /// Scratch: touched row range [start, end) of every data unit (empty when start == end),
@@ -211,6 +214,7 @@ impl Plan {
         self.rcw_segments = 0;
         self.placed = false;
         self.logged = false;
+        self.cpu_ns = 0;
     }
 
     #[inline]

@@ -33,6 +33,12 @@ pub struct LogConfig {
     /// serving user requests meanwhile.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resync_idle_ms: Option<f64>,
+    /// The controller's CPU time per index look-up, µs (the paper gives none, notes A.9):
+    /// a write's (or a re-sync's) look-ups delay its disk operations by this much each, the
+    /// piece holding its stripe's lock meanwhile. Absent (the default): look-ups are counted
+    /// and cost nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lookup_us: Option<f64>,
 }
 
 fn default_capacity_gb() -> f64 {
@@ -71,6 +77,11 @@ impl LogConfig {
         self.block_kib as u64 * 2
     }
 
+    /// The CPU time of one index look-up, ns.
+    pub fn lookup_ns(&self) -> u64 {
+        (self.lookup_us.unwrap_or(0.0) * 1e3).round() as u64
+    }
+
     /// The log's capacity, whole blocks.
     pub fn capacity_blocks(&self) -> u64 {
         (self.capacity_gb * 1e9 / (self.block_kib as f64 * 1024.0)).floor() as u64
@@ -96,6 +107,11 @@ impl LogConfig {
         if let Some(ms) = self.resync_idle_ms {
             if !(ms.is_finite() && ms > 0.0 && ms <= 1e9) {
                 return Err(Error::config("log.resync_idle_ms", format!("must be above 0 and at most 10⁹ ms, not {ms}")));
+            }
+        }
+        if let Some(us) = self.lookup_us {
+            if !(us.is_finite() && us >= 0.0 && us <= 1e6) {
+                return Err(Error::config("log.lookup_us", format!("must be from 0 to 10⁶ µs, not {us}")));
             }
         }
         if !(self.resync_threshold > 0.0 && self.resync_threshold <= 1.0) {

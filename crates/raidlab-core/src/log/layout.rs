@@ -116,6 +116,8 @@ pub struct LogState {
     pub wb_full: std::collections::VecDeque<u64>,
     /// Rows a crash may have torn (written home by a write the journal had no room for).
     pub wb_torn: std::collections::BTreeSet<u64>,
+    /// The controller's CPU time per index look-up, ns (`log.lookup_us`).
+    pub lookup_ns: u64,
 }
 
 impl LogState {
@@ -383,6 +385,7 @@ impl Layout for LogAssisted {
             write_back: self.scheme.consistency() == Consistency::WriteBack,
             wb_full: Default::default(),
             wb_torn: Default::default(),
+            lookup_ns: self.config.lookup_ns(),
             md: super::md::MdState {
                 journal: super::md::Ring::new(capacity * self.config.block_sectors()),
                 ppl_start: self.inner.stripes() * self.inner.stripe_unit_sectors(),

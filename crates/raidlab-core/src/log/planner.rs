@@ -370,6 +370,7 @@ fn plan_resync(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, 
     }
     state.stats.resync_stripes += 1;
     state.stats.resync_rows += rows.len() as u64;
+    plan.cpu_ns = rows.len() as u64 * state.scheme.resync_lookups(state.data_units) as u64 * state.lookup_ns;
     plan.log.resync_rows.extend(rows);
     plan.finish_ranges();
 }
@@ -418,6 +419,7 @@ fn plan_write(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, s
     // parity's blocks run on from one row to the next: extended in place, they reach the
     // plan as a few ranges instead of one per block (which the plan would sort and merge).
     let mut read_runs = [(0u64, 0u64); super::MAX_ROW_DATA_BLOCKS as usize];
+    let mut lookups = 0u64;
     let (mut log_run, mut parity_run) = ((0u64, 0u64), (0u64, 0u64));
     for row in row_range.0..row_range.1 {
         let (start, end) = (row * block, row * block + block);
@@ -445,6 +447,7 @@ fn plan_write(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, s
         let row_plan = state.scheme.plan_row(&row_state);
         stats.row_writes += 1;
         stats.lookups += row_plan.lookups as u64;
+        lookups += row_plan.lookups as u64;
         let reads: BlockMask;
         let reserved = if state.log_failed { None } else { state.index.reserve(row_plan.records()) };
         if let Some(first_address) = reserved {
@@ -503,4 +506,5 @@ fn plan_write(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, s
     stats.peak_logged_blocks = stats.peak_logged_blocks.max(state.index.logged_blocks());
     stats.peak_logged_rows = stats.peak_logged_rows.max(state.index.rows() as u64);
     plan.finish_ranges();
+    plan.cpu_ns = lookups * state.lookup_ns;
 }

@@ -114,6 +114,7 @@ pub(super) fn plan_write(state: &mut LogState, map: &StripeMap, unit: u64, spec:
         let row_plan = state.scheme.plan_row(&super::RowState { data_blocks: n, updated, logged, has_old: 0 });
         state.stats.row_writes += 1;
         state.stats.lookups += row_plan.lookups as u64;
+        plan.cpu_ns += row_plan.lookups as u64 * state.lookup_ns;
         // The value of block i before the write where it is needed: memory if cached, else home.
         let current = |plan: &mut Plan, i: usize, state: &LogState| match memory_recipe(state, row_id, i as u32, start) {
             Some(recipe) => plan.log.recipes.push(recipe),
@@ -197,6 +198,7 @@ pub(super) fn plan_flush(state: &mut LogState, map: &StripeMap, unit: u64, spec:
             plan.log.appends.push(LogAppend { log_pba, unit: PARITY_UNIT, row: start, sectors: block as u32, value: LogValue::New });
         }
         state.stats.resync_lookups += 1;
+        plan.cpu_ns += state.lookup_ns;
         debug_assert!(cached & !all_blocks(n as u32) == 0);
     }
     if let Some(journal_at) = journal_at {
