@@ -115,10 +115,16 @@ def _sweeps(output: Path) -> pd.DataFrame:
                       if not path.parent.name.startswith("recovery")], ignore_index=True)
 
 
+@pytest.fixture(scope="module")
+def quick_reproduction(tmp_path_factory):
+    """The quick grid, run once for the tests that read it: (output folder, report)."""
+    output = tmp_path_factory.mktemp("quick") / "swo"
+    return output, run_reproduction(entry("swo"), Context(output=output, seeds=1, jobs=2, options=QUICK))
+
+
 @pytest.mark.engine
-def test_a_quick_reproduction_runs_and_its_properties_hold(tmp_path):
-    output = tmp_path / "swo"
-    report = run_reproduction(entry("swo"), Context(output=output, seeds=1, jobs=2, options=QUICK))
+def test_a_quick_reproduction_runs_and_its_properties_hold(quick_reproduction):
+    output, report = quick_reproduction
     assert report.error is None, report.error
     runs = _sweeps(output)
     assert len(runs) == len(swo.cases(quick=True)) and set(runs["status"]) == {"done"}
@@ -129,14 +135,17 @@ def test_a_quick_reproduction_runs_and_its_properties_hold(tmp_path):
     for trace, rate in (("financial1", 69), ("financial2", 125)):
         rows = traces[traces["workload.trace.path"].str.contains(trace)]
         assert (rows["requests_completed"] == int(round(rate * 300))).all(), trace
-    # Content checks (trace runs): no stale read, and every row written recovered right
-    # through the log (Fig. 5's rule) at the end of every log-assisted run.
+    # Content checks (trace runs): no stale read, and every row written recovered right at the
+    # end of every run with a log: through the log (Fig. 5's rule), or plainly under md's
+    # schemes, whose parity is current.
     checked = traces[traces["log.scheme"].notna()]
     assert (traces["content.stale_reads"] == 0).all()
     assert (checked["log.recovery_sectors_checked"] > 0).all()
     assert (checked["log.recovery_sectors_wrong"] == 0).all()
-    # Fig. 10's setting: one re-sync, when the log drive fails, after the replay; no log-full
-    # rows; the same rows re-synchronized whatever the scheme (same trace, same dirty rows).
+    # Fig. 10's setting (the schemes that re-sync): one re-sync, when the log drive fails, after
+    # the replay; no log-full rows; the same rows re-synchronized whatever the scheme (same
+    # trace, same dirty rows).
+    checked = checked[checked["log.scheme"].isin([swo.SCHEMES[s] for s in swo.LOG_SCHEMES])]
     assert (checked["log.resyncs"] == 1).all() and (checked["log.log_full_rows"] == 0).all()
     assert (checked["log.logged_rows_at_end"] == 0).all()
     for _, group in checked.groupby(["workload.trace.path", "array.stripe_unit_kib"]):
@@ -170,13 +179,14 @@ def test_a_quick_reproduction_runs_and_its_properties_hold(tmp_path):
         if chunk == swo.PAPER_CHUNK_KIB and scheme in swo.TABLE2[trace]:
             assert _number(row[3]) == swo.TABLE2[trace][scheme]
         run = traces[traces["workload.trace.path"].str.contains(trace) & (traces["array.stripe_unit_kib"] == chunk)]
-        if scheme == "RAID5":
-            run = run[run["log.scheme"].isna()]
+        if scheme == "RAID5" or scheme in swo.MD_SCHEMES:  # md plans its writes as plain RAID-5
+            run = run[run["log.scheme"].isna()] if scheme == "RAID5" else run[run["log.scheme"] == swo.SCHEMES[scheme]]
             value = float(run["writes.pre_read_sectors"].iloc[0]) / 8 / float(run["response_ms.write.count"].iloc[0])
             pages = _number(row[6])
             assert _number(row[4]) <= pages + 1e-9  # raidlab reads sectors, md whole pages
             swo_row = next(r for r in table2.rows if r[:3] == [row[0], row[1], "SWO"])
             assert _number(swo_row[4]) <= pages  # SWO ≤ RAID5 (parity included), in md's pages
+            assert scheme == "RAID5" or row[3] == "—"  # no published count for md
         else:
             run = run[run["log.scheme"] == swo.SCHEMES[scheme]]
             value = float(run["log.pre_read_blocks_per_write_request"].iloc[0])
@@ -219,6 +229,50 @@ def test_a_quick_reproduction_runs_and_its_properties_hold(tmp_path):
     again = run_reproduction(entry("swo"), Context(output=output, seeds=1, jobs=2, options=QUICK))
     assert "0 run now" in again.facts[0] and again.error is None
     assert [t.rows for t in again.tables] == [t.rows for t in report.tables]
+
+
+@pytest.mark.engine
+def test_md_schemes_pre_read_as_raid5_and_pay_for_their_log(quick_reproduction):
+    """md's journal and PPL plan every write as plain RAID-5, so on the same workload they
+    pre-read exactly what RAID-5 does; each puts a log write before the home writes of every
+    write, so their writes respond no faster than RAID-5's. The journal logs the data besides
+    what PPL logs (a header and a parity-sized range), so more bytes per write. Neither has
+    anything to re-sync, and PPL's area lies beyond the volume, which every run shares."""
+    output, report = quick_reproduction
+    runs = _sweeps(output)
+    assert (runs["capacity_bytes"] == swo.VOLUME_BYTES).all()
+    journal, ppl = swo.SCHEMES["MDJ"], swo.SCHEMES["PPL"]
+    md = runs[runs["log.scheme"].isin([journal, ppl])]
+    assert len(md) == 2 * sum(1 for c in swo.cases(quick=True) if c.scheme == "MDJ")
+    # Nothing to re-sync; and at one write outstanding or a trace's rate no log fills, so every
+    # write is logged.
+    assert (md["log.resyncs"] == 0).all() and (md["log.unprotected_writes"] == 0).all()
+    resync = pd.read_parquet(output / "resync-seed1" / "summary.parquet")
+    assert not resync["log.scheme"].isin([journal, ppl]).any()  # no log drive to fail (Fig. 10)
+
+    compared = 0
+    for key, group in runs.groupby(["workload.trace.path", "array.stripe_unit_kib"]):
+        if not group["log.scheme"].isin([journal, ppl]).any():
+            continue
+        raid5 = group[group["log.scheme"].isna()].iloc[0]
+        by_scheme = group.set_index("log.scheme")
+        for scheme in (journal, ppl):
+            assert by_scheme.loc[scheme, "writes.pre_read_sectors"] == raid5["writes.pre_read_sectors"], key
+            assert by_scheme.loc[scheme, "response_ms.write.mean"] >= raid5["response_ms.write.mean"], (key, scheme)
+        assert by_scheme.loc[journal, "log.md_log_bytes_per_write"] > by_scheme.loc[ppl, "log.md_log_bytes_per_write"]
+        assert by_scheme.loc[ppl, "log.md_log_bytes_per_write"] >= 4096  # md's 4 KiB header at least
+        compared += 1
+    assert compared == 4 + 2  # 2 traces × 2 chunks, and the two IOmeter patterns at 512 KiB
+
+    # Table II counts md as RAID5 and so gives it RAID5's number; the md table has a row for
+    # each md run.
+    table2 = next(t for t in report.tables if t.title.startswith("Table II"))
+    for row in table2.rows:
+        if row[2] in (swo.SCHEME_NAMES["MDJ"], swo.SCHEME_NAMES["PPL"]):
+            raid5 = next(r for r in table2.rows if r[:3] == [row[0], row[1], "RAID5"])
+            assert row[4] == raid5[4] and row[3] == "—"
+    md_table = next(t for t in report.tables if t.title.startswith("md's journal and PPL"))
+    assert len(md_table.rows) == len(md)
 
 
 def test_the_command_line_gives_swo_its_traces_by_name(tmp_path):

@@ -5,8 +5,11 @@ The paper's array (§IV-A, notes A.13-A.14): a 7-drive RAID-5 with 512 KB chunks
 limited to 10 GB (a 60 GB volume), plus a log drive with a 10 GB log whose re-sync starts at
 80 % full (``experiments/swo.toml``). raidlab's drive is ``hc550`` (7,200 rpm) for the
 prototype's Seagate ST31000340NS, limited to its first 10 GiB. Schemes (:data:`SCHEMES`):
-plain RAID-5, Data Logging, RAID5L, RAID5L_S, RAID5L_O, SWO, and Parity Logging beside them
-(the paper describes it but measures nothing of it).
+plain RAID-5, Data Logging, RAID5L, RAID5L_S, RAID5L_O, SWO, and beside them, beyond the
+paper's comparison, Parity Logging (the paper describes it but measures nothing of it) and
+Linux md's raid5 journal (write-through) and partial parity log (PPL), which the paper does
+not name. md's schemes keep the parity current on every write (:data:`MD_SCHEMES`): they
+have nothing to re-sync and are left out of Figs. 10-11; their PPL needs no log drive.
 
 Studies (``--studies``, default both):
 
@@ -19,22 +22,24 @@ Studies (``--studies``, default both):
 * ``traces`` (Table II, Figs. 8, 10, 11): an hour of a Financial1 and a Financial2
   look-alike (:mod:`raidlab.synth`, one per seed) or of the real traces (option ``traces``),
   replayed open loop at their timestamps, at 512 KiB chunks (the paper's) and at 4 KiB (notes
-  A.17); the log drive fails 1 s after the hour, so the re-sync runs offline (Fig. 10).
+  A.17); the log drive fails 1 s after the hour, so the re-sync runs offline (Fig. 10; not
+  under md's schemes).
 
 Fig. 9 (and Fig. 11's reconstruction column): the 512 KiB trace cases once more, with data
 drive 0 failing 1 s after the hour and rebuilt onto a hot spare through the log, offline
-(:data:`RECOVERY_REBUILD`). Linux md's journal and PPL do not exist in raidlab and are not
-compared.
+(:data:`RECOVERY_REBUILD`); RAID-5 and md's schemes rebuild plainly. No published number
+covers md's schemes: their cells beside the paper's show "—".
 
 Every run goes through the sweep machinery, three sweeps per seed (``OUTPUT/resync-seedN``:
-the log-assisted trace runs, whose log drive fails; ``OUTPUT/recovery-seedN``: the 512 KiB
-trace runs whose data drive fails; ``OUTPUT/runs-seedN``: the others), so a second
+the trace runs of :data:`LOG_SCHEMES`, whose log drive fails; ``OUTPUT/recovery-seedN``: the
+512 KiB trace runs whose data drive fails; ``OUTPUT/runs-seedN``: the others), so a second
 ``reproduce`` reuses finished runs. Seeds 1, 2 by default (``--seeds N``: 1..N); seed
 N draws the look-alikes and the random IOmeter stream with seed N (the sequential stream is
 the same for every seed).
 
-Measured on a 2-core machine shared with other work: 296 runs (148 cases × 2 seeds) in 1 min
-47 s to 2 min 33 s from nothing, 7 s when every run is done; the quick grid about 10 s.
+Measured on a 2-core machine shared with other work: 344 runs (172 cases × 2 seeds) and the
+36 runs of Fig. 9 in 1 min 53 s from nothing (3 min 8 s with a Rust build beside it), 8-10 s
+when every run is done; the quick grid about 20 s.
 
 Options (``Context.options``): ``quick`` (a small grid for tests: :data:`QUICK`), ``duration_s``
 (the trace replays' length, default 3600), ``iometer_requests``, ``traces`` (a mapping
@@ -56,22 +61,31 @@ from raidlab.output.report import PaperReport, ReportFigure, ReportTable, number
 if TYPE_CHECKING:
     from raidlab.reproductions.context import Context
 
-__all__ = ["SCHEMES", "LOG_SCHEMES", "TRACES", "CHUNKS_KIB", "TABLE2", "FIG6", "FIG7", "FIG8", "FIG9", "FIG10",
-           "FIG11", "Case", "cases", "run"]
+__all__ = ["SCHEMES", "LOG_SCHEMES", "MD_SCHEMES", "TRACES", "CHUNKS_KIB", "TABLE2", "FIG6", "FIG7", "FIG8", "FIG9",
+           "FIG10", "FIG11", "Case", "cases", "run"]
 
 # ---------------------------------------------------------------------------------------------
 # The setup
 # ---------------------------------------------------------------------------------------------
 
 #: The schemes, in the paper's order, by the paper's names: the core's ``log.scheme`` (plain
-#: RAID-5: no ``[log]`` table). Parity Logging is background in the paper (§II-A), shown beside.
+#: RAID-5: no ``[log]`` table). Parity Logging is background in the paper (§II-A), shown beside;
+#: so are Linux md's raid5 journal (write-through) and partial parity log, which the paper
+#: does not name (docs/log.md, "Linux md's journal and PPL").
 SCHEMES: Dict[str, Optional[str]] = {
     "RAID5": None, "DL": "data_logging", "RAID5L_S": "raid5l_s", "RAID5L_O": "raid5l_o", "RAID5L": "raid5l",
-    "SWO": "swo", "PL": "parity_logging",
+    "SWO": "swo", "PL": "parity_logging", "MDJ": "md_journal", "PPL": "md_ppl",
 }
 SCHEME_NAMES = {"RAID5": "RAID5", "DL": "Data Logging", "RAID5L_S": "RAID5L_S", "RAID5L_O": "RAID5L_O",
-                "RAID5L": "RAID5L", "SWO": "SWO", "PL": "Parity Logging (extra)"}
-LOG_SCHEMES = tuple(s for s, name in SCHEMES.items() if name is not None)
+                "RAID5L": "RAID5L", "SWO": "SWO", "PL": "Parity Logging (extra)", "MDJ": "md journal (extra)",
+                "PPL": "md PPL (extra)"}
+#: md's schemes keep the parity current on every write (a write is planned as plain RAID-5, with
+#: a log write of its own before the home writes): nothing to re-sync, no records to recover a
+#: lost block from, so Figs. 10-11 and the paper's pre-read counting do not apply to them.
+MD_SCHEMES = ("MDJ", "PPL")
+#: The schemes that defer the parity to a re-sync through a log drive (the paper's sense of
+#: "log-assisted").
+LOG_SCHEMES = tuple(s for s, name in SCHEMES.items() if name is not None and s not in MD_SCHEMES)
 #: The log (§IV-A; notes A.1, A.13): 10 GB, re-sync at 80 % full, 4 KiB rows (md's stripe_head).
 LOG_TABLE = {"capacity_gb": 10.0, "resync_threshold": 0.8, "block_kib": 4}
 TRACES = ("financial1", "financial2")
@@ -341,11 +355,24 @@ def md_raid5_pages(path: Path, chunk_kib: int, duration_s: float) -> float:
 # ---------------------------------------------------------------------------------------------
 
 
+def ppl_area_sectors(chunk_kib: int) -> int:
+    """The area md's PPL takes at the end of every member, sectors, as the core reserves it
+    (docs/log.md): a 4 KiB header and the larger of md's 128 KiB and one chunk."""
+    return 8 + max(256, chunk_kib * 2)
+
+
 def _case_keys(case: Case, path: Path, duration_s: float, requests: int, given: bool) -> Dict[str, Any]:
     keys: Dict[str, Any] = {"array.stripe_unit_kib": case.chunk_kib, "workload.trace.path": str(path)}
     log = SCHEMES[case.scheme]
     if log is not None:
+        # md's journal sizes its ring by capacity_gb; neither md scheme uses the threshold.
         keys["log"] = {"scheme": log, **LOG_TABLE}
+    if log == "md_ppl":
+        # The core takes PPL's area from the members' data, which would leave a volume a few
+        # stripes short of 60 GiB (and addresses near its end refused); md keeps the PPL in the
+        # members' metadata space, beside the data. So the members hold that much more: every
+        # scheme then serves the same volume and the same addresses.
+        keys["drive.capacity_sectors"] = DRIVE_SECTORS + ppl_area_sectors(case.chunk_kib)
     if case.study == "traces":
         keys["workload.duration_s"] = duration_s
         keys["workload.trace.fold"] = "modulo" if given else "reject"
@@ -378,7 +405,8 @@ def _spec_text(base: Path, name: str, seed: int, set_keys: Mapping[str, Any], po
 #: Per-run metrics kept (``_metrics``).
 METRICS = ("response", "write_response", "read_response", "pre_reads", "merge_reads", "lookups", "resync_s",
            "resync_rows", "resync_lookups", "resyncs", "recovery_checked", "recovery_wrong", "stale_reads",
-           "log_full_rows", "peak_log_gb", "requests", "write_requests", "completed")
+           "log_full_rows", "peak_log_gb", "requests", "write_requests", "completed", "volume_bytes",
+           "md_log_bytes_per_write", "unprotected_writes")
 
 
 def _float(value: Any) -> float:
@@ -390,19 +418,28 @@ def _float(value: Any) -> float:
 
 def _metrics(row: Mapping[str, Any], case: Case) -> Dict[str, float]:
     """A run's metrics. ``pre_reads`` is Table II's measure: the scheme's pre-read data blocks
-    per write request; for plain RAID-5, its pre-read sectors (parity pre-reads included) / 8
-    per write request."""
+    per write request; for plain RAID-5 and md's schemes (which plan every write as plain
+    RAID-5), the pre-read sectors (parity pre-reads included) / 8 per write request."""
     get = lambda key: _float(row.get(key))  # noqa: E731
     writes = get("response_ms.write.count")
     values = {"response": get("response_ms.all.mean"), "write_response": get("response_ms.write.mean"),
               "read_response": get("response_ms.read.mean"), "requests": get("response_ms.all.count"),
               "write_requests": writes, "completed": get("requests_completed"),
-              "stale_reads": get("content.stale_reads")}
-    if SCHEMES[case.scheme] is None:
+              "stale_reads": get("content.stale_reads"), "volume_bytes": get("capacity_bytes"),
+              "md_log_bytes_per_write": math.nan, "unprotected_writes": math.nan}
+    if SCHEMES[case.scheme] is None or case.scheme in MD_SCHEMES:
+        # md's log table counts no pre-reads (the paper's row counting does not apply to it).
         values["pre_reads"] = get("writes.pre_read_sectors") / 8.0 / writes if writes else math.nan
         for name in ("merge_reads", "lookups", "resync_s", "resync_rows", "resync_lookups", "resyncs",
                      "recovery_checked", "recovery_wrong", "log_full_rows", "peak_log_gb"):
             values[name] = math.nan
+        if case.scheme in MD_SCHEMES:
+            # With content checks the run's end recovers every written row plainly (md's parity
+            # is current), which proves every parity is the XOR of its data.
+            values.update({"md_log_bytes_per_write": get("log.md_log_bytes_per_write"),
+                           "unprotected_writes": get("log.unprotected_writes"),
+                           "recovery_checked": get("log.recovery_sectors_checked"),
+                           "recovery_wrong": get("log.recovery_sectors_wrong")})
         return values
     log_writes = get("log.write_requests")
     values.update({
@@ -499,8 +536,10 @@ def run(context: "Context") -> PaperReport:
     trace_paths: Dict[Tuple[str, int], Path] = {}
     skipped = ran = failed = 0
     errors: List[str] = []
-    # Two sweeps per seed: the log-assisted trace runs, whose log drive fails after the replay
-    # (the failure in the sweep's [set]), and every other run.
+    # Three sweeps per seed: the trace runs of the schemes that re-sync, whose log drive fails
+    # after the replay (the failure in the sweep's [set]); the Fig. 9 runs, whose data drive
+    # fails; and every other run. md's schemes have nothing to re-sync (and PPL no log drive to
+    # fail: a config error), so their trace runs are among the others.
     failure = {"failures": [{"kind": "log_fails", "at_s": duration_s + LOG_FAILS_AFTER_S}]}
     set_keys: Dict[str, Dict[str, Any]] = {
         "runs": {}, "resync": failure,
@@ -516,7 +555,7 @@ def run(context: "Context") -> PaperReport:
                 trace_paths[(case.workload, seed)] = path
             else:
                 path = _iometer_trace(folder, case.workload, case.size_kib, requests, seed)
-            group = "resync" if case.study == "traces" and SCHEMES[case.scheme] is not None else "runs"
+            group = "resync" if case.study == "traces" and case.scheme in LOG_SCHEMES else "runs"
             keys = _case_keys(case, path, duration_s, requests, case.workload in given)
             groups[group][0].append(keys)
             groups[group][1].append(case)
@@ -552,8 +591,10 @@ def run(context: "Context") -> PaperReport:
     report.facts.append(
         "array: 7 × hc550 (7,200 rpm, standing in for the Seagate ST31000340NS) limited to 10 GiB each, RAID-5, "
         "a 60 GiB volume; log-assisted schemes add an eighth drive with a 10 GB log, re-sync at 80 % full, 4 KiB "
-        "rows; FCFS queues; content checks on in the trace runs (off in the IOmeter-like runs: no simulated time "
-        "changes, and it made them 20 times slower)")
+        "rows; md's journal a 10 GB ring on an eighth drive of the same model; md's PPL no eighth drive, its area "
+        "(a 4 KiB header and the larger of 128 KiB and a chunk) beyond the 10 GiB of every member; FCFS queues; "
+        "content checks on in the trace runs (off in the IOmeter-like runs: no simulated time changes, and it made "
+        "them 20 times slower)")
     if "traces" in studies:
         source = ", ".join(f"{TRACE_LABELS[n]}: {given[n]}" for n in TRACES if n in given)
         report.facts.append(
@@ -562,9 +603,10 @@ def run(context: "Context") -> PaperReport:
             + (f"; look-alikes (raidlab.synth, seed = run seed) for {', '.join(TRACE_LABELS[n] for n in TRACES if n not in given)}"
                if len(given) < len(TRACES) else "")
             + f"; chunks {' and '.join(f'{c} KiB' for c in TRACE_CHUNKS_KIB)}; the log drive fails "
-              f"{LOG_FAILS_AFTER_S:g} s after the replay's end (Fig. 10's re-sync, offline); for Fig. 9, data drive 0 "
-              f"fails {DATA_FAILS_AFTER_S:g} s after it and is rebuilt onto a hot spare through the log, offline "
-              "(stripe order, 16 units of 64 KiB in flight, content checks off)")
+              f"{LOG_FAILS_AFTER_S:g} s after the replay's end (Fig. 10's re-sync, offline; not under md's schemes, "
+              f"which have nothing to re-sync); for Fig. 9, data drive 0 fails {DATA_FAILS_AFTER_S:g} s after it and "
+              "is rebuilt onto a hot spare through the log (plainly under RAID5 and md's schemes), offline (stripe "
+              "order, 16 units of 64 KiB in flight, content checks off)")
     if "iometer" in studies:
         sizes = QUICK["sizes"] if quick else IOMETER_SIZES_KIB
         depths = QUICK["depths"] if quick else IOMETER_DEPTHS
@@ -592,6 +634,8 @@ def run(context: "Context") -> PaperReport:
         report.tables.append(_iometer_responses(runs, chosen))
         report.tables.append(_fig6_table(runs, chosen))
         report.tables.append(_fig7_table(runs, chosen))
+    if any(c.scheme in MD_SCHEMES for c in chosen):
+        report.tables.append(_md_table(runs, chosen))
     report.tables.append(_claims_table(runs, chosen, trace_paths, duration_s, seeds, given))
     for path, caption in _figures(runs, chosen, output):
         report.figures.append(ReportFigure(path, caption))
@@ -605,9 +649,10 @@ def run(context: "Context") -> PaperReport:
 
 def _checks(runs: _Runs, chosen: Sequence[Case]) -> List[str]:
     """Facts every run must satisfy, stated with their numbers: every request completed,
-    no stale read, every logged row recovered right, the proven pre-read identities."""
+    no stale read, every logged row recovered right, the proven pre-read identities, md's
+    pre-reads equal to RAID-5's, and one volume for every scheme."""
     facts = []
-    log_cases = [c for c in chosen if SCHEMES[c.scheme] is not None and runs.has(c)]
+    log_cases = [c for c in chosen if c.scheme in LOG_SCHEMES and runs.has(c)]
     checked_cases = [c for c in log_cases if c.study == "traces"]
     checked = sum(v for c in checked_cases for v in runs.seeds(c, "recovery_checked").values() if not math.isnan(v))
     wrong = sum(v for c in checked_cases for v in runs.seeds(c, "recovery_wrong").values() if not math.isnan(v))
@@ -636,6 +681,28 @@ def _checks(runs: _Runs, chosen: Sequence[Case]) -> List[str]:
                         same += value == other
     facts.append(f"identities (notes A.8): RAID5L_S's pre-reads equal RAID5L's and RAID5L_O's equal SWO's in "
                  f"{same} of {total} run pairs")
+    md_cases = [c for c in chosen if c.scheme in MD_SCHEMES and runs.has(c)]
+    if md_cases:
+        # md plans every write as plain RAID-5, so its pre-reads must be RAID-5's to the sector.
+        same = total = 0
+        for case in md_cases:
+            plain = runs.seeds(case._replace(scheme="RAID5"), "pre_reads")
+            for seed, value in runs.seeds(case, "pre_reads").items():
+                if seed in plain:
+                    total += 1
+                    same += value == plain[seed]
+        md_checked = [c for c in md_cases if c.study == "traces"]
+        checked = sum(v for c in md_checked for v in runs.seeds(c, "recovery_checked").values() if not math.isnan(v))
+        wrong = sum(v for c in md_checked for v in runs.seeds(c, "recovery_wrong").values() if not math.isnan(v))
+        unprotected = sum(v for c in md_cases for v in runs.seeds(c, "unprotected_writes").values()
+                          if not math.isnan(v))
+        facts.append(f"md's journal and PPL (parity current on every write, nothing to re-sync): pre-reads equal "
+                     f"RAID5's in {same} of {total} run pairs; every row written recovered plainly at the end of the "
+                     f"{sum(len(runs.seeds(c, 'recovery_checked')) for c in md_checked)} trace runs: {checked:,.0f} "
+                     f"sectors checked, {wrong:,.0f} wrong; {unprotected:,.0f} write(s) left without a log")
+    volumes = {v for c in chosen for v in runs.seeds(c, "volume_bytes").values() if not math.isnan(v)}
+    facts.append("every run's volume: " + ", ".join(f"{v / 2**30:,.4f} GiB" for v in sorted(volumes))
+                 + (" (the same for every scheme)" if len(volumes) == 1 else " (NOT the same for every scheme)"))
     return facts
 
 
@@ -687,7 +754,8 @@ def _table2(runs: _Runs, seeds: Sequence[int], trace_paths: Mapping[Tuple[str, i
                 printed = TABLE2_IMPROVED[trace].get(scheme, math.nan) if chunk == PAPER_CHUNK_KIB else math.nan
                 computed = 100 * (TABLE2[trace][scheme] - TABLE2[trace]["SWO"]) / TABLE2[trace][scheme] \
                     if chunk == PAPER_CHUNK_KIB and scheme in TABLE2[trace] and scheme != "SWO" else math.nan
-                model = math.fsum(pages) / len(pages) if scheme == "RAID5" and pages else math.nan
+                plain = scheme == "RAID5" or scheme in MD_SCHEMES
+                model = math.fsum(pages) / len(pages) if plain and pages else math.nan
                 rows.append([TRACE_LABELS[trace], f"{chunk} KiB", SCHEME_NAMES[scheme],
                              number_text(paper, 2), number_text(ours, 3), _per_seed(runs.seeds(case, "pre_reads"), 3),
                              number_text(model, 3), number_text(runs.mean(case, "merge_reads"), 3),
@@ -711,7 +779,8 @@ def _table2(runs: _Runs, seeds: Sequence[int], trace_paths: Mapping[Tuple[str, i
              "* Table II's Financial2 percentages do not follow from its own values "
              "(68.75 / 54.86 / 25.29 % computed, 61.17 / 35.96 / 16.09 % printed; notes A.15): compare the block "
              "counts. With 512 KiB chunks a small write updates one block per 4 KiB row, so RAID5L decides as Data "
-             "Logging does (notes A.17).")
+             "Logging does (notes A.17). md's journal and PPL (beyond the paper: no published count) plan every write "
+             "as plain RAID-5, so they are counted as RAID5 is, and pre-read what it does.")
 
 
 def _responses_table(runs: _Runs, seeds: Sequence[int]) -> ReportTable:
@@ -735,9 +804,10 @@ def _responses_table(runs: _Runs, seeds: Sequence[int]) -> ReportTable:
         ["trace", "chunk", "scheme", "mean response", "per seed (ms)", "over RAID5", "writes", "reads",
          "re-sync time"], rows, numeric_from=3,
         note="Means over seeds of every request of the replayed time; the re-sync starts when the log drive fails, "
-             f"{LOG_FAILS_AFTER_S:g} s after the replay's end, and runs with no user I/O. The paper's Fig. 8 relative "
-             "values (derived from its reductions, notes A.15): Financial1 SWO 0.299, DL 0.567, RAID5L 0.449; "
-             "Financial2 SWO 0.582, DL 0.776, RAID5L 0.692.")
+             f"{LOG_FAILS_AFTER_S:g} s after the replay's end, and runs with no user I/O; md's schemes keep the "
+             "parity current and have none. The paper's Fig. 8 relative values (derived from its reductions, notes "
+             "A.15): Financial1 SWO 0.299, DL 0.567, RAID5L 0.449; Financial2 SWO 0.582, DL 0.776, RAID5L 0.692; "
+             "the paper has no md scheme.")
 
 
 def _reduction_rows(runs: _Runs, published: Mapping[str, Mapping[str, float]], metric: str,
@@ -777,7 +847,9 @@ def _fig10_table(runs: _Runs) -> ReportTable:
              "its parity; it never reads the log (which has failed here). Its work is the set of logged rows, which "
              "the same trace makes the same for every scheme (every row written is logged); index look-ups cost no "
              "simulated time (the paper gives no cost). So raidlab predicts equal times (notes A.11), and the paper's "
-             "explanation of Fig. 10 by log-disk reads contradicts its own §III-D.")
+             "explanation of Fig. 10 by log-disk reads contradicts its own §III-D. md's journal and PPL are left out: "
+             "they keep the parity current, so a lost journal drive leaves nothing to re-sync (the array goes on "
+             "without its journal), and PPL has no log drive.")
 
 
 def _fig11_table(runs: _Runs) -> ReportTable:
@@ -804,7 +876,8 @@ def _fig11_table(runs: _Runs) -> ReportTable:
         ["trace", "chunk", "scheme", "metric", "paper (\"up to\")", "raidlab", "raidlab per seed (%)", "difference"],
         rows, numeric_from=4,
         note="RAID5L_S decides and pre-reads as RAID5L and differs only in its index (one look-up per row), whose "
-             "cost raidlab does not simulate: its times equal RAID5L's. RAID5L_O decides and pre-reads as SWO.")
+             "cost raidlab does not simulate: its times equal RAID5L's. RAID5L_O decides and pre-reads as SWO. md's "
+             "schemes have no place here (no re-sync, and no records to rebuild through).")
 
 
 def _fig9_table(runs: _Runs) -> ReportTable:
@@ -824,7 +897,9 @@ def _fig9_table(runs: _Runs) -> ReportTable:
         note="After the hour of trace, data drive 0 fails and is rebuilt onto a hot spare with no user I/O (notes A.12: "
              "offline). Each logged row's lost block comes from the log by Fig. 5 (its newest record; or the stale "
              "parity, the logged survivors' old values from the log and the other survivors), every other row from "
-             "the six survivors; the log drive is one more source of the rebuild. The paper says RAID5's time is "
+             "the six survivors; the log drive is one more source of the rebuild. RAID5 and md's journal and PPL "
+             "(beyond the paper) rebuild plainly from the six survivors: md's parity is current, and its logs hold "
+             "nothing a rebuild needs once their writes are done. The paper says RAID5's time is "
              "about the same for both traces and every log-assisted scheme recovers more slowly than RAID5 (log-disk "
              "bottleneck); its numbers imply RAID5 < SWO < DL < RAID5L (notes A.15).")
 
@@ -850,7 +925,7 @@ def _iometer_responses(runs: _Runs, chosen: Sequence[Case]) -> ReportTable:
         "parentheses, pre-read blocks per write", ["workload", *(SCHEME_NAMES[s] for s in SCHEMES)], rows,
         numeric_from=1,
         note="Mean over seeds. Request size, outstanding I/Os and run length are raidlab's choices (the paper gives "
-             "none). RAID5's pre-reads include the parity's.")
+             "none). RAID5's pre-reads include the parity's, as do md's (planned as RAID5's).")
 
 
 def _fig6_table(runs: _Runs, chosen: Sequence[Case]) -> ReportTable:
@@ -891,6 +966,40 @@ def _fig7_table(runs: _Runs, chosen: Sequence[Case]) -> ReportTable:
          "SWO pre-reads / write"], rows, numeric_from=2,
         note="The paper names the first, third and fifth chunk sizes (4, 64 and 512 KB); 16 and 256 KiB are the "
              "notes' reading of the other two. Mean over seeds.")
+
+
+def _md_table(runs: _Runs, chosen: Sequence[Case]) -> ReportTable:
+    """md's journal and PPL against plain RAID-5 on every workload both ran: what closing the
+    write hole costs, and how much each logs per write."""
+    workloads = [(TRACE_LABELS[trace], Case(trace, "RAID5", chunk)) for trace in TRACES for chunk in TRACE_CHUNKS_KIB]
+    workloads += [(_combination_text(key), Case(key[0], "RAID5", PAPER_CHUNK_KIB, key[1], key[2]))
+                  for key in _iometer_combinations(chosen)]
+    rows = []
+    for label, raid5 in workloads:
+        for scheme in MD_SCHEMES:
+            case = raid5._replace(scheme=scheme)
+            if not (runs.has(case) and runs.has(raid5)):
+                continue
+            rows.append([label, f"{case.chunk_kib} KiB", SCHEME_NAMES[scheme],
+                         number_text(runs.mean(case, "response"), 2, " ms"),
+                         number_text(runs.mean(case, "response") / runs.mean(raid5, "response"), 3),
+                         number_text(runs.mean(case, "write_response"), 2, " ms"),
+                         number_text(runs.mean(case, "write_response") / runs.mean(raid5, "write_response"), 3),
+                         number_text(runs.mean(case, "md_log_bytes_per_write") / 1024, 2, " KiB"),
+                         number_text(runs.mean(case, "unprotected_writes"), 0)])
+    return ReportTable(
+        "md's journal and PPL (beyond the paper): mean response time against RAID5's, and bytes logged per write",
+        ["workload", "chunk", "scheme", "mean response", "over RAID5", "writes", "writes over RAID5",
+         "logged / write", "writes without a log"], rows, numeric_from=3,
+        note="Mean over seeds; the paper has no md scheme, so there is nothing to compare with. Both follow md's rules "
+             "(docs/log.md): a write is planned as plain RAID-5, and its log write is a phase of its own before the "
+             "home writes. The journal (write-through) logs a 4 KiB header and every data and parity range the write "
+             "writes home, on an eighth drive of the same model; PPL logs a 4 KiB header and the partial parity, on "
+             "the stripe's parity drive. raidlab does not serialize PPL's I/O units (md keeps one in flight per "
+             "member), so PPL's cost here is a lower bound; nor does a write wait for room in a full log, as md's "
+             "does: it goes without a log (\"writes without a log\"), which lowers the bound further. \"Logged / "
+             "write\" is the core's md_log_bytes_per_write: per stripe piece written (a request crossing a stripe "
+             "boundary is logged once per stripe).")
 
 
 # ---------------------------------------------------------------------------------------------
