@@ -71,6 +71,23 @@ pub fn all_blocks(n: u32) -> BlockMask {
     }
 }
 
+/// The data blocks of the parity row at offsets `[start, end)` of the unit that a write
+/// updates, from each data unit's touched range (offsets; empty when equal), and of those the
+/// blocks it updates only in part.
+#[inline(always)]
+pub(crate) fn row_masks(units: impl Iterator<Item = (usize, (u64, u64))>, start: u64, end: u64) -> (BlockMask, BlockMask) {
+    let (mut updated, mut partial): (BlockMask, BlockMask) = (0, 0);
+    for (i, (a, b)) in units {
+        if a < end && b > start {
+            updated |= 1 << i;
+            if a > start || b < end {
+                partial |= 1 << i;
+            }
+        }
+    }
+    (updated, partial)
+}
+
 /// What a scheme sees of one parity row a write touches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RowState {

@@ -423,16 +423,7 @@ fn plan_write(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, s
     let (mut log_run, mut parity_run) = ((0u64, 0u64), (0u64, 0u64));
     for row in row_range.0..row_range.1 {
         let (start, end) = (row * block, row * block + block);
-        let (mut updated, mut partial): (BlockMask, BlockMask) = (0, 0);
-        for i in first_unit..=last_unit {
-            let (a, b) = touched(i);
-            if a < end && b > start {
-                updated |= 1 << i;
-                if a > start || b < end {
-                    partial |= 1 << i;
-                }
-            }
-        }
+        let (updated, partial) = super::row_masks((first_unit..=last_unit).map(|i| (i as usize, touched(i))), start, end);
         if updated == 0 {
             continue;
         }

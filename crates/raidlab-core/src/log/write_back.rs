@@ -16,7 +16,7 @@
 //!   change only blocks whose newest value memory holds).
 
 use super::layout::LogState;
-use super::{all_blocks, BlockMask, RecordKind};
+use super::{all_blocks, RecordKind};
 use crate::disk::OpKind;
 use crate::layout::plan::{plan_parity_with, LogAppend, LogRecipe, LogValue, PieceSpec, Plan, UnitStatus, PARITY_UNIT};
 use crate::layout::StripeMap;
@@ -97,15 +97,7 @@ pub(super) fn plan_write(state: &mut LogState, map: &StripeMap, unit: u64, spec:
     let parity = map.parity[0];
     for row in first_row..end_row {
         let (start, end) = (row * block, row * block + block);
-        let (mut updated, mut partial): (BlockMask, BlockMask) = (0, 0);
-        for (i, &(a, b)) in touched.iter().enumerate() {
-            if a < end && b > start {
-                updated |= 1 << i;
-                if a > start || b < end {
-                    partial |= 1 << i;
-                }
-            }
-        }
+        let (updated, partial) = super::row_masks(touched.iter().copied().enumerate(), start, end);
         if updated == 0 {
             continue;
         }
