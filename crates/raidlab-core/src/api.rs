@@ -189,6 +189,7 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
             "lookups": s.lookups,
             "lookups_per_write_request": finite(s.lookups as f64 / stats.write_requests as f64),
             "log_full_rows": s.log_full_rows,
+            "lost_blocks": s.lost_blocks,
             "crashes": s.crashes,
             "idle_resyncs": s.idle_resyncs,
             "peak_used_bytes": s.peak_used_blocks * block_bytes,

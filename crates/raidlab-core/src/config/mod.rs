@@ -410,12 +410,14 @@ impl Config {
                     ))
                 }
                 (FailureKind::DriveFails, Some(_))
-                    if self.log.is_some() && self.failures.iter().any(|f| f.kind == FailureKind::LogFails) =>
+                    if self.log.is_some()
+                        && self.rebuild.is_some()
+                        && self.failures.iter().any(|f| f.kind == FailureKind::LogFails) =>
                 {
                     return Err(Error::config(
                         format!("failures[{i}].kind"),
-                        "a data drive and the log drive both failing (a data loss for every row still logged) is not \
-                         simulated yet: keep one of the two",
+                        "a data drive and the log drive both failing is simulated without a rebuild only (a rebuild \
+                         of the rows lost with the log is not): remove the `[rebuild]` table, or one of the two",
                     ))
                 }
                 (FailureKind::Crash, None) if self.cache.is_some() => {

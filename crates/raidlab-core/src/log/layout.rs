@@ -64,6 +64,9 @@ pub struct LogStats {
     pub unprotected_writes: u64,
     pub interrupted_writes: u64,
     pub recovered_stripes: u64,
+    /// Blocks lost with the log (the log and their drive both failed while their row was
+    /// logged).
+    pub lost_blocks: u64,
 }
 
 /// A re-synchronization in progress (§III-D): it walks the logged stripes in increasing
@@ -118,6 +121,10 @@ pub struct LogState {
     pub wb_torn: std::collections::BTreeSet<u64>,
     /// The controller's CPU time per index look-up, ns (`log.lookup_us`).
     pub lookup_ns: u64,
+    /// Rows whose data blocks (a mask) went with the log: the log and the block's drive
+    /// both failed while the row was logged. Reads of them are data loss, until a write
+    /// overwrites the block whole and rewrites the row's parity.
+    pub lost_blocks: std::collections::BTreeMap<u64, super::BlockMask>,
 }
 
 impl LogState {
@@ -145,9 +152,11 @@ impl LogState {
         self.resync.active = true;
     }
 
-    /// After a write: start re-synchronizing when the log reaches its threshold.
+    /// After a write: start re-synchronizing when the log reaches its threshold, or when the
+    /// log is lost and a write planned before (done since) left rows logged after the re-sync
+    /// the loss started had emptied the index.
     pub(super) fn after_write(&mut self) {
-        if !self.resync.active && self.index.used_blocks() >= self.threshold_blocks {
+        if !self.resync.active && (self.index.used_blocks() >= self.threshold_blocks || (self.log_failed && self.index.rows() > 0)) {
             self.start_resync();
         }
     }
@@ -386,6 +395,7 @@ impl Layout for LogAssisted {
             wb_full: Default::default(),
             wb_torn: Default::default(),
             lookup_ns: self.config.lookup_ns(),
+            lost_blocks: Default::default(),
             md: super::md::MdState {
                 journal: super::md::Ring::new(capacity * self.config.block_sectors()),
                 ppl_start: self.inner.stripes() * self.inner.stripe_unit_sectors(),

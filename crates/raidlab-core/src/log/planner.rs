@@ -116,6 +116,11 @@ impl Planner for LogPlanner {
             }
             for &row in &plan.log.resync_rows {
                 state.index.drop_row(row);
+                if !plan.log.resync && plan.degraded {
+                    // A degraded write that wrote the row's parity from the whole new row
+                    // (its lost block wholly overwritten) made the row whole again.
+                    state.lost_blocks.remove(&row);
+                }
             }
         }
         state.after_write();
@@ -134,15 +139,16 @@ impl Planner for LogPlanner {
             }
             return;
         }
-        let log_lost = placement.as_any().downcast_ref::<LogState>().is_some_and(|s| s.log_failed);
         // (A re-sync holds no reservation, and is simply planned again.)
-        if wrote && !log_lost && !(plan.logged && plan.log.resync) {
-            // Its data and its records are written (only the failed drive's writes are not):
-            // the index must say so before the piece is planned again.
+        if wrote && !(plan.logged && plan.log.resync) {
+            // Its data and its records are written (only the failed drive's writes are not,
+            // the log's among them if the log failed): the index must say so before the
+            // piece is planned again. Its rows' parity is stale against the data it wrote
+            // home, so they must stay logged: with the log lost, the re-sync the loss started
+            // rewrites them (or, beside a lost data drive, reports their lost blocks).
             return self.commit(placement, 0, plan);
         }
-        // Nothing written (or the log itself was lost, whose rows a re-sync now rewrites):
-        // the reserved space is given back.
+        // Nothing written: the reserved space is given back.
         let state = placement.as_any_mut().downcast_mut::<LogState>().expect("a log-assisted layout's state is a LogState");
         if plan.logged {
             for &(_, _, masks) in &plan.log.rows {
@@ -216,7 +222,9 @@ fn plan_degraded(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64
     } else {
         piece_rows(unit, block, n, spec)
     };
-    let logged = (first_row..end_row).any(|r| state.index.row(row_base + r).is_some());
+    // (A row whose lost block went with the log is planned here too: never reconstructed
+    // from its stale parity.)
+    let logged = (first_row..end_row).any(|r| state.index.row(row_base + r).is_some() || state.lost_blocks.contains_key(&(row_base + r)));
     if spec.resync && (parity_failed || failed_units.len() != 1) {
         // The parity is lost (its rebuild recomputes it from the data), or so is data: the
         // entries are of no more use, and nothing is read or written.
@@ -266,7 +274,12 @@ fn plan_degraded(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64
         // wholly overwrite it (the new parity is the XOR of the whole new row).
         let needs_lost = if spec.is_write { !covers(lost) } else { meets(lost) };
         if needs_lost {
-            let how = recovery(rule, state.index.row(row_id), lost as u32).expect("the schemes keep Fig. 5's invariant");
+            let gone = state.lost_blocks.get(&row_id).is_some_and(|m| m >> lost & 1 == 1);
+            let how = if gone {
+                Recovery::Plain
+            } else {
+                recovery(rule, state.index.row(row_id), lost as u32).expect("the schemes keep Fig. 5's invariant")
+            };
             let mut reads: Vec<(u32, u64)> = Vec::new();
             let from_members = |skip: &dyn Fn(usize) -> bool, reads: &mut Vec<(u32, u64)>| {
                 reads.push((parity.drive, parity.pba + start));
@@ -287,9 +300,18 @@ fn plan_degraded(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64
                     reads.extend(deltas.iter().map(|&address| (state.log_slot, log_pba(address))));
                 }
             }
-            if state.log_failed && reads.iter().any(|&(drive, _)| drive == state.log_slot) {
-                // The log and a data drive are both lost: the row's lost block is gone.
+            if gone || (state.log_failed && reads.iter().any(|&(drive, _)| drive == state.log_slot)) {
+                // The log and a data drive are both lost: the row's lost block is gone, for
+                // good (its entry, once dropped, must not make it look reconstructible).
                 plan.lost_sectors += block;
+                if !gone {
+                    *state.lost_blocks.entry(row_id).or_default() |= 1 << lost;
+                    state.stats.lost_blocks += 1;
+                }
+                if spec.resync {
+                    // Its entry is of no more use: the re-sync is done with the row.
+                    plan.log.resync_rows.push(row_id);
+                }
                 if spec.is_write {
                     // The row is rewritten without it: the parity stays as it was.
                     for i in (0..n).filter(|&i| i != lost) {

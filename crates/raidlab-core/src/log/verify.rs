@@ -46,6 +46,10 @@ pub fn verify(content: &mut ContentModel, layout: &dyn Layout, state: &mut LogSt
             if lost_units == 1 && !lost.contains(&failed) {
                 continue;
             }
+            if state.lost_blocks.get(&row_id).is_some_and(|m| m >> failed & 1 == 1) {
+                // Gone with the log, and reported so (`log.lost_blocks`).
+                continue;
+            }
             let how = recovery(rule, entry, failed).map_err(|e| Error::Invariant(format!("log row {row_id}: {e}")))?;
             for k in 0..block {
                 let sector = row * block + k;

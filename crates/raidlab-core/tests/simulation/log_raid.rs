@@ -186,7 +186,13 @@ fn bad_log_settings_are_errors_naming_the_key() {
         (base.replace("stripe_unit_kib = 4", "stripe_unit_kib = 2"), "log.block_kib"),
         (base.replace("[log]\n", "[log]\nresync_idle_ms = -1\n"), "log.resync_idle_ms"),
         (format!("{base}\n[[failures]]\ndrive = 1\nat_s = 0.2\n[[failures]]\nkind = \"crash\"\nat_s = 0.1\n"), "failures[0].kind"),
-        (format!("{base}\n[[failures]]\ndrive = 1\nat_s = 0.1\n[[failures]]\nkind = \"log_fails\"\nat_s = 0.2\n"), "failures[0].kind"),
+        (
+            format!(
+                "{}\n[rebuild]\n[[failures]]\ndrive = 1\nat_s = 0.1\n[[failures]]\nkind = \"log_fails\"\nat_s = 0.2\n",
+                base.replace("[array]\n", "[array]\nspares = 1\n")
+            ),
+            "failures[0].kind",
+        ),
         (format!("{}\n[rebuild]\nunit = {{ sectors = 8 }}\npiggyback = true\n[[failures]]\ndrive = 1\nat_s = 0.1\n", base.replace("[array]\n", "[array]\nspares = 1\n")), "rebuild"),
         (format!("{}\n[[failures]]\nkind = \"log_fails\"\nat_s = 0.1\n", base.replace("scheme = \"swo\"", "scheme = \"md_ppl\"")), "failures[0].kind"),
         (format!("{}\n[[failures]]\ndrive = 1\nat_s = 0.1\n", base.replace("scheme = \"swo\"", "scheme = \"md_journal_wb\"")), "failures[0].kind"),
@@ -347,5 +353,37 @@ fn look_ups_cost_cpu_time_only_when_asked_and_then_make_raid5l_s_faster() {
         let expected_ms = f(with, "log.lookups_per_write_request") * cost_us / 1e3;
         let delay_ms = mean(with) - mean(without);
         assert!((delay_ms - expected_ms).abs() < 6.0, "delay {delay_ms} ms, look-ups' time {expected_ms} ms");
+    }
+}
+
+/// A data drive and the log drive both failing, in either order, with no rebuild: every row
+/// still logged when the second fails loses its block on the data drive, and that is data
+/// loss, reported (`log.lost_blocks`, lost requests), never a stale read: a later read of the
+/// block is not reconstructed from the row's stale parity, and the re-sync the log's loss
+/// started runs to the end. Every other block still reads, and recovers at the end, right.
+#[test]
+fn a_data_drive_and_the_log_both_lost_is_reported_data_loss_never_stale_data() {
+    let seeds = if long_tests() { 10_000 } else { 40 };
+    for scheme in SCHEMES {
+        let (mut lost_blocks, mut lost_requests) = (0.0, 0.0);
+        for seed in 0..seeds {
+            let base = scenario(scheme, seed * 4);
+            let drives = 3 + (seed * 4) % 5;
+            let (data_at, log_at) = if seed % 2 == 0 { (0.2, 0.3) } else { (0.3, 0.2) };
+            let text = format!(
+                "{base}[[failures]]\ndrive = {}\nat_s = {data_at}\n[[failures]]\nkind = \"log_fails\"\nat_s = {log_at}\n",
+                seed % drives
+            );
+            let s = run(&text).summary;
+            let what = format!("{scheme} seed {seed}: {}", get(&s, "log"));
+            assert_eq!(f(&s, "content.stale_sectors"), 0.0, "{what}");
+            assert_eq!(f(&s, "log.recovery_sectors_wrong"), 0.0, "{what}");
+            assert_eq!(get(&s, "log.resync_running_at_end"), false, "{what}");
+            assert_eq!(f(&s, "log.logged_rows_at_end"), 0.0, "{what}");
+            assert_eq!(f(&s, "log.lost_blocks") > 0.0, f(&s, "lost_requests") > 0.0 || f(&s, "log.lost_blocks") > 0.0, "{what}");
+            lost_blocks += f(&s, "log.lost_blocks");
+            lost_requests += f(&s, "lost_requests");
+        }
+        assert!(lost_blocks > 0.0 && lost_requests > 0.0, "{scheme}: nothing was lost with the log");
     }
 }
