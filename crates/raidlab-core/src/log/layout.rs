@@ -372,7 +372,11 @@ impl Layout for LogAssisted {
         self.inner.name()
     }
     fn planner(&self) -> &'static dyn crate::layout::plan::Planner {
-        &super::planner::LOG_PLANNER
+        match self.scheme.consistency() {
+            Consistency::Deferred => &super::planner::LOG_PLANNER,
+            Consistency::Journal | Consistency::PartialParity => &super::md::MD_PLANNER,
+            Consistency::WriteBack => &super::write_back::WRITE_BACK_PLANNER,
+        }
     }
     fn placement_state(&self) -> Option<Box<dyn PlacementState>> {
         let capacity = self.config.capacity_blocks();

@@ -138,14 +138,49 @@ impl MdState {
     }
 }
 
+/// The planner of md's write-through journal and PPL.
+#[derive(Debug)]
+pub struct MdPlanner;
+
+pub static MD_PLANNER: MdPlanner = MdPlanner;
+
+impl crate::layout::plan::Planner for MdPlanner {
+    fn name(&self) -> &'static str {
+        "log"
+    }
+    fn plan(&self, i: crate::layout::plan::PlanInputs<'_>, plan: &mut Plan) {
+        if !i.spec.is_write {
+            // Reads (degraded ones too) are plain RAID-5's: the parity is current.
+            return plan_parity_with(i.map, i.unit_sectors, i.spec, i.status, plan);
+        }
+        let state = super::planner::log_state(i.placement.expect("a log-assisted layout has its state"));
+        self::plan(state, i.map, i.unit_sectors, i.spec, i.status, plan);
+    }
+    fn commit(&self, placement: &mut dyn crate::layout::PlacementState, stripe: u64, plan: &Plan) {
+        if plan.logged {
+            commit(super::planner::log_state(placement), stripe, plan);
+        }
+    }
+    fn abandon(&self, placement: &mut dyn crate::layout::PlacementState, plan: &Plan, _wrote: bool) {
+        // The piece is planned again, with a log place of its own.
+        if plan.logged {
+            let state = super::planner::log_state(placement);
+            let consistency = state.scheme.consistency();
+            state.md.free(consistency, plan.log.md_ring);
+        }
+    }
+    fn write_ops(&self, units: f64, data_units: f64, copies: f64) -> f64 {
+        // Plain RAID-5's, and the log write.
+        crate::layout::plan::PARITY.write_ops(units, data_units, copies) + 1.0
+    }
+}
+
 /// Plan a piece of a log-assisted array under md's schemes.
-pub(super) fn plan(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec, status: UnitStatus<'_>, plan: &mut Plan) {
+fn plan(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec, status: UnitStatus<'_>, plan: &mut Plan) {
     if spec.resync {
         plan_recovery(state, map, unit, spec, plan);
-    } else if spec.is_write {
-        plan_write(state, map, unit, spec, status, plan);
     } else {
-        plan_parity_with(map, unit, spec, status, plan);
+        plan_write(state, map, unit, spec, status, plan);
     }
 }
 
@@ -334,7 +369,7 @@ fn plan_recovery(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSp
 
 /// A write or a recovery is done: its log place is given back; a recovery's stripe is
 /// recovered.
-pub(super) fn commit(state: &mut LogState, stripe: u64, plan: &Plan) {
+fn commit(state: &mut LogState, stripe: u64, plan: &Plan) {
     let consistency = state.scheme.consistency();
     state.md.free(consistency, plan.log.md_ring);
     if plan.log.resync {

@@ -24,7 +24,7 @@ use super::layout::LogState;
 use super::{all_blocks, BlockMask, LogIndex, Method, RecordKind, RowPlan, RowState};
 use crate::disk::OpKind;
 use crate::layout::plan::{plan_parity_with, LogAppend, LogRecipe, LogValue, PieceSpec, Plan, PlanInputs, Planner, UnitStatus};
-use super::{recovery, Consistency, Recovery};
+use super::{recovery, Recovery};
 
 /// The planner of every log-assisted array (the scheme lives in its state).
 #[derive(Debug)]
@@ -39,30 +39,10 @@ impl Planner for LogPlanner {
     fn plan(&self, i: PlanInputs<'_>, plan: &mut Plan) {
         let degraded = i.map.data.iter().chain(i.map.parity.iter()).any(|u| i.status.is_failed(u));
         if !i.spec.is_write && !degraded {
-            // Reads find the data in place (§III-C), unless md's write-back journal holds it.
-            let write_back = i.placement.as_ref().and_then(|p| p.as_any().downcast_ref::<LogState>()).is_some_and(|s| s.write_back);
-            if !write_back {
-                return plan_parity_with(i.map, i.unit_sectors, i.spec, i.status, plan);
-            }
+            // Reads find the data in place (§III-C).
+            return plan_parity_with(i.map, i.unit_sectors, i.spec, i.status, plan);
         }
-        let state = i
-            .placement
-            .expect("a log-assisted layout has its state")
-            .as_any_mut()
-            .downcast_mut::<LogState>()
-            .expect("a log-assisted layout's state is a LogState");
-        if state.write_back {
-            return if i.spec.resync {
-                super::write_back::plan_flush(state, i.map, i.unit_sectors, i.spec, plan)
-            } else if i.spec.is_write {
-                super::write_back::plan_write(state, i.map, i.unit_sectors, i.spec, plan)
-            } else {
-                super::write_back::plan_read(state, i.map, i.unit_sectors, i.spec, i.status, plan)
-            };
-        }
-        if state.scheme.consistency() != Consistency::Deferred {
-            return super::md::plan(state, i.map, i.unit_sectors, i.spec, i.status, plan);
-        }
+        let state = log_state(i.placement.expect("a log-assisted layout has its state"));
         if degraded {
             plan_degraded(state, i.map, i.unit_sectors, i.spec, i.status, plan);
         } else if i.spec.resync {
@@ -72,29 +52,7 @@ impl Planner for LogPlanner {
         }
     }
     fn commit(&self, placement: &mut dyn crate::layout::PlacementState, stripe: u64, plan: &Plan) {
-        let state = placement.as_any_mut().downcast_mut::<LogState>().expect("a log-assisted layout's state is a LogState");
-        if !state.write_back && state.scheme.consistency() != Consistency::Deferred {
-            if plan.logged {
-                super::md::commit(state, stripe, plan);
-            }
-            return;
-        }
-        if state.write_back && plan.logged {
-            if plan.log.resync {
-                // A flush's parities in the journal are no longer needed; a row it flushed is
-                // whole again.
-                state.index.release(plan.log.appends.len() as u32);
-                for row in &plan.log.resync_rows {
-                    state.wb_torn.remove(row);
-                }
-            } else {
-                // A write that fills a row of the cache flushes its stripe.
-                let all = super::all_blocks(state.data_units);
-                if plan.log.rows.iter().any(|&(row, _, _)| state.index.row(row).map_or(0, |e| e.logged()) | plan_masks(plan, row) == all) {
-                    state.wb_full.push_back(stripe);
-                }
-            }
-        }
+        let state = log_state(placement);
         if plan.logged && plan.log.resync {
             // The walk over every stripe after a crash hands them out in order, one at a time.
             if let Some((next, done)) = state.resync.every_stripe.as_mut() {
@@ -126,19 +84,6 @@ impl Planner for LogPlanner {
         state.after_write();
     }
     fn abandon(&self, placement: &mut dyn crate::layout::PlacementState, plan: &Plan, wrote: bool) {
-        if let Some(state) = placement.as_any_mut().downcast_mut::<LogState>().filter(|s| s.write_back && plan.logged && plan.log.resync) {
-            // A flush planned again reserves its parities' space again.
-            state.index.release(plan.log.appends.len() as u32);
-            return;
-        }
-        if let Some(state) = placement.as_any_mut().downcast_mut::<LogState>().filter(|s| !s.write_back && s.scheme.consistency() != Consistency::Deferred) {
-            // The piece is planned again, with a log place of its own.
-            if plan.logged {
-                let consistency = state.scheme.consistency();
-                state.md.free(consistency, plan.log.md_ring);
-            }
-            return;
-        }
         // (A re-sync holds no reservation, and is simply planned again.)
         if wrote && !(plan.logged && plan.log.resync) {
             // Its data and its records are written (only the failed drive's writes are not,
@@ -163,9 +108,9 @@ impl Planner for LogPlanner {
     }
 }
 
-/// The blocks `plan` logs new values of in row `row`.
-fn plan_masks(plan: &Plan, row: u64) -> u64 {
-    plan.log.rows.iter().filter(|r| r.0 == row).fold(0, |m, r| m | r.2[1])
+/// The log-assisted layout's state, as the controller hands it to the log's planners.
+pub(super) fn log_state(placement: &mut dyn crate::layout::PlacementState) -> &mut LogState {
+    placement.as_any_mut().downcast_mut::<LogState>().expect("a log-assisted layout's state is a LogState")
 }
 
 /// Mark `plan` as a log-assisted plan (the content model's log rule carries it out), with

@@ -21,6 +21,59 @@ use crate::disk::OpKind;
 use crate::layout::plan::{plan_parity_with, LogAppend, LogRecipe, LogValue, PieceSpec, Plan, UnitStatus, PARITY_UNIT};
 use crate::layout::StripeMap;
 
+/// The planner of md's write-back journal: its own reads, writes and flushes; its commit
+/// and abandon steps are the paper's schemes' (the index takes the records, a flush drops its
+/// rows), with the journal's parities and full rows beside them.
+#[derive(Debug)]
+pub struct WriteBackPlanner;
+
+pub static WRITE_BACK_PLANNER: WriteBackPlanner = WriteBackPlanner;
+
+impl crate::layout::plan::Planner for WriteBackPlanner {
+    fn name(&self) -> &'static str {
+        "log"
+    }
+    fn plan(&self, i: crate::layout::plan::PlanInputs<'_>, plan: &mut Plan) {
+        let state = super::planner::log_state(i.placement.expect("a log-assisted layout has its state"));
+        if i.spec.resync {
+            plan_flush(state, i.map, i.unit_sectors, i.spec, plan)
+        } else if i.spec.is_write {
+            plan_write(state, i.map, i.unit_sectors, i.spec, plan)
+        } else {
+            plan_read(state, i.map, i.unit_sectors, i.spec, i.status, plan)
+        }
+    }
+    fn commit(&self, placement: &mut dyn crate::layout::PlacementState, stripe: u64, plan: &Plan) {
+        let state = super::planner::log_state(placement);
+        if plan.logged && plan.log.resync {
+            // A flush's parities in the journal are no longer needed; a row it flushed is
+            // whole again.
+            state.index.release(plan.log.appends.len() as u32);
+            for row in &plan.log.resync_rows {
+                state.wb_torn.remove(row);
+            }
+        } else if plan.logged {
+            // A write that fills a row of the cache flushes its stripe.
+            let all = all_blocks(state.data_units);
+            let logs = |row: u64| plan.log.rows.iter().filter(|r| r.0 == row).fold(0, |m, r| m | r.2[1]);
+            if plan.log.rows.iter().any(|&(row, _, _)| state.index.row(row).map_or(0, |e| e.logged()) | logs(row) == all) {
+                state.wb_full.push_back(stripe);
+            }
+        }
+        super::planner::LOG_PLANNER.commit(state, stripe, plan);
+    }
+    fn abandon(&self, placement: &mut dyn crate::layout::PlacementState, plan: &Plan, wrote: bool) {
+        if plan.logged && plan.log.resync {
+            // A flush planned again reserves its parities' space again.
+            return super::planner::log_state(placement).index.release(plan.log.appends.len() as u32);
+        }
+        super::planner::LOG_PLANNER.abandon(placement, plan, wrote);
+    }
+    fn write_ops(&self, units: f64, data_units: f64, copies: f64) -> f64 {
+        super::planner::LOG_PLANNER.write_ops(units, data_units, copies)
+    }
+}
+
 /// Mark `plan` as a log plan filled by the log rule, with nothing of the log in it yet.
 fn clear(plan: &mut Plan, log_slot: u32, resync: bool) {
     plan.logged = true;
@@ -46,7 +99,7 @@ fn memory_recipe(state: &LogState, row_id: u64, unit: u32, start: u64) -> Option
 }
 
 /// A read: cached blocks from memory, the rest from home.
-pub(super) fn plan_read(state: &LogState, map: &StripeMap, unit: u64, spec: PieceSpec, status: UnitStatus<'_>, plan: &mut Plan) {
+fn plan_read(state: &LogState, map: &StripeMap, unit: u64, spec: PieceSpec, status: UnitStatus<'_>, plan: &mut Plan) {
     let block = state.block_sectors;
     let row_base = map.stripe * state.rows_per_unit;
     let (lo, hi) = (spec.first, spec.first + spec.sectors);
@@ -82,7 +135,7 @@ pub(super) fn plan_read(state: &LogState, map: &StripeMap, unit: u64, spec: Piec
 
 /// A write: every updated block's new value to the journal (merged first where the write
 /// covers part of it); a row that does not fit written home with its parity.
-pub(super) fn plan_write(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec, plan: &mut Plan) {
+fn plan_write(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec, plan: &mut Plan) {
     plan.start_ranges(map, unit, spec);
     plan.fill_touched();
     clear(plan, state.log_slot, false);
@@ -160,7 +213,7 @@ pub(super) fn plan_write(state: &mut LogState, map: &StripeMap, unit: u64, spec:
 
 /// A flush of `map`'s stripe: each cached row's parity by reconstruct-write, appended to the
 /// journal, then the cached blocks and the parities home.
-pub(super) fn plan_flush(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec, plan: &mut Plan) {
+fn plan_flush(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec, plan: &mut Plan) {
     plan.start_ranges(map, unit, spec);
     plan.fill_touched();
     plan.touched.iter_mut().for_each(|t| *t = (0, 0));
