@@ -38,7 +38,7 @@ N draws the look-alikes and the random IOmeter stream with seed N (the sequentia
 the same for every seed).
 
 Measured on a 2-core machine shared with other work: 344 runs (172 cases × 2 seeds) and the
-36 runs of Fig. 9 in 1 min 53 s from nothing (3 min 8 s with a Rust build beside it), 8-10 s
+36 runs of Fig. 9 in 1 min 32 s to 1 min 53 s from nothing, 8-10 s
 when every run is done; the quick grid about 20 s.
 
 Options (``Context.options``): ``quick`` (a small grid for tests: :data:`QUICK`), ``duration_s``
