@@ -245,14 +245,14 @@ def generate(profile: Union[str, Profile, OltpProfile], *, seed: int = 1, reques
         area_gib = default_area_gib(profile.name)
     if hot_regions is None:
         hot_regions = default_hot_regions(profile.name)
-    if isinstance(profile, OltpProfile):
-        return _generate_oltp(profile, seed=seed, requests=requests, area_gib=area_gib, hot_regions=hot_regions)
     count = profile.requests if requests is None else int(requests)
     if count < 1:
         raise ValueError(f"requests: at least 1, not {count}")
     if hot_regions < 1:
         raise ValueError(f"hot regions: at least 1, not {hot_regions}")
     check_area(area_gib)
+    if isinstance(profile, OltpProfile):
+        return _generate_oltp(profile, seed=seed, count=count, area_gib=area_gib, hot_regions=hot_regions)
     area_blocks = int(area_gib * 2**30) // BLOCK_BYTES
     largest_blocks = max(SIZES_KIB) * 1024 // BLOCK_BYTES
     if area_blocks < 64 * largest_blocks * hot_regions:
@@ -324,17 +324,12 @@ def _poisson_times(rng: np.random.Generator, count: int, mean_interarrival_ms: f
     return np.round(np.cumsum(gaps_s), 6)
 
 
-def _generate_oltp(profile: OltpProfile, *, seed: int, requests: Optional[int], area_gib: float,
+def _generate_oltp(profile: OltpProfile, *, seed: int, count: int, area_gib: float,
                    hot_regions: int) -> SyntheticTrace:
-    """An OLTP look-alike (the module docstring): geometric sizes in sectors, 4 KiB-aligned
-    starts, 80 % of requests in hot regions holding 2 % of the area, the published write
-    share exactly, Poisson arrivals at the published rate."""
-    count = profile.requests if requests is None else int(requests)
-    if count < 1:
-        raise ValueError(f"requests: at least 1, not {count}")
-    if hot_regions < 1:
-        raise ValueError(f"hot regions: at least 1, not {hot_regions}")
-    check_area(area_gib)
+    """An OLTP look-alike (the module docstring) of `count` requests (checked by the caller,
+    as the hot regions and the area are): geometric sizes in sectors, 4 KiB-aligned starts,
+    80 % of requests in hot regions holding 2 % of the area, the published write share
+    exactly, Poisson arrivals at the published rate."""
     area_blocks = int(area_gib * 2**30) // BLOCK_BYTES
     largest_blocks = OLTP_MAX_SECTORS // SECTORS_PER_BLOCK
     hot_total = int(round(area_blocks * OLTP_HOT_AREA_SHARE))
