@@ -493,6 +493,15 @@ impl Controller {
         self.state.placement.as_deref()
     }
 
+    /// With the content model on, a scrub of the array as it stands
+    /// ([`ContentModel::scrub`]): (sectors compared, sectors that differ from what the
+    /// layout says they should hold).
+    pub fn scrub(&mut self) -> Option<(u64, u64)> {
+        let members: Vec<u32> = (0..self.layout.drives()).map(|m| self.state.member_slot(m)).collect();
+        let content = self.content.as_mut()?;
+        Some(content.scrub(self.layout.as_ref(), &members, self.state.placement.as_deref()))
+    }
+
     /// The content model's counters, if it is on.
     pub fn content(&self) -> Option<&ContentModel> {
         self.content.as_ref()

@@ -225,8 +225,8 @@ impl Controller {
     }
 
     /// Whether failed member `member` can be rebuilt now: the layout keeps redundancy, and
-    /// its reconstruction's sources survive (every one for parity, at least one copy for a
-    /// mirror). A member whose data is lost cannot be.
+    /// its reconstruction's sources survive (every one for parity, but for as many as it may
+    /// do without; at least one copy for a mirror). A member whose data is lost cannot be.
     pub fn can_rebuild(&self, member: u32) -> bool {
         let Some(slot) = self.state.member_slot.get(member as usize).copied() else { return false };
         if !self.state.failed[slot as usize] {
@@ -234,8 +234,12 @@ impl Controller {
         }
         let Some(reconstruction) = self.layout.reconstruction(member) else { return false };
         let alive = |m: &u32| !self.state.failed[self.state.member_slot[*m as usize] as usize];
-        let sources_left =
-            if reconstruction.xor { reconstruction.sources.iter().all(alive) } else { reconstruction.sources.iter().any(alive) };
+        let lost_sources = reconstruction.sources.iter().filter(|m| !alive(m)).count();
+        let sources_left = if reconstruction.xor {
+            lost_sources <= reconstruction.erasures as usize
+        } else {
+            lost_sources < reconstruction.sources.len()
+        };
         // (A declustered mirror reads a different source for each part of the member: one
         // copy left is not enough if another part's only copy is gone.)
         sources_left && !self.set_lost(member, None)
@@ -281,11 +285,16 @@ impl Controller {
             Error::config("rebuild", format!("layout {} keeps no redundancy: a lost drive cannot be rebuilt", self.layout.name()))
         })?;
         let mut sources: Vec<u32> = reconstruction.sources.iter().map(|&m| self.state.member_slot[m as usize]).collect();
-        if !reconstruction.xor {
-            // A mirror reads the copies that survive; parity needs them all.
-            sources.retain(|&s| !self.state.failed[s as usize]);
-        }
-        if sources.is_empty() || sources.iter().any(|&s| self.state.failed[s as usize]) {
+        let all_sources = sources.len();
+        // A mirror reads the copies that survive; parity needs them all, but for as many as
+        // its code may do without (RAID-6: one).
+        sources.retain(|&s| !self.state.failed[s as usize]);
+        let usable = if reconstruction.xor {
+            all_sources - sources.len() <= reconstruction.erasures as usize
+        } else {
+            !sources.is_empty()
+        };
+        if !usable {
             return Err(Error::Invariant(format!(
                 "rebuild of member {member} started with no complete set of surviving sources (its data is lost)"
             )));
@@ -432,8 +441,10 @@ impl Controller {
             // A mirror goes on while the layout says the member's data survives the source's
             // loss too (another copy holds what the source did).
             let member = r.member;
-            if !r.xor && !self.set_lost(member, self.state.member_in_slot(slot)) {
-                // A mirror with another copy left: go on from the copies that survive.
+            let tolerates = !r.xor || r.reconstruction.erasures > 0;
+            if tolerates && !self.set_lost(member, self.state.member_in_slot(slot)) {
+                // A mirror with another copy left, or a code that survives one more loss
+                // (RAID-6): go on from the sources that survive.
                 self.drop_rebuild_source(slot);
             } else {
                 // Parity needs every source; a mirror's last copy is the data itself.
@@ -752,10 +763,11 @@ impl Controller {
         let drive = read.slot;
         if self.content.is_some() {
             let xor = self.state.rebuild.as_deref().is_some_and(|r| r.xor);
+            let code = self.state.rebuild.as_deref().filter(|r| r.reconstruction.erasures > 0).map(|r| r.member_slot);
             let j = &mut self.jobs[job as usize];
             let values = &mut j.values[read.offset as usize..(read.offset + read.sectors) as usize];
             let c = self.content.as_mut().expect("checked above");
-            let access = Access::RebuildRead { drive, start: read.pba, end: read.pba + read.sectors, xor, values };
+            let access = Access::RebuildRead { drive, start: read.pba, end: read.pba + read.sectors, xor, code, values };
             c.op_done(self.layout.as_ref(), access)?;
         }
         if self.jobs[job as usize].piggyback {

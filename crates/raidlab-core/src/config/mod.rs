@@ -735,7 +735,7 @@ mod tests {
         // Each layout takes its own, and an unknown layout is left to its own error.
         Config::from_toml(&with("raid1", "copies = 4"), Path::new(".")).unwrap();
         Config::from_toml(&with("raid5", "parity_rotation = \"right-symmetric\""), Path::new(".")).unwrap();
-        Config::from_toml(&with("raid6", "copies = 2"), Path::new(".")).unwrap();
+        Config::from_toml(&with("raid9", "copies = 2"), Path::new(".")).unwrap();
         // The resolved configuration shows a key only for its layout, and reads back.
         let cases: [(&str, Option<&str>, &[&str]); 3] = [
             ("raid0", None, &["copies", "parity_rotation"]),

@@ -112,11 +112,15 @@ impl ContentModel {
                 let row = pba % self.unit_sectors;
                 initial_value(self.logical(stripe, index, row))
             }
-            Some((stripe, UnitRole::Parity { .. })) => {
+            Some((stripe, UnitRole::Parity { index })) => {
                 let row = pba % self.unit_sectors;
                 layout.map_stripe(stripe, &mut self.scratch);
                 let units = self.scratch.data_units() as u32;
-                (0..units).fold(0, |acc, i| acc ^ initial_value(self.logical(stripe, i, row)))
+                if index == 0 {
+                    (0..units).fold(0, |acc, i| acc ^ initial_value(self.logical(stripe, i, row)))
+                } else {
+                    crate::layout::raid6::parity_of(index, (0..units).map(|i| initial_value(self.logical(stripe, i, row))))
+                }
             }
             None => 0,
         })
@@ -177,10 +181,14 @@ impl ContentModel {
         let row = pba % self.unit_sectors;
         match layout.locate_placed(drive, pba, placement)? {
             (stripe, UnitRole::Data { index, .. }) => Some(self.expected(self.logical(stripe, index, row))),
-            (stripe, UnitRole::Parity { .. }) => {
+            (stripe, UnitRole::Parity { index }) => {
                 layout.map_stripe(stripe, &mut self.scratch);
                 let units = self.scratch.data_units() as u32;
-                Some((0..units).fold(0, |acc, i| acc ^ self.expected(self.logical(stripe, i, row))))
+                if index == 0 {
+                    Some((0..units).fold(0, |acc, i| acc ^ self.expected(self.logical(stripe, i, row))))
+                } else {
+                    Some(crate::layout::raid6::parity_of(index, (0..units).map(|i| self.expected(self.logical(stripe, i, row)))))
+                }
             }
         }
     }
@@ -209,6 +217,35 @@ impl ContentModel {
                 self.first_wrong_rebuilt.get_or_insert((target, pba, expected, actual));
             }
         }
+    }
+
+    /// A scrub (what Linux md's `check` action does): every sector of every unit on a
+    /// working member that holds a written value (not a rebuild target's garbage), read and
+    /// compared with what it should hold under `layout`, data with its last written value and
+    /// each parity (P and Q) with the one computed from the data's. Returns (sectors
+    /// compared, sectors that differ). `member_slots`: the slot of each member.
+    pub fn scrub(&mut self, layout: &dyn Layout, member_slots: &[u32], placement: Option<&dyn PlacementState>) -> (u64, u64) {
+        let (mut compared, mut differ) = (0, 0);
+        let mut map = StripeMap::default();
+        for stripe in 0..layout.stripes() {
+            layout.map_stripe(stripe, &mut map);
+            for u in map.data.clone().iter().chain(map.parity.clone().iter()) {
+                let slot = u.drive as usize;
+                if self.failed[slot] || self.garbage[slot] || !member_slots.contains(&u.drive) {
+                    continue;
+                }
+                for pba in u.pba..u.pba + self.unit_sectors {
+                    let (Some(actual), Some(expected)) =
+                        (self.read_physical(layout, u.drive, pba), self.expected_physical(layout, u.drive, pba, placement))
+                    else {
+                        continue;
+                    };
+                    compared += 1;
+                    differ += (actual != expected) as u64;
+                }
+            }
+        }
+        (compared, differ)
     }
 
     /// The rebuild onto `target` ended: every sector of it is written.

@@ -11,7 +11,7 @@ use super::{written_value, ContentModel};
 use crate::layout::plan::{LogValue, LogWrites, PlanOp, PARITY_UNIT};
 use crate::disk::OpKind;
 use crate::error::{Error, Result};
-use crate::layout::{Layout, StripeMap};
+use crate::layout::{raid6, Layout, StripeMap, UnitRole};
 
 /// A finished op, by the kind of work it was.
 pub enum Access<'a> {
@@ -20,7 +20,9 @@ pub enum Access<'a> {
     User { op: &'a PlanOp, values: &'a mut [u64] },
     /// A rebuild job read sectors `[start, end)` of source slot `drive`: combined into
     /// `values` by XOR (`xor`, parity layouts) or copied (mirrors).
-    RebuildRead { drive: u32, start: u64, end: u64, xor: bool, values: &'a mut [u64] },
+    /// `code`: the lost member's slot when the layout's parity is P+Q (its lost sectors are
+    /// solved per stripe, not XORed).
+    RebuildRead { drive: u32, start: u64, end: u64, xor: bool, code: Option<u32>, values: &'a mut [u64] },
     /// A rebuild job wrote `values` to sectors `[start, end)` of `target`, which now hold
     /// what member slot `member_slot` lost: stored, then proved against the layout.
     /// `placement`: the layout's placement state, where its copies are now.
@@ -74,7 +76,10 @@ impl ContentModel {
                     }
                 }
             }
-            Access::RebuildRead { drive, start, end, xor, values } => {
+            Access::RebuildRead { drive, start, end, code: Some(member_slot), values, .. } => {
+                self.pq_rebuild_read(layout, member_slot, drive, start, end, values)?;
+            }
+            Access::RebuildRead { drive, start, end, xor, code: None, values } => {
                 for (k, pba) in (start..end).enumerate() {
                     let v = self
                         .read_physical(layout, drive, pba)
@@ -127,6 +132,9 @@ impl ContentModel {
             let unit = piece.map.data[pos];
             let index = (pos / copies) as u32;
             written_value(piece.write_id, self.logical(piece.stripe, index, pba - unit.pba))
+        } else if piece.map.parity.len() >= 2 {
+            let k = piece.map.parity.iter().position(|u| u.drive == drive).expect("a parity unit's drive") as u32;
+            self.pq_parity_value(piece, k, pba - piece.map.parity[k as usize].pba)
         } else {
             let row = pba - piece.map.parity[0].pba;
             let mut x = xor_of_reads(piece, row, usize::MAX, true).unwrap_or(0);
@@ -257,6 +265,7 @@ impl ContentModel {
                         .find_map(|u| value_read(piece, u.drive, u.pba + row));
                     match direct {
                         Some(v) => Some(v),
+                        None if piece.map.parity.len() >= 2 => pq_recover(piece, row, UnitRole::Data { index: i as u32, copy: 0 }),
                         None if !piece.map.parity.is_empty() => xor_of_reads(piece, row, i, false),
                         None => None,
                     }
@@ -342,6 +351,95 @@ impl ContentModel {
         let u = piece.map.data[unit];
         value_read(piece, u.drive, u.pba + row)
     }
+}
+
+impl ContentModel {
+    /// P+Q (`crate::layout::raid6`): the value parity `k` (0: P, 1: Q) of a write plan
+    /// stores at `row`. With the parity's old value and the old values of the units updated
+    /// at the row pre-read (read-modify-write), the old parity plus each unit's change times
+    /// its coefficient; else computed from the row's new data: the write's values where it
+    /// writes, the pre-read values elsewhere, and units not read recovered from what was.
+    fn pq_parity_value(&self, piece: &UserPiece<'_>, k: u32, row: u64) -> u64 {
+        let n = piece.map.data.len();
+        let updated = |i: usize| piece.touched[i].0 <= row && row < piece.touched[i].1;
+        let old = |u: &crate::layout::UnitLocation| value_read(piece, u.drive, u.pba + row);
+        let new = |i: usize| written_value(piece.write_id, self.logical(piece.stripe, i as u32, row));
+        if let Some(old_parity) = old(&piece.map.parity[k as usize]) {
+            if (0..n).filter(|&i| updated(i)).all(|i| old(&piece.map.data[i]).is_some()) {
+                return (0..n).filter(|&i| updated(i)).fold(old_parity, |x, i| {
+                    x ^ raid6::scale(raid6::parity_coefficient(k, i as u32), old(&piece.map.data[i]).unwrap_or(0) ^ new(i))
+                });
+            }
+        }
+        let data = (0..n).map(|i| {
+            if updated(i) {
+                new(i)
+            } else {
+                old(&piece.map.data[i])
+                    .or_else(|| pq_recover(piece, row, UnitRole::Data { index: i as u32, copy: 0 }))
+                    .unwrap_or(0)
+            }
+        });
+        raid6::parity_of(k, data)
+    }
+
+    /// P+Q: what sectors `[start, end)` of source slot `drive` contribute to rebuilding the
+    /// same sectors of member slot `member_slot`: each sector's value times its coefficient
+    /// in the recovery of the lost unit from the stripe's units on working drives (those on
+    /// failed drives are the erased ones), XORed into `values`.
+    fn pq_rebuild_read(&mut self, layout: &dyn Layout, member_slot: u32, drive: u32, start: u64, end: u64, values: &mut [u64]) -> Result<()> {
+        let mut map = StripeMap::default();
+        let mut cached: Option<(u64, Coefficient)> = None;
+        for (k, pba) in (start..end).enumerate() {
+            let (Some((stripe, target)), Some((_, source))) = (layout.locate(member_slot, pba), layout.locate(drive, pba)) else {
+                return Err(Error::Invariant(format!("rebuild read of slot {drive} sector {pba} outside a stripe")));
+            };
+            let coefficient = match cached {
+                Some((s, c)) if s == stripe => c,
+                _ => {
+                    layout.map_stripe(stripe, &mut map);
+                    let erased: Vec<UnitRole> = map
+                        .data
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, u)| self.failed[u.drive as usize])
+                        .map(|(i, _)| UnitRole::Data { index: i as u32, copy: 0 })
+                        .chain(map.parity.iter().enumerate().filter(|(_, u)| self.failed[u.drive as usize]).map(|(p, _)| UnitRole::Parity { index: p as u32 }))
+                        .collect();
+                    let coefficients = raid6::recovery_coefficients(map.data.len() as u32, &erased, target).ok_or_else(|| {
+                        Error::Invariant(format!("rebuild of stripe {stripe}: {} of its units are lost", erased.len()))
+                    })?;
+                    let c = coefficients.iter().find(|&&(r, _)| r == source).map(|&(_, c)| c).unwrap_or(gf256::gf256(0));
+                    cached = Some((stripe, c));
+                    c
+                }
+            };
+            let v = self
+                .read_physical(layout, drive, pba)
+                .ok_or_else(|| Error::Invariant(format!("rebuild read of failed slot {drive} succeeded")))?;
+            values[k] ^= raid6::scale(coefficient, v);
+        }
+        Ok(())
+    }
+}
+
+/// A GF(2⁸) coefficient.
+type Coefficient = gf256::gf256;
+
+/// P+Q: unit `target` of the piece's stripe at `row`, recovered from what the plan read there
+/// (the units it did not read are the erased ones); `None` when it read too little.
+fn pq_recover(piece: &UserPiece<'_>, row: u64, target: UnitRole) -> Option<u64> {
+    let map = piece.map;
+    let roles = (0..map.data.len())
+        .map(|i| (UnitRole::Data { index: i as u32, copy: 0 }, map.data[i]))
+        .chain(map.parity.iter().enumerate().map(|(p, &u)| (UnitRole::Parity { index: p as u32 }, u)));
+    let read: Vec<(UnitRole, Option<u64>)> = roles.map(|(r, u)| (r, value_read(piece, u.drive, u.pba + row))).collect();
+    let erased: Vec<UnitRole> = read.iter().filter(|(_, v)| v.is_none()).map(|&(r, _)| r).collect();
+    let coefficients = raid6::recovery_coefficients(map.data.len() as u32, &erased, target)?;
+    Some(coefficients.iter().fold(0, |x, &(r, c)| {
+        let v = read.iter().find(|&&(role, _)| role == r).and_then(|&(_, v)| v).unwrap_or(0);
+        x ^ raid6::scale(c, v)
+    }))
 }
 
 /// The value the piece's plan read at (drive, pba), if a read op of a finished phase covers

@@ -121,7 +121,7 @@ impl Layout for ChainedLayout {
         failed.iter().any(|&d| d < self.shape.drives && failed.contains(&self.next(d)) && self.next(d) != d)
     }
     fn reconstruction(&self, member: u32) -> Option<Reconstruction> {
-        Some(Reconstruction { sources: self.redundancy_set(member), xor: false })
+        Some(Reconstruction { sources: self.redundancy_set(member), xor: false, erasures: 0 })
     }
     fn rebuild_reads(&self, member: u32, _reconstruction: &Reconstruction, start: u64, end: u64, _placement: Option<&dyn super::PlacementState>, out: &mut Vec<SourceRead>) {
         let half = self.half_sectors();

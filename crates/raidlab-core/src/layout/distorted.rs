@@ -433,7 +433,7 @@ impl Layout for DistortedLayout {
         "the slave slots its writes in flight have taken; its distortion map is written with the blocks"
     }
     fn reconstruction(&self, member: u32) -> Option<Reconstruction> {
-        Some(Reconstruction { sources: vec![member ^ 1], xor: false })
+        Some(Reconstruction { sources: vec![member ^ 1], xor: false, erasures: 0 })
     }
     fn rebuild_refusal(&self, rebuild: &super::RebuildAsked) -> Option<String> {
         if rebuild.piggyback {

@@ -207,7 +207,7 @@ impl Layout for InterleavedLayout {
         failed.iter().any(|&d| failed.iter().any(|&e| e != d && e / self.cluster == d / self.cluster))
     }
     fn reconstruction(&self, member: u32) -> Option<Reconstruction> {
-        Some(Reconstruction { sources: self.redundancy_set(member), xor: false })
+        Some(Reconstruction { sources: self.redundancy_set(member), xor: false, erasures: 0 })
     }
     fn rebuild_reads(&self, member: u32, _reconstruction: &Reconstruction, start: u64, end: u64, _placement: Option<&dyn super::PlacementState>, out: &mut Vec<SourceRead>) {
         let unit = self.shape.stripe_unit_sectors;

@@ -371,7 +371,7 @@ impl Layout for MdRaid10Layout {
          different, until a resynchronization copies one over the others"
     }
     fn reconstruction(&self, member: u32) -> Option<Reconstruction> {
-        Some(Reconstruction { sources: self.redundancy_set(member), xor: false })
+        Some(Reconstruction { sources: self.redundancy_set(member), xor: false, erasures: 0 })
     }
     /// For each chunk of the lost member, the chunk's other copies, at the same sectors of
     /// their chunks: with 2 copies one read, so the reads tile the unit exactly. With more,
@@ -561,7 +561,7 @@ mod tests {
                 .filter(|&d| d != member && sets.iter().any(|set| set.contains(&member) && set.contains(&d)))
                 .collect();
             assert_eq!(l.redundancy_set(member), shares, "{label}: set of {member}");
-            assert_eq!(l.reconstruction(member), Some(Reconstruction { sources: shares, xor: false }));
+            assert_eq!(l.reconstruction(member), Some(Reconstruction { sources: shares, xor: false, erasures: 0 }));
         }
     }
 

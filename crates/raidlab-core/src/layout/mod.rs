@@ -15,6 +15,7 @@ pub mod plan;
 pub mod raid0;
 pub mod raid1;
 pub mod raid5;
+pub mod raid6;
 
 use serde::{Deserialize, Serialize};
 use schemars::JsonSchema;
@@ -330,8 +331,12 @@ pub struct RebuildAsked {
 pub struct Reconstruction {
     /// The members read (where on each: [`Layout::rebuild_source_sectors`]).
     pub sources: Vec<u32>,
-    /// Whether the lost sectors are the XOR of every source (parity), or a copy of any one.
+    /// Whether the lost sectors are computed from the sources (parity), or a copy of any one.
     pub xor: bool,
+    /// How many of the sources a parity's lost sectors may be computed without (0: the XOR
+    /// of every source, RAID-5; 1: RAID-6's P+Q, solved per stripe from the units that
+    /// survive, `raid6::recovery_coefficients`). 0 for copies.
+    pub erasures: u32,
 }
 
 /// One read of a rebuild unit ([`Layout::rebuild_reads`]): `sectors` sectors of member
@@ -534,6 +539,12 @@ pub const LAYOUTS: &[LayoutEntry] = &[
         own_keys: raid1::OWN_KEYS,
     },
     LayoutEntry { name: "raid5", build: raid5::Raid5Layout::build, doc: "rotated single parity", own_keys: raid5::OWN_KEYS },
+    LayoutEntry {
+        name: "raid6",
+        build: raid6::Raid6Layout::build,
+        doc: "rotated P and Q parity (Reed-Solomon over GF(2^8), as Linux md computes it), md's left-symmetric placement",
+        own_keys: &[],
+    },
     LayoutEntry {
         name: "interleaved",
         build: interleaved::InterleavedLayout::build,

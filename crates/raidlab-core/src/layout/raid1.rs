@@ -89,7 +89,7 @@ impl Layout for Raid1Layout {
         // A copy of the member's own mirror set, at the same sectors.
         let set = member / self.copies;
         let sources = (set * self.copies..(set + 1) * self.copies).filter(|&d| d != member).collect();
-        Some(super::Reconstruction { sources, xor: false })
+        Some(super::Reconstruction { sources, xor: false, erasures: 0 })
     }
     fn data_lost(&self, failed: &[u32]) -> bool {
         // The sets of the failed drives only: an array of 65,536 drives has 32,768 sets.

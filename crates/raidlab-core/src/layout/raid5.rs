@@ -170,7 +170,7 @@ impl Layout for Raid5Layout {
     fn reconstruction(&self, member: u32) -> Option<super::Reconstruction> {
         // Every unit of a member, data or parity, is the XOR of the stripe's other units,
         // which lie at the same sectors of every other member.
-        Some(super::Reconstruction { sources: (0..self.shape.drives).filter(|&d| d != member).collect(), xor: true })
+        Some(super::Reconstruction { sources: (0..self.shape.drives).filter(|&d| d != member).collect(), xor: true, erasures: 0 })
     }
 }
 

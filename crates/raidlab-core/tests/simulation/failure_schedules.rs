@@ -136,7 +136,7 @@ fn a_cache_in_front_of_lost_data_reports_no_stale_reads() {
 // ----- the fuzzer ---------------------------------------------------------------------------
 
 /// Layouts the fuzzer draws arrays of: name, and the drive counts (for RAID-1: sets) it draws.
-const LAYOUTS: &[(&str, u32, u32)] = &[("raid0", 2, 4), ("raid1", 1, 3), ("raid5", 3, 6), ("interleaved", 1, 2), ("chained", 2, 6), ("md_raid10", 2, 6), ("distorted", 1, 3)];
+const LAYOUTS: &[(&str, u32, u32)] = &[("raid0", 2, 4), ("raid1", 1, 3), ("raid5", 3, 6), ("raid6", 4, 8), ("interleaved", 1, 2), ("chained", 2, 6), ("md_raid10", 2, 6), ("distorted", 1, 3)];
 const EXECUTORS: &[&str] = &[
     "executor = \"sor\"",
     "executor = \"sor\"\nparallel_units = 3",
@@ -274,8 +274,8 @@ fn schedule(seed: u64) -> Schedule {
         delay_s = if d.chance(0.3) { d.seconds(0.0, 2.0) } else { 0.0 };
         let (executor, order, discipline) = (d.pick(EXECUTORS), d.pick(ORDERS), d.pick(DISCIPLINES));
         let (unit, redirect, mut piggyback) = (d.pick(UNITS), d.chance(0.7), d.chance(0.3));
-        if layout == "distorted" {
-            // A distorted mirror's rebuild does not piggyback (refused by name).
+        if layout == "distorted" || layout == "raid6" {
+            // A distorted mirror's rebuild and RAID-6's do not piggyback (refused by name).
             piggyback = false;
         }
         text += &format!(
@@ -284,7 +284,7 @@ fn schedule(seed: u64) -> Schedule {
         );
     }
     // A crash of the controller, without a cache (refused with one).
-    let crash = !text.contains("[cache]") && d.chance(0.15) && layout != "distorted";
+    let crash = !text.contains("[cache]") && d.chance(0.15) && layout != "distorted" && layout != "raid6";
     if crash {
         text += &format!("[[failures]]\nkind = \"crash\"\nat_s = {}\n", d.seconds(0.05, DURATION_S + 1.0));
     }
@@ -292,12 +292,13 @@ fn schedule(seed: u64) -> Schedule {
 }
 
 /// Whether a set of failed members defeats the layout's redundancy, worked out from its
-/// definition: any for RAID-0, two for RAID-5, a whole mirror set for RAID-1, two in one
+/// definition: any for RAID-0, two for RAID-5, three for RAID-6, a whole mirror set for RAID-1, two in one
 /// cluster for interleaved declustering, two neighbours for chained declustering.
 fn defeats(s: &Schedule, failed: &[u32]) -> bool {
     match s.layout {
         "raid0" => !failed.is_empty(),
         "raid5" => failed.len() >= 2,
+        "raid6" => failed.len() >= 3,
         "raid1" => (0..s.drives / s.copies).any(|set| failed.iter().filter(|&&m| m / s.copies == set).count() >= s.copies as usize),
         // Two in one cluster (`copies` holds the cluster's size).
         "interleaved" => (0..s.drives / s.copies).any(|c| failed.iter().filter(|&&m| m / s.copies == c).count() >= 2),
@@ -448,7 +449,9 @@ fn check(seed: u64, seen: &mut Seen) -> Result<(), String> {
                     .iter()
                     .filter(|window| window.contains(&member))
                     .all(|window| window.iter().any(|&d| d != member && alive(&d))),
-                _ if reconstruction.xor => reconstruction.sources.iter().all(alive),
+                _ if reconstruction.xor => {
+                    reconstruction.sources.iter().filter(|m| !alive(m)).count() <= reconstruction.erasures as usize
+                }
                 _ => reconstruction.sources.iter().any(alive),
             };
             if free_spare && survives && slot_failed_at + delay + raidlab_core::sim::s_to_ns(2.0) < end {

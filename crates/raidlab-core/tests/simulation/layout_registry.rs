@@ -103,7 +103,7 @@ impl Layout for RotatedMirror {
         (0..self.half()).any(|k| failed.contains(&k) && failed.contains(&(k + self.half())))
     }
     fn reconstruction(&self, member: u32) -> Option<Reconstruction> {
-        Some(Reconstruction { sources: vec![(member + self.half()) % self.shape.drives], xor: false })
+        Some(Reconstruction { sources: vec![(member + self.half()) % self.shape.drives], xor: false, erasures: 0 })
     }
 }
 

@@ -16,6 +16,7 @@ mod layout_registry;
 mod log_raid;
 mod pro;
 mod queueing;
+mod raid6;
 mod rebuild;
 mod rebuild_throttles;
 mod thesis_normal_mode;
