@@ -7,6 +7,7 @@
 //! across the array); a **row** is a sector offset within a unit.
 
 pub mod chained;
+pub mod declustered;
 pub mod distorted;
 pub mod interleaved;
 pub mod keys;
@@ -544,6 +545,13 @@ pub const LAYOUTS: &[LayoutEntry] = &[
         build: raid6::Raid6Layout::build,
         doc: "rotated P and Q parity (Reed-Solomon over GF(2^8), as Linux md computes it), md's left-symmetric placement",
         own_keys: &[],
+    },
+    LayoutEntry {
+        name: "declustered",
+        build: declustered::DeclusteredLayout::build,
+        doc: "parity declustering (Holland & Gibson): RAID-5 stripes of `stripe_width` units spread over more drives by a \
+              balanced block design",
+        own_keys: declustered::OWN_KEYS,
     },
     LayoutEntry {
         name: "interleaved",

@@ -14,6 +14,7 @@ mod declustering;
 mod distorted;
 mod layout_registry;
 mod log_raid;
+mod parity_declustering;
 mod pro;
 mod queueing;
 mod raid6;
