@@ -125,6 +125,10 @@ docs: build ## Regenerate docs/config.md, docs/config.schema.json and docs/catal
 validation: build ## Validate the drive models against DiskSim's real-drive traces: docs/validation.md
 	$(BIN)/raidlab docs validation -o docs/validation.md --diskspecs ../shared/diskspecs
 
+.PHONY: bless
+bless: build ## Rewrite tests/golden/*.json on purpose: the reproductions' golden cells from the current code
+	$(BIN)/python -m raidlab.reproductions.golden --bless
+
 clean: ## Remove build outputs (target/, the extension module, caches); keeps .venv and runs/
 	cargo clean
 	rm -f python/raidlab/_core*.so $(BUILD_STAMP)
