@@ -1,15 +1,16 @@
 """Golden cells: each reproduction's key cells on a cheap subset, checked in, so drift shows.
 
 For Fu et al., PRO, VDF and SWO this module runs a small subset of what ``raidlab reproduce
-PAPER`` runs, with the reproduction's own configuration, its own helpers and its own metric
+PAPER`` runs, with the reproduction's own configuration, its own functions and its own metric
 definitions, only at a smaller scale (:data:`SUBSETS` says what each subset is), for the seeds
 :data:`SEEDS`. Each number it reads off (a *cell*: a rebuild time, a mean response, an RGR, an
 improvement) is kept per seed and as the mean over the seeds.
 
 ``make bless`` (:func:`bless`) writes ``tests/golden/<paper>.json``: every cell's mean and
 per-seed values, its noise tolerance and how that tolerance was set, and the code that made
-them (the git commit, whether the tree had uncommitted changes, the package's version and
-the core's version with a digest of the compiled extension). ``tests/test_golden.py`` runs
+them (the git commit, whether the tree had uncommitted changes, the package's version, the
+core's version with a digest of the compiled extension, and whether that extension is older
+than the checkout's Rust sources). ``tests/test_golden.py`` runs
 the same subset again (:func:`measure`) and fails when a cell's mean moved by more than its
 tolerance (:func:`compare`), naming the paper, the cell, the stored and the new value and the
 tolerance.
@@ -540,8 +541,9 @@ def tolerance(values: Sequence[float]) -> Tuple[str, float, str]:
 
 def code_facts() -> Dict[str, Any]:
     """The code that makes the numbers: the git commit (short) and whether the tree had
-    uncommitted changes to tracked files, the package's version, and the core's version with a
-    digest of the compiled extension (``raidlab.experiments.sweep.code_version``)."""
+    uncommitted changes to tracked files, the package's version, the core's version with a
+    digest of the compiled extension (``raidlab.experiments.sweep.code_version``), and whether
+    that extension is older than the checkout's Rust sources."""
     from raidlab import __version__
     from raidlab.experiments.sweep import code_version
 
@@ -557,7 +559,21 @@ def code_facts() -> Dict[str, Any]:
     commit = git("rev-parse", "--short", "HEAD")
     status = git("status", "--porcelain", "--untracked-files=no")
     return {"git_commit": commit, "git_uncommitted_changes": None if status is None else bool(status),
-            "raidlab_version": __version__, "core": code_version()}
+            "raidlab_version": __version__, "core": code_version(),
+            "extension_older_than_rust_sources": _extension_is_stale(root)}
+
+
+def _extension_is_stale(root: Path) -> Optional[bool]:
+    """Whether the compiled extension is older than a Rust source of the checkout (the sources
+    ``make build`` watches): then the numbers are those of an earlier core than the commit's.
+    ``None`` when either is not there."""
+    extensions = sorted((root / "python" / "raidlab").glob("_core*.so"))
+    crates = root / "crates"
+    if not extensions or not crates.is_dir():
+        return None
+    sources = [root / "Cargo.toml", root / "Cargo.lock", *crates.rglob("*.rs"), *crates.rglob("Cargo.toml")]
+    newest = max((p.stat().st_mtime for p in sources if p.is_file()), default=0.0)
+    return extensions[-1].stat().st_mtime < newest
 
 
 def document(paper: str, per_cell: Mapping[str, Mapping[int, float]], *, made_by: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
