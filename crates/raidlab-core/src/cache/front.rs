@@ -142,10 +142,23 @@ pub struct LivePenalty<'a> {
 }
 
 impl LivePenalty<'_> {
-    /// The failed member, if one is failed and not yet rebuilt.
+    /// Whether member `drive` is failed and not yet rebuilt.
     #[inline]
-    fn failed(&self) -> Option<u32> {
-        self.state.failed_members().first().copied()
+    fn failed(&self, drive: u32) -> bool {
+        self.state.failed_members().contains(&drive)
+    }
+
+    /// What a read miss of a block on a failed member costs: the array's degraded read reads
+    /// every other working unit of the stripe (RAID-5: n − 1; RAID-6: n − 1 with one member
+    /// lost, n − 2 with two), each stripe spanning every member; with more members lost than
+    /// the layout tolerates, the read is lost and reads nothing.
+    #[inline]
+    fn degraded_read_cost(&self, placement: &Placement) -> u32 {
+        let lost = self.state.failed_members().len() as u32;
+        if lost > self.layout.fault_tolerance() {
+            return 0;
+        }
+        placement.drives().saturating_sub(lost)
     }
 
     /// Whether `block`, on the member being rebuilt, is rebuilt and its reads redirected.
@@ -171,22 +184,22 @@ impl PenaltyView for LivePenalty<'_> {
         self.placement.is_some() && !self.state.failed_members().is_empty()
     }
     fn read_miss(&self, block: u64, drive: u32) -> u32 {
-        match (self.placement, self.failed()) {
-            (Some(placement), Some(failed)) if failed == drive => {
+        match self.placement {
+            Some(placement) if self.failed(drive) => {
                 if self.rebuilt(block, drive) {
                     self.rebuilt_miss_reads
                 } else {
-                    placement.drives() - 1
+                    self.degraded_read_cost(placement)
                 }
             }
             _ => 1,
         }
     }
     fn drive_read_miss(&self, drive: u32) -> Option<u32> {
-        match (self.placement, self.failed()) {
-            (Some(placement), Some(failed)) if failed == drive => {
+        match self.placement {
+            Some(placement) if self.failed(drive) => {
                 let started = self.state.rebuilding().is_some_and(|r| r.member == drive && r.redirect_reads && r.states.rebuilt() > 0);
-                (!started).then(|| placement.drives() - 1)
+                (!started).then(|| self.degraded_read_cost(placement))
             }
             _ => Some(1),
         }
@@ -239,7 +252,7 @@ impl FrontCache {
         let layout = controller.layout();
         let unit = layout.stripe_unit_sectors();
         let layout_name = layout.name();
-        let placement = if layout_name == "raid5" && unit.is_multiple_of(BLOCK_SECTORS) {
+        let placement = if (layout_name == "raid5" || layout_name == "raid6") && unit.is_multiple_of(BLOCK_SECTORS) {
             match Placement::of_parity_layout(layout, "array") {
                 Ok(placement) => Some(placement),
                 // A plain policy needs no placement (RGR is then not reported); VDF does.
@@ -253,7 +266,7 @@ impl FrontCache {
             return Err(Error::config(
                 "cache.policy",
                 format!(
-                    "{} weighs blocks by their drive in a RAID-5 array whose stripe unit is a whole number of 4 KiB \
+                    "{} weighs blocks by their drive in a RAID-5 or RAID-6 array whose stripe unit is a whole number of 4 KiB \
                      blocks; this array is {layout_name} with {} KiB units",
                     entry.name,
                     unit as f64 / 2.0

@@ -4,10 +4,9 @@
 //! `block / chunk_blocks`; chunks fill the stripes in order, `data units per stripe` at a
 //! time, as the array's layout places them. Parity layouts repeat every `drives` stripes, so
 //! one table of `drives × data units` entries, filled from the layout itself, gives every
-//! block's drives with two divisions by fixed divisors. RAID-5 uses raidlab's own layout
-//! (`layout::raid5`, any of its four rotations); RAID-6, which the array does not model yet,
-//! places P on drive `n − 1 − (s mod n)`, Q on the drive after it and the data after Q,
-//! wrapping (the left-symmetric rotation with Q following P).
+//! block's drives with two divisions by fixed divisors. Both come from raidlab's own layouts:
+//! RAID-5 (`layout::raid5`, any of its four rotations) and RAID-6 (`layout::raid6`: P on
+//! drive `n − 1 − (s mod n)`, Q on the drive after it and the data after Q, wrapping).
 
 use crate::error::{Error, Result};
 use crate::layout::{self, Layout, LayoutParams, ParityRotation, StripeMap};
@@ -69,31 +68,26 @@ impl Placement {
     pub fn of_parity_layout(layout: &dyn Layout, key: &str) -> Result<Self> {
         let drives = layout.drives();
         let chunk_blocks = layout.stripe_unit_sectors() / BLOCK_SECTORS;
-        check(drives, 3, chunk_blocks, "RAID-5", key)?;
+        let (least, name) = if layout.fault_tolerance() >= 2 { (4, "RAID-6") } else { (3, "RAID-5") };
+        check(drives, least, chunk_blocks, name, key)?;
         let mut map = StripeMap::default();
         let mut table = Vec::with_capacity((drives * (drives - 1)) as usize);
         for stripe in 0..u64::from(drives) {
             layout.map_stripe(stripe, &mut map);
             let p = map.parity[0].drive as u8;
-            table.extend(map.data.iter().map(|unit| Entry { data: unit.drive as u8, p, q: NO_DRIVE }));
+            let q = map.parity.get(1).map_or(NO_DRIVE, |u| u.drive as u8);
+            table.extend(map.data.iter().map(|unit| Entry { data: unit.drive as u8, p, q }));
         }
         Ok(Self::from_table(drives, chunk_blocks, table))
     }
 
-    /// RAID-6 of `drives` drives (P and Q rotated left-symmetrically, Q after P).
+    /// RAID-6 of `drives` drives: raidlab's RAID-6 layout (P and Q rotated
+    /// left-symmetrically, Q after P).
     pub fn raid6(drives: u32, chunk_blocks: u64, key: &str) -> Result<Self> {
         check(drives, 4, chunk_blocks, "RAID-6", key)?;
-        let mut table = Vec::with_capacity((drives * (drives - 2)) as usize);
-        for stripe in 0..drives {
-            let p = drives - 1 - stripe;
-            let q = (p + 1) % drives;
-            table.extend((0..drives - 2).map(|index| Entry {
-                data: ((p + 2 + index) % drives) as u8,
-                p: p as u8,
-                q: q as u8,
-            }));
-        }
-        Ok(Self::from_table(drives, chunk_blocks, table))
+        let params = LayoutParams::new(drives, chunk_blocks * BLOCK_SECTORS, u64::from(drives) * chunk_blocks * BLOCK_SECTORS);
+        let raid6 = layout::build("raid6", &params, key)?;
+        Self::of_parity_layout(raid6.as_ref(), key)
     }
 
     fn from_table(drives: u32, chunk_blocks: u64, table: Vec<Entry>) -> Self {

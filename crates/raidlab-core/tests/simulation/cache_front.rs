@@ -176,6 +176,27 @@ fn a_miss_costs_n_minus_1_reads_on_the_failed_drive_and_1_elsewhere() {
 }
 
 #[test]
+fn a_raid6_miss_costs_what_its_degraded_read_reads() {
+    // RAID-6's degraded read reads every other working unit of the stripe: n − 1 with one
+    // member lost, so RGR = (1/n)(n − 1) + ((n − 1)/n)·1 = 2(n − 1)/n, as in RAID-5; with two
+    // lost, a block on either costs n − 2: RGR = (2/n)(n − 2) + ((n − 2)/n)·1 = 3(n − 2)/n.
+    let drives = 6u32;
+    let n = drives as f64;
+    for (failures, expected) in [
+        ("[[failures]]\ndrive = 1\nat_s = 0.0\n", 2.0 * (n - 1.0) / n),
+        ("[[failures]]\ndrive = 1\nat_s = 0.0\n[[failures]]\ndrive = 4\nat_s = 0.0\n", 3.0 * (n - 2.0) / n),
+    ] {
+        let text = scenario("vdf-lru", 1, "write-back", 7, 6_000, failures)
+            .replace("drives = 5", &format!("drives = {drives}"))
+            .replace("layout = \"raid5\"", "layout = \"raid6\"");
+        let s = run(&whole_blocks(text, true, Some(r#"address = { distribution = "uniform" }"#))).summary;
+        let miss_ratio = 1.0 - f(&s, "cache.read_hit_ratio");
+        let rgr = f(&s, "cache.rgr_faulty");
+        assert!((rgr - expected * miss_ratio).abs() < 0.06, "{failures}: RGR {rgr}, expected {}: {s}", expected * miss_ratio);
+    }
+}
+
+#[test]
 fn the_time_series_counts_every_read_block_once_and_follows_the_failure() {
     // A RAID-5 of 5 with drive 1 failing at 2 s, uniform 4 KiB reads through a one-block
     // cache (nearly every read misses): the windows add up to the run's counts, and their RGR
@@ -266,7 +287,7 @@ fn bad_cache_settings_name_their_key() {
     let e = error(&base.replace(r#"write_policy = "write-back""#, r#"write_policy = "back""#));
     assert!(e.contains("write_policy"), "{e}");
     let e = error(&base.replace("layout = \"raid5\"", "layout = \"raid1\"").replace("drives = 5", "drives = 4").replace(r#"policy = "lru""#, r#"policy = "vdf-lru""#));
-    assert!(e.starts_with("cache.policy: vdf-lru weighs blocks by their drive in a RAID-5 array"), "{e}");
+    assert!(e.starts_with("cache.policy: vdf-lru weighs blocks by their drive in a RAID-5 or RAID-6 array"), "{e}");
     let e = error(&base.replace("requests = 100", "duration_s = 1").replace("think_ms = 1", "think_ms = 0"));
     assert!(e.starts_with("cache.hit_ms: a closed loop with no think time"), "{e}");
     let e = error(&base.replace("[cache]", "[cache]\nhit_ms = -1"));

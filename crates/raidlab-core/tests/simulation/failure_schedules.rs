@@ -248,7 +248,7 @@ fn schedule(seed: u64) -> Schedule {
     }
     // (A distorted mirror's cache and crash are not modelled: drawn, then left out.)
     if d.chance(0.25) && layout != "distorted" {
-        let policy = if layout == "raid5" && d.chance(0.5) { "vdf-lru" } else { "lru" };
+        let policy = if (layout == "raid5" || layout == "raid6") && d.chance(0.5) { "vdf-lru" } else { "lru" };
         let write = if d.chance(0.5) { "write-back" } else { "write-through" };
         text += &format!("[cache]\npolicy = \"{policy}\"\nsize_blocks = {}\nwrite_policy = \"{write}\"\n", d.int(16, 400));
     }
