@@ -358,17 +358,16 @@ def test_vdf_agreements_claimed_by_the_reproduction_notes(vdf_full):
 
 @pytest.mark.engine
 @LONG
-@pytest.mark.xfail(strict=True, reason="docs/reproduction.md's VDF section says VDF-LRU's service-rate gain grows with "
-                   "the disks (Fig. 9); its own Figs. 7-9 table gives 9.3, 10.2, 10.9 and 10.8 % for 5-8 disks, a fall "
-                   "from 7 to 8: the claim holds from 5 to 7 disks only")
-def test_vdf_lru_service_rate_gain_grows_with_the_disks_as_the_notes_claim(vdf_full):
+def test_vdf_lru_service_rate_gain_grows_to_seven_disks_then_levels(vdf_full):
     """docs/reproduction.md, "VDF (seed 003): victim disk first", "What agrees with the paper":
-    "with VDF-LRU it grows with the disks (Fig. 9), as §6.4 says of VDF-LRU"."""
+    VDF-LRU's service-rate gain "grows with the disks from 5 to 7 (Fig. 9) ... and then stays
+    level (10.8 % at 8 disks)"."""
     from raidlab.reproductions import vdf
 
     rate = _vdf_service_rates(vdf_full)
     fig9 = [rate[("vdf-lru", 524_288, n, vdf.FIG89_THREADS)] for n in vdf.DRIVES]
-    assert fig9 == sorted(fig9), fig9
+    assert fig9[:3] == sorted(fig9[:3]), fig9
+    assert abs(fig9[3] - fig9[2]) <= 0.02 * abs(fig9[2]), fig9
 
 
 #: docs/reproduction.md, "SWO (seed 002)", the table "The paper's qualitative statements": the
