@@ -17,8 +17,10 @@ from raidlab.rebuild_plan import (
     DEFAULT_CANDIDATES,
     Candidate,
     MediaRate,
+    afr_of_mttf,
     candidates_from_table,
     check_candidates,
+    data_loss_probability,
     hourly_failure_rate,
     pareto_front,
     pick_for_slo,
@@ -89,6 +91,39 @@ def test_ure_probability_by_hand():
     # Small: 1e12 bits at 1e-15: P = 1 − e^−0.001 = 9.995e-4.
     assert ure_probability(1e12, 1e-15) == pytest.approx(9.995002e-4, rel=1e-6)
     assert ure_probability(0.0, 1e-15) == 0.0
+
+
+def test_data_loss_probability_by_hand():
+    # A 5-drive RAID-5, every rebuild 1 h, AFR 1.57 % (λ = 1.80522e-6 per hour), a year: the
+    # first failure comes at 5λ, and one of the 4 others within the hour loses data:
+    # P ≈ 8766 · 5λ · (1 − e^(−4λ·1 h)) = 8766 · 5 · 4 · λ² = 5.7134e-7.
+    raid5 = {"layout": "raid5", "drives": 5, "fault_tolerance": 1}
+    assert data_loss_probability(raid5, 4, 1.0, 0.0157) == pytest.approx(5.7134e-7, rel=1e-3)
+    # Twice the mission, twice the risk; a rebuild twice as long, twice the risk.
+    assert data_loss_probability(raid5, 4, 1.0, 0.0157, 2 * 8766.0) == pytest.approx(2 * 5.7134e-7, rel=2e-3)
+    assert data_loss_probability(raid5, 4, 2.0, 0.0157) == pytest.approx(2 * 5.7134e-7, rel=2e-3)
+    # Parity declustering: any two failed drives share a stripe, so the same chain.
+    assert data_loss_probability({**raid5, "layout": "declustered"}, 4, 1.0, 0.0157) == \
+        data_loss_probability(raid5, 4, 1.0, 0.0157)
+    # RAID-6: a third failure while two rebuilds (one at a time) overlap: 8766 · 5λ · 4λ · 3λ ·
+    # 1 h² / 2 (the second failure's rebuild waits; the third must come before the first ends).
+    raid6 = {"layout": "raid6", "drives": 5, "fault_tolerance": 2}
+    lam = hourly_failure_rate(0.0157)
+    assert data_loss_probability(raid6, 4, 1.0, 0.0157) == pytest.approx(8766 * 60 * lam ** 3 / 2, rel=1e-3)
+    # RAID-1 of three mirror pairs: three independent pairs, 8766 · 2λ · λ · 1 h each.
+    raid1 = {"layout": "raid1", "drives": 6, "fault_tolerance": 1}
+    assert data_loss_probability(raid1, 1, 1.0, 0.0157) == pytest.approx(3 * 8766 * 2 * lam ** 2, rel=1e-3)
+    # What the chain has no model of, or no rebuild time: no figure.
+    assert data_loss_probability({"layout": "md_raid10", "drives": 6, "fault_tolerance": 2}, 2, 1.0, 0.0157) is None
+    assert data_loss_probability({"drives": 5}, 4, 1.0, 0.0157) is None
+    assert data_loss_probability(raid5, 4, None, 0.0157) is None
+    assert data_loss_probability(raid5, 4, 1.0, 0.0) == 0.0
+
+
+def test_afr_of_an_mttf():
+    # AFR = 1 − e^(−8766/2.5e6) = 0.35 % (the Exos X20's rated 2.5 M h MTBF), the inverse of λ.
+    assert afr_of_mttf(2.5e6) == pytest.approx(0.0035003, rel=1e-4)
+    assert 1.0 / hourly_failure_rate(afr_of_mttf(554_000.0)) == pytest.approx(554_000.0, rel=1e-12)
 
 
 def test_bad_rates_name_the_option():
@@ -245,6 +280,8 @@ def test_a_setting_the_core_refuses_names_the_candidate(tmp_path):
     (["--p99-slo-ms", "0"], "--p99-slo-ms"),
     (["--p99-slo-ms", "-3"], "--p99-slo-ms"),
     (["--ure-per-bit", "-1e-15"], "--ure-per-bit"),
+    (["--mission-years", "0"], "--mission-years"),
+    (["--mission-years", "-2"], "--mission-years"),
 ])
 def test_bad_options_are_refused_naming_them(tmp_path, capsys, arguments, option):
     with pytest.raises(SystemExit) as caught:
@@ -254,8 +291,22 @@ def test_bad_options_are_refused_naming_them(tmp_path, capsys, arguments, option
     with pytest.raises(ConfigError) as error:
         run_plan(_config(tmp_path), tmp_path / "out", afr=float(arguments[1]) if option == "--afr" else 0.01,
                  p99_slo_ms=float(arguments[1]) if option == "--p99-slo-ms" else None,
-                 ure_per_bit=float(arguments[1]) if option == "--ure-per-bit" else 1e-15)
+                 ure_per_bit=float(arguments[1]) if option == "--ure-per-bit" else 1e-15,
+                 mission_years=float(arguments[1]) if option == "--mission-years" else 1.0)
     assert error.value.key == option
+
+
+@pytest.mark.parametrize("arguments, expected", [
+    (["--mttf-hours", "0"], "argument --mttf-hours: expected a drive's mean time to failure"),
+    (["--mttf-hours", "-5"], "argument --mttf-hours"),
+    (["--mttf-hours", "100"], "argument --mttf-hours: a mean time to failure of 100 h fails every drive"),
+    (["--mttf-hours", "1e6", "--afr", "0.01"], "not allowed with argument"),
+])
+def test_mttf_hours_is_checked_and_excludes_afr(tmp_path, capsys, arguments, expected):
+    with pytest.raises(SystemExit) as caught:
+        main(["rebuild-plan", str(_config(tmp_path)), "-o", str(tmp_path / "out"), *arguments])
+    assert caught.value.code == 2
+    assert expected in capsys.readouterr().err
 
 
 def test_candidates_of_the_configuration_and_of_a_file(tmp_path):
@@ -327,6 +378,11 @@ def test_end_to_end_small_plan(tmp_path, capsys):
         # Each of the 4 survivors reads the lost member's 19.66 MB once.
         assert row["survivor_read_bytes"] == pytest.approx(4 * 100 * 4 * 96 * 512, rel=0.01)
         assert 0 < row["p_second_failure"] < 1e-6 and 0 < row["p_ure"] < 1e-5
+        # Rebuilds of seconds: data loss within a year is a few in 10^9.
+        assert row["p_data_loss"] == pytest.approx(data_loss_probability(
+            {"layout": "raid5", "drives": 5, "fault_tolerance": 1}, 4, row["degraded_s"] / 3600, 0.0157), rel=1e-9)
+        assert 0 < row["p_data_loss"] < 1e-7
+    assert answer["mission_years"] == 1.0 and answer["mttf_hours"] == pytest.approx(553_949, rel=1e-5)
     # Fu et al.'s conclusion at their default (B = 64 units, one-track units), which
     # docs/reproduction.md finds raidlab reproduces: VSM rebuilds no slower than PCM under
     # load, and with a lower user response time.
@@ -633,3 +689,27 @@ def test_survivors_of_a_three_copy_mirror_come_from_the_core(tmp_path):
     assert row["survivors"] == 2 and row["survivor_read_source"] == "capacity"
     assert row["survivor_read_bytes"] == 2 * facts["member_bytes"]
     assert row["p_second_failure"] == pytest.approx(second_failure_probability(2, 2.0, 0.02))
+    # Two mirror sets of three copies, each rebuild 2 h: a set is lost when its three copies
+    # are down at once (the chain of raidlab.exposure, constant rebuilds one at a time).
+    from raidlab.exposure import mission_loss_probability
+
+    assert row["p_data_loss"] == pytest.approx(mission_loss_probability(
+        "raid1", 6, copies=3, mttf_h=1 / hourly_failure_rate(0.02), repair_h=2.0, mission_h=8766.0,
+        repair="constant"), rel=1e-12)
+    assert 0 < row["p_data_loss"] < 1e-9
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize("array, tolerance", [('layout = "raid6"\ndrives = 8\n', 2),
+                                              ('layout = "declustered"\ndrives = 8\nstripe_width = 4\n', 1)])
+def test_data_loss_uses_the_cores_tolerance_of_double_parity_and_declustering(tmp_path, array, tolerance):
+    """RAID-6 and parity declustering as the core describes them: the tolerance and the
+    members at risk that P(data loss) is computed from."""
+    from raidlab import _core
+    from raidlab.exposure import constant_repair_loss_probability
+    from raidlab.rebuild_plan import _survivors_at_risk
+
+    facts = _core.layout_facts(_with_array(array), str(tmp_path))
+    assert facts["fault_tolerance"] == tolerance and _survivors_at_risk(facts, 0) == 7
+    expected = constant_repair_loss_probability(8, tolerance, 1 / hourly_failure_rate(0.0157), 3.0, 8766.0)
+    assert data_loss_probability(facts, 7, 3.0, 0.0157) == pytest.approx(expected, rel=1e-12)

@@ -7,7 +7,8 @@ run directories, resuming). The answer is one row per candidate::
 
     candidate ─▶ rebuild time, user p50 / p99 while rebuilding,
                  P(second drive failure in the group while it is degraded),
-                 P(unrecoverable read error while reading the survivors)
+                 P(unrecoverable read error while reading the survivors),
+                 P(data loss within a mission time, every rebuild taking as long as this one)
 
 and a Pareto plot of rebuild time against user p99, with, given an SLO on p99, the fastest
 rebuild that keeps it.
@@ -15,7 +16,8 @@ rebuild that keeps it.
 The pieces are pure functions where they can be (tests call them on tables they build):
 
 * :data:`DEFAULT_CANDIDATES`: the default set, as data (:class:`Candidate`);
-* :func:`second_failure_probability`, :func:`ure_probability`: the exposure formulas;
+* :func:`second_failure_probability`, :func:`ure_probability`, :func:`data_loss_probability`:
+  the exposure formulas (the last is :mod:`raidlab.exposure`'s chain for the layout);
 * :func:`pareto_front`, :func:`pick_for_slo`: the front and the SLO pick on a results table;
 * :func:`prepare_base`: the configuration with a failure, a spare and ``rebuild.end_run``;
 * :func:`run_plan`: everything, writing the output directory; the command is
@@ -52,7 +54,12 @@ __all__ = [
     "hourly_failure_rate",
     "second_failure_probability",
     "ure_probability",
+    "data_loss_probability",
+    "afr_of_mttf",
     "check_afr",
+    "check_mttf_hours",
+    "check_mission_years",
+    "DEFAULT_MISSION_YEARS",
     "check_ure_per_bit",
     "check_slo_ms",
     "pareto_front",
@@ -75,6 +82,8 @@ DEFAULT_AFR = 0.0157
 DEFAULT_URE_PER_BIT = 1e-15
 #: Hours in a year of 365.25 days.
 HOURS_PER_YEAR = 8766.0
+#: The mission time of P(data loss), the default of ``--mission-years``.
+DEFAULT_MISSION_YEARS = 1.0
 #: md's ``speed_limit_min`` raised, as operators commonly do to make a rebuild go on under
 #: load: 50 MiB/s per device.
 MD_RAISED_MIN_KIB_S = 51200
@@ -239,6 +248,29 @@ def check_ure_per_bit(rate: float, key: str = "--ure-per-bit") -> float:
     return float(rate)
 
 
+def check_mttf_hours(hours: float, key: str = "--mttf-hours") -> float:
+    """A mean time to failure, hours > 0."""
+    if not (isinstance(hours, (int, float)) and math.isfinite(hours)) or hours <= 0:
+        raise ConfigError(f"expected a drive's mean time to failure in hours, > 0 (e.g. 2.5e6), not {hours}", key=key)
+    if -math.expm1(-HOURS_PER_YEAR / hours) >= 1:
+        raise ConfigError(f"a mean time to failure of {hours:g} h fails every drive within the year (an annual "
+                          "failure rate of 1): expected more hours", key=key)
+    return float(hours)
+
+
+def check_mission_years(years: float, key: str = "--mission-years") -> float:
+    """A mission time, years > 0."""
+    if not (isinstance(years, (int, float)) and math.isfinite(years)) or years <= 0:
+        raise ConfigError(f"expected a mission time in years, > 0, not {years}", key=key)
+    return float(years)
+
+
+def afr_of_mttf(mttf_hours: float) -> float:
+    """The annual failure rate of an exponential lifetime of mean ``mttf_hours``:
+    AFR = 1 − exp(−8766 h / MTTF), the inverse of :func:`hourly_failure_rate`."""
+    return -math.expm1(-HOURS_PER_YEAR / check_mttf_hours(mttf_hours))
+
+
 def check_slo_ms(slo_ms: float, key: str = "--p99-slo-ms") -> float:
     """A response-time objective, milliseconds > 0."""
     if not (isinstance(slo_ms, (int, float)) and math.isfinite(slo_ms)) or slo_ms <= 0:
@@ -259,6 +291,32 @@ def second_failure_probability(survivors: int, hours: float, afr: float) -> floa
     if survivors < 0 or not (hours >= 0):
         raise ValueError(f"expected survivors >= 0 and hours >= 0, not {survivors}, {hours}")
     return -math.expm1(-survivors * hourly_failure_rate(afr) * hours)
+
+
+def data_loss_probability(layout: Mapping[str, Any], survivors: Optional[int], degraded_h: Optional[float],
+                          afr: float, mission_h: float = HOURS_PER_YEAR) -> Optional[float]:
+    """P(data loss within ``mission_h`` hours) of the candidate's array (the core's
+    ``layout_facts``: layout, drives, fault tolerance; ``survivors``: the members sharing a
+    member's redundancy), drives failing at :func:`hourly_failure_rate` and every rebuild
+    taking ``degraded_h`` hours exactly, one at a time (:func:`raidlab.exposure.mission_loss_probability`
+    with constant repairs). ``None`` for a layout the chain has no model of (one that survives
+    two failures other than RAID-6 and RAID-1) or without a rebuild time."""
+    from raidlab.exposure import mission_loss_probability
+
+    name, drives, tolerance = layout.get("layout"), layout.get("drives"), layout.get("fault_tolerance")
+    if not isinstance(name, str) or not _finite(drives) or not _finite(degraded_h) or degraded_h <= 0:
+        return None
+    rate = hourly_failure_rate(afr)
+    if rate == 0:
+        return 0.0
+    at_risk = int(survivors) if _finite(survivors) else None
+    try:
+        return mission_loss_probability(
+            name, int(drives), mttf_h=1.0 / rate, repair_h=float(degraded_h), mission_h=mission_h,
+            copies=at_risk + 1 if name == "raid1" and at_risk is not None else None, at_risk=at_risk,
+            tolerance=int(tolerance) if _finite(tolerance) else None, repair="constant")
+    except ValueError:
+        return None
 
 
 def ure_probability(bits_read: float, ure_per_bit: float) -> float:
@@ -559,7 +617,7 @@ def measure_media_rate_mb_s(drive: Mapping[str, Any]) -> float:
 COLUMNS = (
     "candidate", "discipline", "status", "rebuild_time_s", "p50_ms", "p99_ms", "mean_ms", "requests_during_rebuild",
     "degraded_s", "survivors", "survivor_read_bytes", "survivor_read_source", "p_second_failure", "p_ure",
-    "pareto", "outcome", "run_id", "error", "settings",
+    "p_data_loss", "pareto", "outcome", "run_id", "error", "settings",
 )
 
 
@@ -589,6 +647,8 @@ class PlanOutcome:
     #: Runs the candidates make: fewer than the candidates when settings written differently
     #: resolve to the same configuration (one run stands for them).
     runs: Optional[int] = None
+    #: The mission time of ``p_data_loss``, years.
+    mission_years: float = DEFAULT_MISSION_YEARS
 
     def as_json(self) -> Dict[str, Any]:
         rows = [{key: _json_cell(value) for key, value in row.items()} for row in self.table.to_dict("records")]
@@ -599,6 +659,8 @@ class PlanOutcome:
             "warnings": list(self.warnings),
             "left_out": [{"candidate": label, "same_as": same} for label, same in self.repeated],
             "afr": self.afr,
+            "mttf_hours": 1.0 / hourly_failure_rate(self.afr) if self.afr > 0 else None,
+            "mission_years": self.mission_years,
             "ure_per_bit": self.ure_per_bit,
             "media_rate_mb_s": self.media_rate_mb_s,
             "candidates": rows,
@@ -677,11 +739,12 @@ def plan_rows(
     layouts: Sequence[Mapping[str, Any]],
     afr: float,
     ure_per_bit: float,
+    mission_h: float = HOURS_PER_YEAR,
 ) -> "pd.DataFrame":
     """The results table: one row per candidate from its sweep row (``summary``, in candidate
     order), run directory (for the survivors' reads) and layout (``layouts``: the core's
     ``_core.layout_facts`` of its configuration, for the members at risk and a member's bytes),
-    with the exposure computed."""
+    with the exposure computed (P(data loss) within ``mission_h`` hours)."""
     import pandas as pd
 
     from raidlab.config import toml_literal
@@ -729,6 +792,8 @@ def plan_rows(
             row["p_second_failure"] = second_failure_probability(survivors, degraded / 3600.0, afr)
         if row["survivor_read_bytes"] is not None:
             row["p_ure"] = ure_probability(8.0 * row["survivor_read_bytes"], ure_per_bit)
+        if degraded is not None:
+            row["p_data_loss"] = data_loss_probability(layout, survivors, degraded / 3600.0, afr, mission_h)
         rows.append(row)
     table = pd.DataFrame(rows, columns=list(COLUMNS))
     front = set(pareto_front(table["rebuild_time_s"].tolist(), table["p99_ms"].tolist()))
@@ -736,7 +801,7 @@ def plan_rows(
     for column in ("status", "candidate", "discipline", "survivor_read_source", "outcome", "run_id", "error", "settings"):
         table[column] = table[column].astype("string")
     for column in ("rebuild_time_s", "p50_ms", "p99_ms", "mean_ms", "degraded_s", "survivor_read_bytes",
-                   "p_second_failure", "p_ure", "requests_during_rebuild", "survivors"):
+                   "p_second_failure", "p_ure", "p_data_loss", "requests_during_rebuild", "survivors"):
         table[column] = pd.to_numeric(table[column], errors="coerce").astype("float64")
     return table
 
@@ -864,6 +929,7 @@ def run_plan(
     afr: float = DEFAULT_AFR,
     ure_per_bit: float = DEFAULT_URE_PER_BIT,
     p99_slo_ms: Optional[float] = None,
+    mission_years: float = DEFAULT_MISSION_YEARS,
     jobs: Optional[int] = None,
     scheduler: Optional[str] = None,
     command_line: Optional[Sequence[str]] = None,
@@ -892,6 +958,7 @@ def run_plan(
     ure_per_bit = check_ure_per_bit(ure_per_bit)
     if p99_slo_ms is not None:
         check_slo_ms(p99_slo_ms)
+    mission_years = check_mission_years(mission_years)
     loaded = load_config(config, overrides=overrides)
     name = loaded.name or "config"
     base = prepare_base(parse_toml(loaded.text, loaded.path), loaded.base_dir, fail_at_s=fail_at_s,
@@ -954,7 +1021,8 @@ def run_plan(
 
     run_dirs = [outcome.plan.output / "runs" / str(row["run_id"]) for row in outcome.plan.rows]
     table = plan_rows(chosen, disciplines, settings, outcome.table, run_dirs, base.document,
-                      layouts=[layout_of[candidate.label] for candidate in chosen], afr=afr, ure_per_bit=ure_per_bit)
+                      layouts=[layout_of[candidate.label] for candidate in chosen], afr=afr, ure_per_bit=ure_per_bit,
+                      mission_h=mission_years * HOURS_PER_YEAR)
     front = [i for i in pareto_front(table["rebuild_time_s"].tolist(), table["p99_ms"].tolist())]
     slo = pick_for_slo(table, p99_slo_ms) if p99_slo_ms is not None else None
 
@@ -965,7 +1033,7 @@ def run_plan(
                          ure_per_bit=ure_per_bit, media_rate_mb_s=media_rate, slo=slo, pareto=front, files=files,
                          wall_s=time.monotonic() - started, executor=outcome.executor, ran=outcome.ran,
                          skipped=outcome.skipped, failed=outcome.failed, warnings=warnings, repeated=repeated,
-                         runs=len(outcome.plan.tasks))
+                         runs=len(outcome.plan.tasks), mission_years=mission_years)
     atomic_write_text(directory / "plan.json", json.dumps(result.as_json(), indent=2) + "\n")
     result.files.append(directory / "plan.json")
     return result
@@ -1142,8 +1210,10 @@ def print_plan(console: "Console", outcome: PlanOutcome) -> None:
     from rich.table import Table
 
     table = Table(title=f"Rebuild plan: {outcome.directory}", title_justify="left")
+    mission = f"{outcome.mission_years:g} y"
     for heading, justify in (("candidate", "left"), ("rebuild time", "right"), ("p50 ms", "right"),
-                             ("p99 ms", "right"), ("P(2nd failure)", "right"), ("P(URE)", "right"), ("", "left")):
+                             ("p99 ms", "right"), ("P(2nd failure)", "right"), ("P(URE)", "right"),
+                             (f"P(loss, {mission})", "right"), ("", "left")):
         table.add_column(heading, justify=justify, no_wrap=heading == "candidate")
     unit = time_unit(outcome.table["rebuild_time_s"].tolist())  # one unit for the column, as the plot's axis
     for index, row in enumerate(outcome.table.to_dict("records")):
@@ -1155,12 +1225,15 @@ def print_plan(console: "Console", outcome: PlanOutcome) -> None:
         if row["status"] != "done":
             marks.append(str(row["status"]) + (f": {row['error']}" if _json_cell(row["error"]) else ""))
         table.add_row(str(row["candidate"]), _duration(row["rebuild_time_s"], unit), _ms(row["p50_ms"]), _ms(row["p99_ms"]),
-                      _percent(row["p_second_failure"]), _percent(row["p_ure"]), ", ".join(marks))
+                      _percent(row["p_second_failure"]), _percent(row["p_ure"]), _percent(row["p_data_loss"]),
+                      ", ".join(marks))
     console.print(table)
     base = outcome.base
     media = f"; drive's sustained read rate {outcome.media_rate_mb_s:.1f} MB/s (pilot)" if outcome.media_rate_mb_s else ""
+    mttf = f" (MTTF {1.0 / hourly_failure_rate(outcome.afr):,.0f} h)" if outcome.afr > 0 else ""
     console.print(f"drive {base.fail_drive} fails at {base.fail_at_s:g} s; p50/p99: user requests while rebuilding; "
-                  f"AFR {outcome.afr * 100:g} %, URE {outcome.ure_per_bit:g} per bit{media}",
+                  f"AFR {outcome.afr * 100:.3g} %{mttf}, URE {outcome.ure_per_bit:g} per bit{media}; "
+                  f"P(loss, {mission}): every rebuild as long as the candidate's, one at a time",
                   markup=False, highlight=False)
     if outcome.slo is not None:
         console.print(outcome.slo.text, markup=False, highlight=False)
@@ -1176,10 +1249,12 @@ def _command(args: argparse.Namespace, out: "Console", err: "Console") -> int:
     def warn(text: str) -> None:
         err.print(f"warning: {text}", markup=False, highlight=False, soft_wrap=True)
 
+    afr = afr_of_mttf(args.mttf_hours) if args.mttf_hours is not None else args.afr
     try:
         outcome = run_plan(args.config, args.output, candidates=candidates, candidates_file=args.candidates,
-                           overrides=args.set, fail_at_s=args.fail_at, fail_drive=args.fail_drive, afr=args.afr,
-                           ure_per_bit=args.ure_per_bit, p99_slo_ms=args.p99_slo_ms, jobs=args.jobs,
+                           overrides=args.set, fail_at_s=args.fail_at, fail_drive=args.fail_drive, afr=afr,
+                           ure_per_bit=args.ure_per_bit, p99_slo_ms=args.p99_slo_ms,
+                           mission_years=args.mission_years, jobs=args.jobs,
                            scheduler=args.scheduler, command_line=["raidlab", *getattr(args, "argv", [])],
                            progress=bar, warn=warn)
     finally:
@@ -1209,7 +1284,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = ("Fail one member of the configuration's array (unless it has failures) and rebuild it onto "
                           "a hot spare under each candidate rebuild discipline or setting, one run each (the sweep "
                           "machinery: local cores or Dask); print the rebuild time, the user p50 and p99 while "
-                          "rebuilding and the exposure (a second drive failure, an unrecoverable read error), draw "
+                          "rebuilding and the exposure (a second drive failure, an unrecoverable read error, data "
+                          "loss within a mission time), draw "
                           "the Pareto plot of rebuild time against p99, and with --p99-slo-ms name the fastest "
                           "rebuild within the SLO. Candidates: --policy (with --with), --candidates FILE, the "
                           "configuration's [rebuild_plan] table, or the default set (md at three settings, VSM, "
@@ -1229,8 +1305,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds into the run the member fails (default: the end of metrics.warmup_s; "
                              "else a tenth of the workload's length; else 60)")
     parser.add_argument("--fail-drive", type=int, metavar="SLOT", help="the member that fails (default: 0)")
-    parser.add_argument("--afr", type=_float_option("--afr", check_afr), default=DEFAULT_AFR, metavar="FRACTION",
-                        help="annual failure rate of a drive (default: %(default)s, Backblaze's 2024 figure)")
+    rates = parser.add_mutually_exclusive_group()
+    rates.add_argument("--afr", type=_float_option("--afr", check_afr), default=DEFAULT_AFR, metavar="FRACTION",
+                       help="annual failure rate of a drive (default: %(default)s, Backblaze's 2024 figure; "
+                            "an MTTF of 554,000 h)")
+    rates.add_argument("--mttf-hours", type=_float_option("--mttf-hours", check_mttf_hours), metavar="H",
+                       help="a drive's mean time to failure instead of --afr (a datasheet's MTBF, e.g. 2.5e6)")
+    parser.add_argument("--mission-years", type=_float_option("--mission-years", check_mission_years),
+                        default=DEFAULT_MISSION_YEARS, metavar="Y",
+                        help="mission time of P(data loss) (default: %(default)g year)")
     parser.add_argument("--ure-per-bit", type=_float_option("--ure-per-bit", check_ure_per_bit),
                         default=DEFAULT_URE_PER_BIT, metavar="RATE",
                         help="unrecoverable read errors per bit read (default: %(default)g, enterprise HDD datasheets)")
