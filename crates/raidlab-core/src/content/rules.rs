@@ -383,21 +383,28 @@ impl ContentModel {
         raid6::parity_of(k, data)
     }
 
-    /// P+Q: what sectors `[start, end)` of source slot `drive` contribute to rebuilding the
-    /// same sectors of member slot `member_slot`: each sector's value times its coefficient
-    /// in the recovery of the lost unit from the stripe's units on working drives (those on
-    /// failed drives are the erased ones), XORed into `values`.
+    /// P+Q: what sectors `[start, end)` of source slot `drive` contribute to rebuilding member
+    /// slot `member_slot`'s unit of the same stripe and row: each sector's value times its
+    /// coefficient in the recovery of the lost unit from the stripe's units on working drives
+    /// (those on failed drives are the erased ones), XORed into `values`.
     fn pq_rebuild_read(&mut self, layout: &dyn Layout, member_slot: u32, drive: u32, start: u64, end: u64, values: &mut [u64]) -> Result<()> {
         let mut map = StripeMap::default();
         let mut cached: Option<(u64, Coefficient)> = None;
         for (k, pba) in (start..end).enumerate() {
-            let (Some((stripe, target)), Some((_, source))) = (layout.locate(member_slot, pba), layout.locate(drive, pba)) else {
+            let Some((stripe, source)) = layout.locate(drive, pba) else {
                 return Err(Error::Invariant(format!("rebuild read of slot {drive} sector {pba} outside a stripe")));
             };
             let coefficient = match cached {
                 Some((s, c)) if s == stripe => c,
                 _ => {
                     layout.map_stripe(stripe, &mut map);
+                    let target = match map.data.iter().position(|u| u.drive == member_slot) {
+                        Some(i) => UnitRole::Data { index: i as u32, copy: 0 },
+                        None => match map.parity.iter().position(|u| u.drive == member_slot) {
+                            Some(p) => UnitRole::Parity { index: p as u32 },
+                            None => return Err(Error::Invariant(format!("stripe {stripe} has no unit on slot {member_slot}"))),
+                        },
+                    };
                     let erased: Vec<UnitRole> = map
                         .data
                         .iter()

@@ -9,6 +9,7 @@
 pub mod chained;
 pub mod declustered;
 pub mod distorted;
+pub mod draid;
 pub mod interleaved;
 pub mod keys;
 pub mod md_raid10;
@@ -552,6 +553,13 @@ pub const LAYOUTS: &[LayoutEntry] = &[
         doc: "parity declustering (Holland & Gibson): RAID-5 stripes of `stripe_width` units spread over more drives by a \
               balanced block design",
         own_keys: declustered::OWN_KEYS,
+    },
+    LayoutEntry {
+        name: "draid",
+        build: draid::DraidLayout::build,
+        doc: "OpenZFS dRAID (`draid = \"draid2:8d:1s\"`): fixed-width groups of D + P spread over every child by \
+              permutation maps, with distributed spare space",
+        own_keys: draid::OWN_KEYS,
     },
     LayoutEntry {
         name: "interleaved",

@@ -136,7 +136,7 @@ fn a_cache_in_front_of_lost_data_reports_no_stale_reads() {
 // ----- the fuzzer ---------------------------------------------------------------------------
 
 /// Layouts the fuzzer draws arrays of: name, and the drive counts (for RAID-1: sets) it draws.
-const LAYOUTS: &[(&str, u32, u32)] = &[("raid0", 2, 4), ("raid1", 1, 3), ("raid5", 3, 6), ("raid6", 4, 8), ("declustered", 4, 8), ("interleaved", 1, 2), ("chained", 2, 6), ("md_raid10", 2, 6), ("distorted", 1, 3)];
+const LAYOUTS: &[(&str, u32, u32)] = &[("raid0", 2, 4), ("raid1", 1, 3), ("raid5", 3, 6), ("raid6", 4, 8), ("declustered", 4, 8), ("draid", 4, 8), ("interleaved", 1, 2), ("chained", 2, 6), ("md_raid10", 2, 6), ("distorted", 1, 3)];
 const EXECUTORS: &[&str] = &[
     "executor = \"sor\"",
     "executor = \"sor\"\nparallel_units = 3",
@@ -199,6 +199,10 @@ struct Schedule {
     /// The controller crashes once (drawn last, so that the rest of a seed's schedule is
     /// what it was before crashes were drawn).
     crash: bool,
+    /// dRAID's `draid` spec (drawn for that layout only), and the drives' sectors (set once the
+    /// run is built), from which the oracle maps dRAID's stripes.
+    draid: String,
+    capacity_sectors: u64,
 }
 
 const DURATION_S: f64 = 4.0;
@@ -221,6 +225,13 @@ fn schedule(seed: u64) -> Schedule {
     } else {
         String::new()
     };
+    // dRAID: parity 1 or 2, 0 or 1 distributed spare, any data count that fits.
+    let draid = if layout == "draid" {
+        let (parity, spares) = (d.int(1, 2), d.int(0, 1));
+        format!("draid{parity}:{}d:{spares}s", d.int(1, drives - spares - parity))
+    } else {
+        String::new()
+    };
     let rebuild = layout != "raid0";
     let spares = if rebuild { d.int(0, 3) } else { 0 };
     let arrivals = if rebuild { d.int(0, 2) } else { 0 };
@@ -235,6 +246,7 @@ fn schedule(seed: u64) -> Schedule {
             "md_raid10" => format!("md_layout = \"{md_layout}\"\n"),
             "distorted" => format!("dff = {}\n", [0.5, 0.8, 0.9][(seed % 3) as usize]),
             "declustered" => format!("stripe_width = {}\n", 3 + seed as u32 % (drives - 2).min(3)),
+            "draid" => format!("draid = \"{draid}\"\nrow_kib = 32\n"),
             _ => String::new(),
         },
         [0.3, 0.6, 0.9][d.int(0, 2) as usize],
@@ -275,8 +287,9 @@ fn schedule(seed: u64) -> Schedule {
         delay_s = if d.chance(0.3) { d.seconds(0.0, 2.0) } else { 0.0 };
         let (executor, order, discipline) = (d.pick(EXECUTORS), d.pick(ORDERS), d.pick(DISCIPLINES));
         let (unit, redirect, mut piggyback) = (d.pick(UNITS), d.chance(0.7), d.chance(0.3));
-        if layout == "distorted" || layout == "raid6" {
-            // A distorted mirror's rebuild and RAID-6's do not piggyback (refused by name).
+        if layout == "distorted" || layout == "raid6" || layout == "draid" {
+            // A distorted mirror's rebuild, RAID-6's and dRAID2's do not piggyback (refused by
+            // name).
             piggyback = false;
         }
         text += &format!(
@@ -285,11 +298,11 @@ fn schedule(seed: u64) -> Schedule {
         );
     }
     // A crash of the controller, without a cache (refused with one).
-    let crash = !text.contains("[cache]") && d.chance(0.15) && layout != "distorted" && layout != "raid6";
+    let crash = !text.contains("[cache]") && d.chance(0.15) && layout != "distorted" && layout != "raid6" && layout != "draid";
     if crash {
         text += &format!("[[failures]]\nkind = \"crash\"\nat_s = {}\n", d.seconds(0.05, DURATION_S + 1.0));
     }
-    Schedule { text, layout, drives, copies, md_layout, rebuild, end_run, delay_s, crash }
+    Schedule { text, layout, drives, copies, md_layout, rebuild, end_run, delay_s, crash, draid, capacity_sectors: 0 }
 }
 
 /// Whether a set of failed members defeats the layout's redundancy, worked out from its
@@ -302,6 +315,20 @@ fn defeats(s: &Schedule, failed: &[u32]) -> bool {
         "raid6" => failed.len() >= 3,
         // The complete design: every pair of drives shares a stripe.
         "declustered" => failed.len() >= 2,
+        // Some stripe of dRAID's map (built from its spec, not asked of the run) has more
+        // units on failed drives than parities.
+        "draid" => {
+            let params = raidlab_core::layout::LayoutParams::new(s.drives, 8, s.capacity_sectors)
+                .with("draid", s.draid.as_str())
+                .with("row_kib", 32u64);
+            let layout = raidlab_core::layout::build("draid", &params, "array").expect("the schedule's dRAID");
+            let parities = s.draid[5..6].parse::<usize>().unwrap();
+            let mut map = raidlab_core::layout::StripeMap::default();
+            (0..layout.stripes()).any(|stripe| {
+                layout.map_stripe(stripe, &mut map);
+                map.data.iter().chain(map.parity.iter()).filter(|u| failed.contains(&u.drive)).count() > parities
+            })
+        }
         "raid1" => (0..s.drives / s.copies).any(|set| failed.iter().filter(|&&m| m / s.copies == set).count() >= s.copies as usize),
         // Two in one cluster (`copies` holds the cluster's size).
         "interleaved" => (0..s.drives / s.copies).any(|c| failed.iter().filter(|&&m| m / s.copies == c).count() >= 2),
@@ -353,9 +380,10 @@ struct Seen {
 
 /// Run one schedule and check it; `Err` says what is wrong.
 fn check(seed: u64, seen: &mut Seen) -> Result<(), String> {
-    let sched = schedule(seed);
+    let mut sched = schedule(seed);
     let config = config(&sched.text);
     let mut sim = Simulation::new(config).map_err(|e| format!("refused: {e}"))?;
+    sched.capacity_sectors = sim.drives[0].drive.model.capacity_sectors();
     let started = Instant::now();
     let wall_bound = Duration::from_secs(30);
     let mut hook = |_: f64, _: u64| started.elapsed() < wall_bound;
@@ -520,6 +548,8 @@ fn the_fuzzers_loss_rule_matches_each_layouts_definition() {
         end_run: false,
         delay_s: 0.0,
         crash: false,
+        draid: String::new(),
+        capacity_sectors: 0,
     };
     assert!(!defeats(&sched("raid5", 5, 1), &[3]));
     assert!(defeats(&sched("raid5", 5, 1), &[3, 0]));

@@ -12,6 +12,7 @@ mod failure_schedules;
 mod failures;
 mod declustering;
 mod distorted;
+mod draid;
 mod layout_registry;
 mod log_raid;
 mod parity_declustering;
