@@ -954,9 +954,16 @@ impl Controller {
             }
         }
         // (A layout whose copies move may leave a slot of the unit with nothing to rebuild:
-        // a distorted mirror's free slave slot.)
+        // a distorted mirror's free slave slot; and sectors outside every stripe, dRAID's
+        // distributed spare space, have nothing to rebuild.)
         debug_assert!(
-            self.state.placement.is_some() || reads_cover(&j.reads, end - start),
+            self.state.placement.is_some()
+                || reads_cover(&j.reads, end - start)
+                || (start..end).all(|sector| {
+                    let member_slot = self.state.member_slot[member as usize];
+                    self.layout.locate(member_slot, sector).is_none()
+                        || j.reads.iter().any(|r| r.offset <= sector - start && sector - start < r.offset + r.sectors)
+                }),
             "layout {}: reads {:?} do not rebuild unit [{start}, {end}) of member {member}",
             self.layout.name(),
             j.reads
