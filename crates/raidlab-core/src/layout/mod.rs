@@ -213,8 +213,11 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     /// The reads that rebuild member `member`'s lost sectors `[start, end)` (a rebuild unit),
     /// appended to `out`: each names a source member of [`Layout::reconstruction`], where to
     /// read it and which sectors of the unit it rebuilds, combined by XOR or copied as the
-    /// reconstruction says. At most one read per source; together they cover the unit
-    /// (with parity, every source covers each sector it is read for). By default every
+    /// reconstruction says: each source once per part of the unit it rebuilds (parity
+    /// declustering and dRAID read each stripe unit's own stripe, so a source may be read
+    /// twice when a rebuild unit spans two stripe units); together they cover every sector
+    /// of the unit that lies in a stripe (with parity, every source covers each sector it is
+    /// read for). By default every
     /// source of the reconstruction, for the whole unit, at
     /// [`Layout::rebuild_source_sectors`]. A layout whose unit is rebuilt from different
     /// members in different places (a declustered copy, a declustered parity group) lists
