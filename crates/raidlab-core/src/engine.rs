@@ -69,6 +69,9 @@ enum Owner {
     /// The controller's CPU: a plan it delayed by its CPU time (a log index's look-ups) is
     /// due.
     ControllerCpu,
+    /// Operations that need no drive (a distributed spare's sectors in the free column of
+    /// the member it holds), answered as a drive's completion would be, at the same instant.
+    NoDrive,
 }
 
 /// An [`Owner`] as the event queue holds it: a drive's slot, or a code above every slot. (An
@@ -83,6 +86,7 @@ impl OwnerCode {
     const CACHE: u32 = u32::MAX - 1;
     const LOG_IDLE: u32 = u32::MAX - 2;
     const CONTROLLER_CPU: u32 = u32::MAX - 3;
+    const NO_DRIVE: u32 = u32::MAX - 4;
 
     fn of(owner: Owner) -> OwnerCode {
         OwnerCode(match owner {
@@ -90,6 +94,7 @@ impl OwnerCode {
             Owner::Cache => Self::CACHE,
             Owner::LogIdle => Self::LOG_IDLE,
             Owner::ControllerCpu => Self::CONTROLLER_CPU,
+            Owner::NoDrive => Self::NO_DRIVE,
             Owner::Drive(drive) => drive,
         })
     }
@@ -100,6 +105,7 @@ impl OwnerCode {
             Self::CACHE => Owner::Cache,
             Self::LOG_IDLE => Owner::LogIdle,
             Self::CONTROLLER_CPU => Owner::ControllerCpu,
+            Self::NO_DRIVE => Owner::NoDrive,
             drive => Owner::Drive(drive),
         }
     }
@@ -114,6 +120,7 @@ impl Owner {
             Owner::Cache => "the buffer cache (answers)".into(),
             Owner::LogIdle => "the log's idle re-sync detector".into(),
             Owner::ControllerCpu => "the controller's CPU (plans delayed by their look-ups)".into(),
+            Owner::NoDrive => "operations that need no drive (a distributed spare's free column)".into(),
         }
     }
 }
@@ -323,6 +330,15 @@ pub struct Simulation {
     /// Rebuild ops pay no rotational wait before their first sector
     /// (`rebuild.rotational_latency = "none"`).
     rebuild_rotation_free: bool,
+    /// The first drive slot that is a distributed spare (dRAID's), after every real slot:
+    /// its operations are served by the member whose free column holds the sector. The slot
+    /// count when there is none.
+    first_distributed_spare: u32,
+    /// Operations answered without a drive, at the next [`Owner::NoDrive`] timer (now).
+    no_drive_done: std::collections::VecDeque<(u64, u32)>,
+    /// Operations of distributed spares queued on members, by token: the spare's slot (a
+    /// spare that fails fails them when they complete).
+    distributed_in_flight: rustc_hash::FxHashMap<u64, u32>,
     now: Nanos,
     events: EventQueue<Event>,
     /// The drives.
@@ -418,7 +434,10 @@ impl Simulation {
         let arriving = config.failures.iter().filter(|f| f.kind == FailureKind::SpareArrives).count() as u32;
         // A log drive takes the slot after every spare's.
         let log_drive = config.log.as_ref().is_some_and(|l| l.has_log_drive());
-        let slots = config.array.drives + config.array.spares + arriving + log_drive as u32;
+        let real_slots = config.array.drives + config.array.spares + arriving + log_drive as u32;
+        // Distributed spares (dRAID's) take slots after every real one; their entries here are
+        // never served (their operations go to members), and hold their failure state.
+        let slots = real_slots + layout.distributed_spares();
         let drives = (0..slots)
             .map(|i| {
                 let queue = disk::DiskQueue::with_classes(&config.drive.scheduler, &config.drive.classes)
@@ -434,7 +453,9 @@ impl Simulation {
                     busy_ns: 0,
                     rebuild_busy_ns: 0,
                     rebuild_sectors: 0,
-                    present: i < config.array.drives + config.array.spares || (log_drive && i == config.log_slot()),
+                    present: i < config.array.drives + config.array.spares
+                        || (log_drive && i == config.log_slot())
+                        || i >= real_slots,
                     operations: 0,
                     in_service_sectors: 0,
                     sectors_done: 0,
@@ -473,11 +494,14 @@ impl Simulation {
         let workload = Workload::new(&config.workload, capacity, rate, config.seed, "workload")?;
         let mut controller = Controller::new(layout, config.content.check, RngStream::new(config.seed, StreamId::MirrorChoice));
         let outside = config.log.as_ref().is_some_and(|l| l.has_log_drive()) as u32;
-        if slots - outside > config.array.drives {
-            controller.set_spare_slots(slots - outside - config.array.drives);
+        if real_slots - outside > config.array.drives {
+            controller.set_spare_slots(real_slots - outside - config.array.drives);
         }
         if outside > 0 {
             controller.set_outside_slots(outside);
+        }
+        if slots > real_slots {
+            controller.set_distributed_spare_slots(slots - real_slots);
         }
         if let Some(why) = controller.layout().crash_refusal() {
             if let Some(i) = config.failures.iter().position(|f| f.kind == FailureKind::Crash) {
@@ -546,7 +570,9 @@ impl Simulation {
                 let sequential = r.zfs.as_ref().is_some_and(|z| z.mode == "sequential");
                 // A layout whose lost units are an XOR of the survivors' keeps parity.
                 let parity = controller.layout().reconstruction(0).is_some_and(|r| r.xor);
-                if r.discipline == "zfs" && sequential && parity {
+                // (dRAID's fixed-width groups are what make ZFS's sequential rebuild possible.)
+                let draid = controller.layout().name() == "draid";
+                if r.discipline == "zfs" && sequential && parity && !draid {
                     return Err(Error::config(
                         "rebuild.zfs.mode",
                         "OpenZFS's sequential rebuild is for mirrors only, \"not possible on RAIDZ due to its variable stripe \
@@ -635,7 +661,14 @@ impl Simulation {
             rebuild,
             read_estimate,
             rebuild_rotation_free,
+            first_distributed_spare: real_slots,
+            no_drive_done: std::collections::VecDeque::new(),
+            distributed_in_flight: rustc_hash::FxHashMap::default(),
         };
+        // The distributed spares first: ZFS rebuilds a dRAID child onto its distributed spare.
+        for slot in real_slots..slots {
+            sim.controller.add_spare(slot, 0);
+        }
         for slot in config_drives..config_drives + config_spares {
             sim.controller.add_spare(slot, 0);
         }
@@ -978,7 +1011,9 @@ impl Simulation {
         slot.sectors_done += slot.in_service_sectors as u64;
         let depth = slot.depth - 1;
         slot.set_depth(now, depth);
-        self.controller.op_done(now, token, true, &Drives(&self.drives, self.read_estimate))?;
+        // An operation of a distributed spare that failed while it was queued here failed too.
+        let ok = self.distributed_in_flight.is_empty() || self.distributed_op_ok(token);
+        self.controller.op_done(now, token, ok, &Drives(&self.drives, self.read_estimate))?;
         self.start_next(drive);
         if !self.idle_subscriptions.is_empty() {
             let idle = self.drives[drive as usize].in_service.is_none();
@@ -998,7 +1033,7 @@ impl Simulation {
     fn timer_is_current(&self, owner: Owner, epoch: u32) -> bool {
         match owner {
             Owner::Drive(drive) => self.drives[drive as usize].epoch == epoch,
-            Owner::Rebuild | Owner::Cache | Owner::LogIdle | Owner::ControllerCpu => true,
+            Owner::Rebuild | Owner::Cache | Owner::LogIdle | Owner::ControllerCpu | Owner::NoDrive => true,
         }
     }
 
@@ -1022,6 +1057,15 @@ impl Simulation {
             Owner::ControllerCpu => {
                 let now = self.now;
                 self.controller.cpu_done(now, &Drives(&self.drives, self.read_estimate))?;
+            }
+            Owner::NoDrive => {
+                // One completion per timer, as one per drive event: the rebuild's policies
+                // hear of each before the next (a job's id is free again once it is done).
+                let now = self.now;
+                if let Some((token, spare)) = self.no_drive_done.pop_front() {
+                    let ok = self.drives[spare as usize].failed_at.is_none();
+                    self.controller.op_done(now, token, ok, &Drives(&self.drives, self.read_estimate))?;
+                }
             }
         }
         Ok(())
@@ -1129,10 +1173,23 @@ impl Simulation {
         slot.rebuild_ops_in_flight = 0;
         let aborted = std::mem::take(&mut self.aborted);
         for (_, op) in &aborted {
+            if !self.distributed_in_flight.is_empty() {
+                self.distributed_in_flight.remove(&op.token);
+            }
             self.controller.op_done(now, op.token, false, &Drives(&self.drives, self.read_estimate))?;
         }
         self.aborted = aborted;
         self.aborted.clear();
+        // A distributed spare holding (or being rebuilt into) another member loses its
+        // sectors on this member: raidlab fails it whole (ZFS would repair only the blocks
+        // that lay there; the whole member is rebuilt again here, a conservative choice).
+        if member.is_some() {
+            for spare in self.first_distributed_spare..self.drives.len() as u32 {
+                if self.drives[spare as usize].failed_at.is_none() && self.controller.distributed_spare_member(spare).is_some() {
+                    self.on_failure(spare)?;
+                }
+            }
+        }
         // The layout may want its redundancy re-synchronized (a log-assisted array's lost log).
         self.controller.start_resyncs(now, &Drives(&self.drives, self.read_estimate))?;
         self.update_period();
@@ -1159,7 +1216,11 @@ impl Simulation {
             slot.rebuild_ops_in_flight = 0;
             slot.epoch += 1;
         }
-        let dropped = self.aborted.len();
+        // (Operations that needed no drive are dropped with the queues: their timers then
+        // find nothing.)
+        let dropped = self.aborted.len() + self.no_drive_done.len();
+        self.no_drive_done.clear();
+        self.distributed_in_flight.clear();
         self.aborted.clear();
         let crashed = self.controller.crash();
         // (The array's own re-syncs are no one's requests.)
@@ -1521,8 +1582,29 @@ impl Simulation {
                 continue;
             }
             for i in 0..issued {
-                let op = self.controller.outbox[i];
+                let mut op = self.controller.outbox[i];
                 let now = self.now;
+                if op.drive >= self.first_distributed_spare {
+                    match self.distributed_spare_drive(op.drive, op.pba) {
+                        Some(drive) => {
+                            // (Tokens are reused: one is remembered only while its op is
+                            // queued or served, from here to its completion or abort.)
+                            if self.drives[drive as usize].failed_at.is_none() {
+                                self.distributed_in_flight.insert(op.token, op.drive);
+                            }
+                            op.drive = drive;
+                        }
+                        None => {
+                            // The spare's column on the member it holds: no stripe has a unit
+                            // there (a rebuild writes it with the rest of its unit), no drive.
+                            // Answered by a timer at this instant, as a completion would be
+                            // (not here, inside the issue of other work).
+                            self.events.push(now, Event::Timer { owner: OwnerCode::of(Owner::NoDrive), epoch: 0 });
+                            self.no_drive_done.push_back((op.token, op.drive));
+                            continue;
+                        }
+                    }
+                }
                 let slot = &mut self.drives[op.drive as usize];
                 if slot.failed_at.is_some() {
                     self.controller.op_done(now, op.token, false, &Drives(&self.drives, self.read_estimate))?;
@@ -1586,6 +1668,29 @@ impl Simulation {
                 }
             }
         }
+    }
+
+    /// Whether an operation that completed on a drive succeeded for its issuer: false for a
+    /// distributed spare's operation when the spare failed meanwhile.
+    #[cold]
+    fn distributed_op_ok(&mut self, token: u64) -> bool {
+        match self.distributed_in_flight.remove(&token) {
+            Some(spare) => self.drives[spare as usize].failed_at.is_none(),
+            None => true,
+        }
+    }
+
+    /// The drive slot that serves sector `pba` of distributed spare slot `slot`: the member
+    /// whose free column holds it, wherever that member lives now; `None` when that member
+    /// is the one the spare holds (or is being rebuilt into): where it was the free column,
+    /// it held nothing.
+    #[cold]
+    fn distributed_spare_drive(&self, slot: u32, pba: u64) -> Option<u32> {
+        let member = self.controller.layout().distributed_spare_member(slot - self.first_distributed_spare, pba);
+        if self.controller.distributed_spare_member(slot) == Some(member) {
+            return None;
+        }
+        Some(self.controller.member_slot(member))
     }
 
     /// The watchdog's error for one event whose handling does not end.

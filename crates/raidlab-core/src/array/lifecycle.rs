@@ -61,9 +61,25 @@ impl Controller {
         if self.state.rebuild.is_some() {
             return None;
         }
-        let &(target, _) = self.state.spare_pool.iter().find(|&&(_, ready)| ready <= now)?;
-        let &(member, _) = self.state.waiting_members.iter().find(|&&(m, ready)| ready <= now && self.can_rebuild(m))?;
-        Some((member, target))
+        self.state.waiting_members.iter().filter(|&&(m, ready)| ready <= now && self.can_rebuild(m)).find_map(|&(member, _)| {
+            let &(target, _) = self.state.spare_pool.iter().find(|&&(slot, ready)| ready <= now && self.spare_serves(slot, member))?;
+            Some((member, target))
+        })
+    }
+
+    /// Whether spare slot `slot` can take member `member`'s rebuild: a distributed spare
+    /// only while no other member is failed, since its sectors lie in every member's free
+    /// columns (a failed member's columns of it are gone).
+    fn spare_serves(&self, slot: u32, member: u32) -> bool {
+        !self.state.is_distributed_spare(slot) || self.state.failed_members.iter().all(|&m| m == member)
+    }
+
+    /// The member a distributed spare slot `slot` holds or is being rebuilt into, if any.
+    pub fn distributed_spare_member(&self, slot: u32) -> Option<u32> {
+        if !self.state.is_distributed_spare(slot) {
+            return None;
+        }
+        self.state.member_in_slot(slot).or(self.state.rebuild.as_deref().filter(|r| r.target == slot).map(|r| r.member))
     }
 
     /// The rebuild of `member` onto `target` started: both leave their queues.
@@ -92,6 +108,8 @@ impl Controller {
             "another member's rebuild was running when the run ended (one rebuild runs at a time)"
         } else if self.state.spare_pool.is_empty() {
             "no spare was left to rebuild it onto"
+        } else if self.state.spare_pool.iter().all(|&(slot, _)| !self.spare_serves(slot, member)) {
+            "the spares left are distributed spares, whose space lies partly on another failed member"
         } else {
             "the spare's rebuild.delay_s had not passed when the run ended"
         }

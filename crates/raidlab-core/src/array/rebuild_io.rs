@@ -197,6 +197,14 @@ impl Controller {
         }
     }
 
+    /// Add `count` distributed spares (the layout's, `Layout::distributed_spares`) as drive
+    /// slots after every other: spares to the rebuild, whose operations the engine sends to
+    /// the members holding their sectors. Call last, before the first request.
+    pub fn set_distributed_spare_slots(&mut self, count: u32) {
+        self.state.first_distributed_spare = self.state.slots();
+        self.set_spare_slots(count);
+    }
+
     /// Add `count` drive slots after the spares, outside the data layout (a log drive):
     /// the layout's planner addresses them. Call after [`Controller::set_spare_slots`] and
     /// before the first request.

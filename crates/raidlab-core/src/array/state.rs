@@ -55,6 +55,9 @@ pub use crate::layout::PlacementState;
 pub struct ArrayState {
     /// Per slot: whether it cannot be read (failed, or a rebuild target not yet current).
     pub(super) failed: Vec<bool>,
+    /// The first slot that is a distributed spare (every one from it is); `u32::MAX` when
+    /// the layout keeps none.
+    pub(super) first_distributed_spare: u32,
     /// Per slot: whether it cannot be read but takes writes (a rebuild target).
     pub(super) write_only: Vec<bool>,
     /// Per slot: what it is.
@@ -107,7 +110,14 @@ impl ArrayState {
             spare_pool: Vec::new(),
             waiting_members: Vec::new(),
             placement,
+            first_distributed_spare: u32::MAX,
         }
+    }
+
+    /// Whether slot `slot` is a distributed spare (dRAID's, `Layout::distributed_spares`):
+    /// its sectors lie in the members' free columns.
+    pub fn is_distributed_spare(&self, slot: u32) -> bool {
+        slot >= self.first_distributed_spare
     }
 
     /// Recompute [`ArrayState::failed_set`] from the failed members and `layout`'s

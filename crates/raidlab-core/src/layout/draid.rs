@@ -22,11 +22,20 @@
 //! consecutive stripes are sequential on each child. P = 1 plans as RAID-5, P = 2 as RAID-6
 //! (P+Q); triple parity is refused.
 //!
+//! **Distributed spares.** Each of the S spares is a drive slot of its own to the controller
+//! (after every real slot), offered first as a rebuild target; the engine sends its
+//! operations to the member whose free column holds the sector
+//! ([`Layout::distributed_spare_member`]), so a rebuild onto it writes across every child.
+//! Where the free column is the lost member's own, the member held nothing and no drive is
+//! involved. A distributed spare is offered only while no other member is failed (their
+//! columns of it are gone), and when a child fails under a spare that holds (or is being
+//! rebuilt into) another member, raidlab fails the spare whole and rebuilds that member again:
+//! conservative (ZFS repairs only the blocks that lay on the lost child).
+//!
 //! **Not modelled here** (said where a run would meet it): ZFS writes whole, variable-width
 //! stripes padded with skip sectors (copy-on-write), not read-modify-write; raidlab's dRAID
-//! updates stripes in place as md would. The rebuild onto the distributed spare space and the
-//! healing rebuild that frees it are not built yet: a lost child is rebuilt onto a spare
-//! drive (`array.spares`), and the spare columns stay unused.
+//! updates stripes in place as md would. The healing rebuild onto a replacement drive, which
+//! frees the distributed spare, is not built yet.
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -362,6 +371,14 @@ impl Layout for DraidLayout {
     }
     fn member_sectors(&self) -> u64 {
         self.slices * self.rows_per_slice * self.row_sectors
+    }
+    fn distributed_spares(&self) -> u32 {
+        self.spec.spares
+    }
+    fn distributed_spare_member(&self, spare: u32, pba: u64) -> u32 {
+        // Spare `k` of a slice is its logical column C − S + k.
+        let slice = (pba / self.row_sectors).min(self.slices * self.rows_per_slice - 1) / self.rows_per_slice;
+        self.child(slice, (self.spec.children - self.spec.spares + spare) as u64)
     }
     fn stripes_in(&self, member: u32, start: u64, end: u64, _placement: Option<&dyn PlacementState>) -> (u64, u64) {
         let unit = self.shape.stripe_unit_sectors;

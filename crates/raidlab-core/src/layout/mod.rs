@@ -291,6 +291,17 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
         let last = self.stripes().saturating_sub(1);
         ((start / unit).min(last), ((end - 1) / unit).min(last))
     }
+    /// Distributed spares the layout keeps in its members' free columns (dRAID's S): each is
+    /// a drive slot of its own to the controller, a rebuild target like a spare drive, whose
+    /// sectors lie on the members ([`Layout::distributed_spare_member`]). By default none.
+    fn distributed_spares(&self) -> u32 {
+        0
+    }
+    /// The member whose free column holds sector `pba` of distributed spare `spare` (at the
+    /// same sector of that member). Asked only of a layout with distributed spares.
+    fn distributed_spare_member(&self, _spare: u32, _pba: u64) -> u32 {
+        unreachable!("the layout keeps no distributed spare")
+    }
     /// Physical sectors of each member that hold stripe units (the rest of a drive is
     /// unused), by default `stripes × unit`.
     fn member_sectors(&self) -> u64 {
@@ -480,6 +491,12 @@ impl Layout for Remapped {
     }
     fn member_sectors(&self) -> u64 {
         self.inner.member_sectors()
+    }
+    fn distributed_spares(&self) -> u32 {
+        self.inner.distributed_spares()
+    }
+    fn distributed_spare_member(&self, spare: u32, pba: u64) -> u32 {
+        self.inner.distributed_spare_member(spare, pba)
     }
 }
 
