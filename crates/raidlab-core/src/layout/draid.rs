@@ -381,19 +381,7 @@ impl Layout for DraidLayout {
         self.child(slice, (self.spec.children - self.spec.spares + spare) as u64)
     }
     fn stripes_in(&self, member: u32, start: u64, end: u64, _placement: Option<&dyn PlacementState>) -> (u64, u64) {
-        let unit = self.shape.stripe_unit_sectors;
-        let (mut lo, mut hi) = (u64::MAX, 0);
-        for offset in start / unit..=(end - 1) / unit {
-            if let Some((stripe, _)) = self.locate(member, offset * unit) {
-                lo = lo.min(stripe);
-                hi = hi.max(stripe);
-            }
-        }
-        if lo == u64::MAX {
-            let last = self.shape.stripes.saturating_sub(1);
-            return (last, last);
-        }
-        (lo, hi)
+        super::stripes_of_units(self, member, start, end)
     }
     fn rebuild_reads(
         &self,
@@ -406,19 +394,7 @@ impl Layout for DraidLayout {
     ) {
         // Each stripe unit of the range is recovered from its stripe's other units, at the
         // same offset in their units; the distributed spare space holds nothing to rebuild.
-        let unit = self.shape.stripe_unit_sectors;
-        let mut map = StripeMap::default();
-        let mut at = start;
-        while at < end {
-            let next = ((at / unit + 1) * unit).min(end);
-            if let Some((stripe, _)) = self.locate(member, at) {
-                self.map_stripe(stripe, &mut map);
-                for u in map.data.iter().chain(map.parity.iter()).filter(|u| u.drive != member) {
-                    out.push(SourceRead { source: u.drive, pba: u.pba + at % unit, offset: at - start, sectors: next - at, outside: None });
-                }
-            }
-            at = next;
-        }
+        super::rebuild_reads_by_stripe(self, member, start, end, out);
     }
 }
 

@@ -330,6 +330,44 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     }
 }
 
+/// For a layout whose stripe units lie apart (parity declustering, dRAID): the stripes with a
+/// unit in sectors `[start, end)` of `member`, as the inclusive range from the least to the
+/// greatest (the last stripe when none: the range holds only free space).
+pub(crate) fn stripes_of_units(layout: &dyn Layout, member: u32, start: u64, end: u64) -> (u64, u64) {
+    let unit = layout.stripe_unit_sectors();
+    let (mut lo, mut hi) = (u64::MAX, 0);
+    for offset in start / unit..=(end - 1) / unit {
+        if let Some((stripe, _)) = layout.locate(member, offset * unit) {
+            lo = lo.min(stripe);
+            hi = hi.max(stripe);
+        }
+    }
+    if lo == u64::MAX {
+        let last = layout.stripes().saturating_sub(1);
+        return (last, last);
+    }
+    (lo, hi)
+}
+
+/// For a layout whose stripe units lie apart: the reads that rebuild `member`'s sectors
+/// `[start, end)`, each stripe unit of the range from its own stripe's other units at the same
+/// offset in theirs (sectors outside every stripe need none).
+pub(crate) fn rebuild_reads_by_stripe(layout: &dyn Layout, member: u32, start: u64, end: u64, out: &mut Vec<SourceRead>) {
+    let unit = layout.stripe_unit_sectors();
+    let mut map = StripeMap::default();
+    let mut at = start;
+    while at < end {
+        let next = ((at / unit + 1) * unit).min(end);
+        if let Some((stripe, _)) = layout.locate(member, at) {
+            layout.map_stripe(stripe, &mut map);
+            for u in map.data.iter().chain(map.parity.iter()).filter(|u| u.drive != member) {
+                out.push(SourceRead { source: u.drive, pba: u.pba + at % unit, offset: at - start, sectors: next - at, outside: None });
+            }
+        }
+        at = next;
+    }
+}
+
 /// What a run's `[rebuild]` asks of the layout, for [`Layout::rebuild_refusal`] (the
 /// settings a layout may not support; the layout does not read the rebuild's own types).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

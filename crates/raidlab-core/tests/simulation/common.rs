@@ -64,3 +64,20 @@ pub fn get<'a>(v: &'a serde_json::Value, path: &str) -> &'a serde_json::Value {
 pub fn f(v: &serde_json::Value, path: &str) -> f64 {
     get(v, path).as_f64().unwrap_or_else(|| panic!("{path} is not a number: {v}"))
 }
+
+/// Run `text`, check that nothing stale was read or rebuilt, and, with `scrub`, that a scrub
+/// at the end finds every unit on a working member exact; the run and its summary.
+pub fn run_checked(text: &str, scrub: bool) -> (Simulation, serde_json::Value) {
+    let mut sim = Simulation::new(config(text)).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    sim.run(None).unwrap();
+    let s = api::summary(&sim, "");
+    let what = format!("{text}\n{}", s["content"]);
+    assert_eq!(f(&s, "content.stale_sectors"), 0.0, "{what}");
+    assert_eq!(f(&s, "content.rebuilt_sectors_wrong"), 0.0, "{what}");
+    if scrub {
+        let (compared, differ) = sim.controller.scrub().expect("the content model is on");
+        assert!(compared > 10_000, "{what}: the scrub compared {compared} sectors");
+        assert_eq!(differ, 0, "{what}: the scrub found {differ} of {compared} sectors wrong");
+    }
+    (sim, s)
+}

@@ -3,8 +3,6 @@
 //! stripe is data loss, and an idle rebuild reads exactly the declustering ratio
 //! α = (G − 1)/(C − 1) of the lost member from each survivor.
 
-use raidlab_core::engine::Simulation;
-
 use crate::common::*;
 
 fn scenario(seed: u64, drives: u32, width: u32, requests: u64, spares: u32, failures: &[(u32, f64)], rebuild: &str) -> String {
@@ -20,20 +18,6 @@ fn scenario(seed: u64, drives: u32, width: u32, requests: u64, spares: u32, fail
         text += &format!("[rebuild]\n{rebuild}\n");
     }
     text
-}
-
-fn run_checked(text: &str, scrub: bool) -> (Simulation, serde_json::Value) {
-    let mut sim = Simulation::new(config(text)).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    sim.run(None).unwrap();
-    let s = raidlab_core::api::summary(&sim, "");
-    let what = format!("{text}\n{}", s["content"]);
-    assert_eq!(f(&s, "content.stale_sectors"), 0.0, "{what}");
-    assert_eq!(f(&s, "content.rebuilt_sectors_wrong"), 0.0, "{what}");
-    if scrub {
-        let (compared, differ) = sim.controller.scrub().expect("the content model is on");
-        assert!(compared > 10_000 && differ == 0, "{what}: the scrub found {differ} of {compared} sectors wrong");
-    }
-    (sim, s)
 }
 
 #[test]

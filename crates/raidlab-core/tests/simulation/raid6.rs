@@ -24,26 +24,9 @@ fn scenario(seed: u64, requests: u64, spares: u32, failures: &[(u32, f64)], rebu
     text
 }
 
-/// Run `text`, check that nothing stale was read or rebuilt and that a scrub at the end
-/// finds every unit exact; return the run and its summary.
+/// [`run_checked`] with the scrub.
 fn run_and_scrub(text: &str) -> (Simulation, serde_json::Value) {
-    let (mut sim, s) = run_checked(text);
-    let what = format!("{text}\n{}", s["content"]);
-    let (compared, differ) = sim.controller.scrub().expect("the content model is on");
-    assert!(compared > 10_000, "{what}: the scrub compared {compared} sectors");
-    assert_eq!(differ, 0, "{what}: the scrub found {differ} of {compared} sectors wrong");
-    (sim, s)
-}
-
-/// Run `text` and check that nothing stale was read or rebuilt.
-fn run_checked(text: &str) -> (Simulation, serde_json::Value) {
-    let mut sim = Simulation::new(config(text)).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    sim.run(None).unwrap();
-    let s = raidlab_core::api::summary(&sim, "");
-    let what = format!("{text}\n{}", s["content"]);
-    assert_eq!(f(&s, "content.stale_sectors"), 0.0, "{what}");
-    assert_eq!(f(&s, "content.rebuilt_sectors_wrong"), 0.0, "{what}");
-    (sim, s)
+    run_checked(text, true)
 }
 
 const EXECUTORS: &[&str] = &["", "executor = \"dor\"\nbuffer_units = 4", "discipline = \"pcm\"", "order = \"pro\""];
@@ -89,7 +72,7 @@ fn both_lost_drives_are_rebuilt_with_writes_racing_the_rebuilds() {
 fn a_third_failure_is_data_loss_and_is_never_read_as_data() {
     // (Writes after the loss keep data only, so P and Q are not scrubbed.)
     let failures = [(1, 0.2), (4, 0.3), (2, 0.4)];
-    let (_, s) = run_checked(&scenario(3, 3_000, 0, &failures, ""));
+    let (_, s) = run_checked(&scenario(3, 3_000, 0, &failures, ""), false);
     assert_eq!(s["data_loss"], true);
     assert!(f(&s, "lost_read_sectors") > 0.0, "{s}");
     assert_eq!(f(&s, "content.stale_sectors"), 0.0);
