@@ -18,7 +18,7 @@
 
 use super::keys::OwnKey;
 use super::plan::Planner;
-use super::{Layout, LayoutParams, LayoutShape, PlacementState, Reconstruction, SourceRead, StripeMap, UnitLocation, UnitRole};
+use super::{Layout, LayoutParams, LayoutShape, Reconstruction, StripeMap, UnitLocation, UnitRole};
 use crate::error::{Error, Result};
 
 /// Parity declustering's own `[array]` keys.
@@ -306,21 +306,10 @@ impl Layout for DeclusteredLayout {
         let (_, offsets) = self.period();
         self.shape.stripes / self.period().0 * offsets * self.shape.stripe_unit_sectors
     }
-    fn stripes_in(&self, member: u32, start: u64, end: u64, _placement: Option<&dyn PlacementState>) -> (u64, u64) {
-        super::stripes_of_units(self, member, start, end)
-    }
-    fn rebuild_reads(
-        &self,
-        member: u32,
-        _reconstruction: &Reconstruction,
-        start: u64,
-        end: u64,
-        _placement: Option<&dyn PlacementState>,
-        out: &mut Vec<SourceRead>,
-    ) {
-        // Each stripe unit of the range is the XOR of its stripe's other units, at the
-        // same rows of their units.
-        super::rebuild_reads_by_stripe(self, member, start, end, out);
+    fn stripe_units_apart(&self) -> bool {
+        // Each stripe unit is rebuilt from its own stripe's other units, at the same offset
+        // in theirs.
+        true
     }
 }
 

@@ -42,7 +42,7 @@ use rand::SeedableRng;
 
 use super::keys::OwnKey;
 use super::plan::Planner;
-use super::{Layout, LayoutParams, LayoutShape, PlacementState, Reconstruction, SourceRead, StripeMap, UnitLocation, UnitRole};
+use super::{Layout, LayoutParams, LayoutShape, Reconstruction, StripeMap, UnitLocation, UnitRole};
 use crate::error::{Error, Result};
 
 /// dRAID's own `[array]` keys.
@@ -380,21 +380,10 @@ impl Layout for DraidLayout {
         let slice = (pba / self.row_sectors).min(self.slices * self.rows_per_slice - 1) / self.rows_per_slice;
         self.child(slice, (self.spec.children - self.spec.spares + spare) as u64)
     }
-    fn stripes_in(&self, member: u32, start: u64, end: u64, _placement: Option<&dyn PlacementState>) -> (u64, u64) {
-        super::stripes_of_units(self, member, start, end)
-    }
-    fn rebuild_reads(
-        &self,
-        member: u32,
-        _reconstruction: &Reconstruction,
-        start: u64,
-        end: u64,
-        _placement: Option<&dyn PlacementState>,
-        out: &mut Vec<SourceRead>,
-    ) {
-        // Each stripe unit of the range is recovered from its stripe's other units, at the
-        // same offset in their units; the distributed spare space holds nothing to rebuild.
-        super::rebuild_reads_by_stripe(self, member, start, end, out);
+    fn stripe_units_apart(&self) -> bool {
+        // Each stripe unit is rebuilt from its own stripe's other units, at the same offset
+        // in theirs.
+        true
     }
 }
 

@@ -219,7 +219,9 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     /// of the unit that lies in a stripe (with parity, every source covers each sector it is
     /// read for). By default every
     /// source of the reconstruction, for the whole unit, at
-    /// [`Layout::rebuild_source_sectors`]. A layout whose unit is rebuilt from different
+    /// [`Layout::rebuild_source_sectors`]; for a layout whose
+    /// [stripe units lie apart](Layout::stripe_units_apart), each stripe unit of the range
+    /// from its own stripe's other units. A layout whose unit is rebuilt from different
     /// members in different places (a declustered copy, a declustered parity group) lists
     /// only the sources this unit needs. `reconstruction` is the layout's own answer for
     /// `member` (asked once per rebuild, not per unit).
@@ -234,10 +236,21 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
         _placement: Option<&dyn PlacementState>,
         out: &mut Vec<SourceRead>,
     ) {
+        if self.stripe_units_apart() {
+            return rebuild_reads_by_stripe(self, member, start, end, out);
+        }
         for &source in &reconstruction.sources {
             let pba = self.rebuild_source_sectors(member, source, start, end);
             out.push(SourceRead { source, pba, offset: 0, sectors: end - start, outside: None });
         }
+    }
+    /// Whether the units of one stripe lie at different sectors of their drives and a drive's
+    /// consecutive units belong to scattered stripes (parity declustering, dRAID): then the
+    /// defaults of [`Layout::rebuild_reads`] and [`Layout::stripes_in`] find each unit's
+    /// stripe with [`Layout::locate`] and [`Layout::map_stripe`] instead of assuming stripe
+    /// `s` at unit offset `s` of every member. By default false.
+    fn stripe_units_apart(&self) -> bool {
+        false
     }
     /// Drive slots outside the layout that a rebuild reads as well as the members of
     /// [`Layout::reconstruction`] (a log-assisted array's log, whose records rebuild logged
@@ -284,9 +297,13 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     }
     /// The stripes with a unit in physical sectors `[start, end)` of a member, as an
     /// inclusive range (`start < end`). By default stripe `s` occupies sectors
-    /// `[s·unit, (s+1)·unit)` of every member, as in every layout so far.
-    /// `placement` as for [`Layout::rebuild_reads`].
-    fn stripes_in(&self, _member: u32, start: u64, end: u64, _placement: Option<&dyn PlacementState>) -> (u64, u64) {
+    /// `[s·unit, (s+1)·unit)` of every member; for a layout whose
+    /// [stripe units lie apart](Layout::stripe_units_apart), the least to the greatest stripe
+    /// of the range's units. `placement` as for [`Layout::rebuild_reads`].
+    fn stripes_in(&self, member: u32, start: u64, end: u64, _placement: Option<&dyn PlacementState>) -> (u64, u64) {
+        if self.stripe_units_apart() {
+            return stripes_of_units(self, member, start, end);
+        }
         let unit = self.stripe_unit_sectors();
         let last = self.stripes().saturating_sub(1);
         ((start / unit).min(last), ((end - 1) / unit).min(last))
@@ -333,7 +350,7 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
 /// For a layout whose stripe units lie apart (parity declustering, dRAID): the stripes with a
 /// unit in sectors `[start, end)` of `member`, as the inclusive range from the least to the
 /// greatest (the last stripe when none: the range holds only free space).
-pub(crate) fn stripes_of_units(layout: &dyn Layout, member: u32, start: u64, end: u64) -> (u64, u64) {
+fn stripes_of_units<L: Layout + ?Sized>(layout: &L, member: u32, start: u64, end: u64) -> (u64, u64) {
     let unit = layout.stripe_unit_sectors();
     let (mut lo, mut hi) = (u64::MAX, 0);
     for offset in start / unit..=(end - 1) / unit {
@@ -352,7 +369,7 @@ pub(crate) fn stripes_of_units(layout: &dyn Layout, member: u32, start: u64, end
 /// For a layout whose stripe units lie apart: the reads that rebuild `member`'s sectors
 /// `[start, end)`, each stripe unit of the range from its own stripe's other units at the same
 /// offset in theirs (sectors outside every stripe need none).
-pub(crate) fn rebuild_reads_by_stripe(layout: &dyn Layout, member: u32, start: u64, end: u64, out: &mut Vec<SourceRead>) {
+fn rebuild_reads_by_stripe<L: Layout + ?Sized>(layout: &L, member: u32, start: u64, end: u64, out: &mut Vec<SourceRead>) {
     let unit = layout.stripe_unit_sectors();
     let mut map = StripeMap::default();
     let mut at = start;
@@ -523,6 +540,9 @@ impl Layout for Remapped {
     }
     fn rebuilds_units_in_place(&self) -> bool {
         self.inner.rebuilds_units_in_place()
+    }
+    fn stripe_units_apart(&self) -> bool {
+        self.inner.stripe_units_apart()
     }
     fn stripes_in(&self, member: u32, start: u64, end: u64, placement: Option<&dyn PlacementState>) -> (u64, u64) {
         self.inner.stripes_in(member, start, end, placement)

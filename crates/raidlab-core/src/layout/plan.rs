@@ -83,7 +83,10 @@ pub struct Plan {
     /// Scratch: the stripe unit, sectors, and the stripe's data units.
     unit: u64,
     data_units: usize,
-    boundaries: Vec<u64>,
+    /// Scratch: the row offsets where the set of updated units changes, in increasing order
+    /// (segment `k` is rows `[boundaries[k − 1], boundaries[k])`), filled by
+    /// [`Plan::fill_row_boundaries`].
+    pub boundaries: Vec<u64>,
 }
 
 /// What one record a log-assisted write appends holds.
@@ -310,6 +313,20 @@ impl Plan {
         } else {
             (0, self.unit)
         }
+    }
+
+    /// Fill [`Plan::boundaries`] from `touched` (filled first): a write's row segments, each
+    /// with the same units updated throughout, whose parity method a planner chooses apart.
+    pub fn fill_row_boundaries(&mut self) {
+        self.boundaries.clear();
+        for &(a, b) in &self.touched {
+            if a < b {
+                self.boundaries.push(a);
+                self.boundaries.push(b);
+            }
+        }
+        self.boundaries.sort_unstable();
+        self.boundaries.dedup();
     }
 
     /// Fill `touched`, the rows of every data unit of the stripe, from
@@ -604,15 +621,7 @@ fn plan_parity_general(map: &StripeMap, spec: PieceSpec, status: UnitStatus<'_>,
 
     // Writes: split the touched row span into segments where the set of updated units is
     // constant, and choose the parity method per segment by counting pre-reads.
-    plan.boundaries.clear();
-    for &(a, b) in &plan.touched {
-        if a < b {
-            plan.boundaries.push(a);
-            plan.boundaries.push(b);
-        }
-    }
-    plan.boundaries.sort_unstable();
-    plan.boundaries.dedup();
+    plan.fill_row_boundaries();
     for k in 1..plan.boundaries.len() {
         let (r0, r1) = (plan.boundaries[k - 1], plan.boundaries[k]);
         let (mut updated, mut failed_updated, mut failed_other) = (0usize, 0usize, 0usize);

@@ -217,6 +217,17 @@ fn same_unit(a: UnitRole, b: UnitRole) -> bool {
     }
 }
 
+/// How a P+Q write segment gets its parities' new values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PqMethod {
+    /// Pre-read the updated units and the working parities.
+    ReadModifyWrite,
+    /// Pre-read the units not updated.
+    ReconstructWrite,
+    /// Pre-read every readable unit (a unit not updated is lost, and recovered from them).
+    ReadAll,
+}
+
 /// RAID-6's planner: data units, P and Q.
 #[derive(Debug)]
 pub struct PqPlanner;
@@ -268,12 +279,12 @@ pub fn plan_pq(map: &StripeMap, unit: u64, spec: super::plan::PieceSpec, status:
         plan.finish_ranges();
         return;
     }
-    // Writes: segments of rows where the set of updated units is constant.
-    let touched = plan.touched.clone();
-    let mut boundaries: Vec<u64> = touched.iter().filter(|&&(a, b)| a < b).flat_map(|&(a, b)| [a, b]).collect();
-    boundaries.sort_unstable();
-    boundaries.dedup();
+    // Writes: segments of rows where the set of updated units is constant, as RAID-5's
+    // planner splits them. (The scratch is taken out while ranges are added, and put back.)
+    plan.fill_row_boundaries();
+    let (touched, boundaries) = (std::mem::take(&mut plan.touched), std::mem::take(&mut plan.boundaries));
     let parities_failed = map.parity.iter().filter(|u| status.is_failed(u)).count();
+    let working_parities = map.parity.len() - parities_failed;
     let parity_write_only = map.parity.iter().any(|u| status.is_write_only(u));
     plan.degraded |= parities_failed > 0;
     for k in 1..boundaries.len() {
@@ -287,41 +298,41 @@ pub fn plan_pq(map: &StripeMap, unit: u64, spec: super::plan::PieceSpec, status:
         let failed_other = (0..n).filter(|&i| !in_segment(i) && status.is_failed(&map.data[i])).count();
         let failed_updated = (0..n).filter(|&i| in_segment(i) && status.is_failed(&map.data[i])).count();
         plan.degraded |= failed_updated > 0;
-        // Pre-reads: which units, by the method.
-        let mut read_units: Vec<UnitLocation> = Vec::new();
         let data_only = unreadable > 2;
-        if data_only {
+        let method = if data_only {
             // The stripe's data is already lost: its parities cannot be kept; data only.
+            None
         } else if failed_other > 0 {
             // A unit not updated is lost: recover it from everything readable.
-            read_units.extend(map.data.iter().chain(map.parity.iter()).filter(|u| !status.is_failed(u)));
-        } else if failed_updated > 0 || parity_write_only {
-            // The lost updated unit's (or the write-only parity's) old value cannot be read:
-            // reconstruct-write, from the units not updated.
-            read_units.extend((0..n).filter(|&i| !in_segment(i)).map(|i| map.data[i]));
+            Some(PqMethod::ReadAll)
+        } else if failed_updated > 0 || parity_write_only || n - updated <= updated + working_parities {
+            // The lost updated unit's (or the write-only parity's) old value cannot be read,
+            // or rcw pre-reads no more than rmw: reconstruct-write, from the units not updated.
+            Some(PqMethod::ReconstructWrite)
         } else {
-            // rmw pre-reads the updated units and the working parities; rcw the others.
-            let working_parities = map.parity.len() - parities_failed;
-            let (rmw, rcw) = (updated + working_parities, n - updated);
-            if rcw <= rmw {
-                read_units.extend((0..n).filter(|&i| !in_segment(i)).map(|i| map.data[i]));
-            } else {
-                read_units.extend((0..n).filter(|&i| in_segment(i)).map(|i| map.data[i]));
-                read_units.extend(map.parity.iter().filter(|u| !status.is_failed(u)));
-            }
-        }
-        let reads_parity = read_units.iter().any(|u| map.parity.contains(u));
-        let reads_all_updated = (0..n).filter(|&i| in_segment(i)).all(|i| read_units.contains(&map.data[i]));
-        if !data_only {
-            if reads_parity && reads_all_updated && failed_other == 0 {
-                plan.rmw_segments += 1;
-            } else {
-                plan.rcw_segments += 1;
-            }
-        }
-        for u in &read_units {
+            // rmw pre-reads the updated units and the working parities.
+            Some(PqMethod::ReadModifyWrite)
+        };
+        let pre_read = |plan: &mut Plan, u: &UnitLocation| {
             plan.add_range(u.drive, OpKind::Read, u.pba + r0, u.pba + r1);
             plan.pre_read_sectors += rows;
+        };
+        match method {
+            Some(PqMethod::ReadAll) => {
+                map.data.iter().chain(map.parity.iter()).filter(|u| !status.is_failed(u)).for_each(|u| pre_read(plan, u))
+            }
+            Some(PqMethod::ReconstructWrite) => (0..n).filter(|&i| !in_segment(i)).for_each(|i| pre_read(plan, &map.data[i])),
+            Some(PqMethod::ReadModifyWrite) => {
+                (0..n).filter(|&i| in_segment(i)).for_each(|i| pre_read(plan, &map.data[i]));
+                map.parity.iter().filter(|u| !status.is_failed(u)).for_each(|u| pre_read(plan, u));
+            }
+            None => {}
+        }
+        match method {
+            // (With both parities lost nothing is pre-read for them: counted as rcw.)
+            Some(PqMethod::ReadModifyWrite) if working_parities > 0 => plan.rmw_segments += 1,
+            Some(_) => plan.rcw_segments += 1,
+            None => {}
         }
         for i in (0..n).filter(|&i| in_segment(i)) {
             let u = map.data[i];
@@ -337,6 +348,7 @@ pub fn plan_pq(map: &StripeMap, unit: u64, spec: super::plan::PieceSpec, status:
             }
         }
     }
+    (plan.touched, plan.boundaries) = (touched, boundaries);
     plan.finish_ranges();
 }
 

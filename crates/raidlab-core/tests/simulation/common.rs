@@ -81,3 +81,22 @@ pub fn run_checked(text: &str, scrub: bool) -> (Simulation, serde_json::Value) {
     }
     (sim, s)
 }
+
+/// A content-checked run of small drives under a closed load of mixed requests racing on few
+/// stripes: `array` is the `[array]` table's layout lines (layout, drives, its own keys), with
+/// 4 KiB stripe units and `spares` spare drives; each failure is (drive, at_s); a `[rebuild]`
+/// table (holding `rebuild`) when there are spares or `rebuild` is given.
+pub fn content_scenario(array: &str, seed: u64, requests: u64, spares: u32, failures: &[(u32, f64)], rebuild: &str) -> String {
+    let mut text = format!(
+        "seed = {seed}\n[array]\n{array}\nstripe_unit_kib = 4\nspares = {spares}\n{SMALL_DRIVE}\n[workload]\n\
+         requests = {requests}\n{MIXED_HOT_REQUESTS}\n[workload.arrival]\nprocess = \"closed\"\noutstanding = 16\n\
+         [content]\ncheck = true\n"
+    );
+    for &(drive, at_s) in failures {
+        text += &format!("[[failures]]\ndrive = {drive}\nat_s = {at_s}\n");
+    }
+    if !rebuild.is_empty() || spares > 0 {
+        text += &format!("[rebuild]\n{rebuild}\n");
+    }
+    text
+}

@@ -6,19 +6,10 @@ use raidlab_core::engine::Simulation;
 
 use crate::common::*;
 
+/// dRAID `draid` over `drives` drives of rows of 32 KiB, under [`content_scenario`]'s load.
 fn scenario(seed: u64, drives: u32, draid: &str, requests: u64, spares: u32, failures: &[(u32, f64)], rebuild: &str) -> String {
-    let mut text = format!(
-        "seed = {seed}\n[array]\nlayout = \"draid\"\ndrives = {drives}\ndraid = \"{draid}\"\nrow_kib = 32\nstripe_unit_kib = 4\n\
-         spares = {spares}\n{SMALL_DRIVE}\n[workload]\nrequests = {requests}\n{MIXED_HOT_REQUESTS}\n[workload.arrival]\n\
-         process = \"closed\"\noutstanding = 16\n[content]\ncheck = true\n"
-    );
-    for &(drive, at_s) in failures {
-        text += &format!("[[failures]]\ndrive = {drive}\nat_s = {at_s}\n");
-    }
-    if spares > 0 {
-        text += &format!("[rebuild]\n{rebuild}\n");
-    }
-    text
+    let array = format!("layout = \"draid\"\ndrives = {drives}\ndraid = \"{draid}\"\nrow_kib = 32");
+    content_scenario(&array, seed, requests, spares, failures, rebuild)
 }
 
 #[test]

@@ -5,19 +5,11 @@
 
 use crate::common::*;
 
+/// Parity declustering of `drives` drives in stripes of `width`, under
+/// [`content_scenario`]'s load.
 fn scenario(seed: u64, drives: u32, width: u32, requests: u64, spares: u32, failures: &[(u32, f64)], rebuild: &str) -> String {
-    let mut text = format!(
-        "seed = {seed}\n[array]\nlayout = \"declustered\"\ndrives = {drives}\nstripe_width = {width}\nstripe_unit_kib = 4\n\
-         spares = {spares}\n{SMALL_DRIVE}\n[workload]\nrequests = {requests}\n{MIXED_HOT_REQUESTS}\n[workload.arrival]\n\
-         process = \"closed\"\noutstanding = 16\n[content]\ncheck = true\n"
-    );
-    for &(drive, at_s) in failures {
-        text += &format!("[[failures]]\ndrive = {drive}\nat_s = {at_s}\n");
-    }
-    if spares > 0 {
-        text += &format!("[rebuild]\n{rebuild}\n");
-    }
-    text
+    let array = format!("layout = \"declustered\"\ndrives = {drives}\nstripe_width = {width}");
+    content_scenario(&array, seed, requests, spares, failures, rebuild)
 }
 
 #[test]

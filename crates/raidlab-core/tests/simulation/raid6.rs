@@ -7,21 +7,9 @@ use raidlab_core::engine::Simulation;
 
 use crate::common::*;
 
-/// A 6-drive RAID-6 of small drives under a closed load of mixed requests racing on few
-/// stripes, with the content model on.
+/// A 6-drive RAID-6 of small drives under [`content_scenario`]'s load.
 fn scenario(seed: u64, requests: u64, spares: u32, failures: &[(u32, f64)], rebuild: &str) -> String {
-    let mut text = format!(
-        "seed = {seed}\n[array]\nlayout = \"raid6\"\ndrives = 6\nstripe_unit_kib = 4\nspares = {spares}\n{SMALL_DRIVE}\n\
-         [workload]\nrequests = {requests}\n{MIXED_HOT_REQUESTS}\n[workload.arrival]\nprocess = \"closed\"\noutstanding = 16\n\
-         [content]\ncheck = true\n"
-    );
-    for &(drive, at_s) in failures {
-        text += &format!("[[failures]]\ndrive = {drive}\nat_s = {at_s}\n");
-    }
-    if !rebuild.is_empty() || spares > 0 {
-        text += &format!("[rebuild]\n{rebuild}\n");
-    }
-    text
+    content_scenario("layout = \"raid6\"\ndrives = 6", seed, requests, spares, failures, rebuild)
 }
 
 /// [`run_checked`] with the scrub.
