@@ -568,15 +568,11 @@ impl Simulation {
                     return Err(Error::config("rebuild.unit", format!("{k} cylinders is more than a drive has")));
                 }
                 let sequential = r.zfs.as_ref().is_some_and(|z| z.mode == "sequential");
-                // A layout whose lost units are an XOR of the survivors' keeps parity.
-                let parity = controller.layout().reconstruction(0).is_some_and(|r| r.xor);
-                // (dRAID's fixed-width groups are what make ZFS's sequential rebuild possible.)
-                let draid = controller.layout().name() == "draid";
-                if r.discipline == "zfs" && sequential && parity && !draid {
+                if r.discipline == "zfs" && sequential && !controller.layout().sequential_rebuild() {
                     return Err(Error::config(
                         "rebuild.zfs.mode",
-                        "OpenZFS's sequential rebuild is for mirrors only, \"not possible on RAIDZ due to its variable stripe \
-                         width\": use `healing` with a parity layout",
+                        "OpenZFS's sequential rebuild is for mirrors and dRAID only, \"not possible on RAIDZ due to its \
+                         variable stripe width\": use `healing` with this parity layout",
                     ));
                 }
                 Some(Rebuild::new(r.clone(), slots)?)

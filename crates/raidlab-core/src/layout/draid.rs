@@ -380,6 +380,10 @@ impl Layout for DraidLayout {
         let slice = (pba / self.row_sectors).min(self.slices * self.rows_per_slice - 1) / self.rows_per_slice;
         self.child(slice, (self.spec.children - self.spec.spares + spare) as u64)
     }
+    fn sequential_rebuild(&self) -> bool {
+        // Fixed-width groups: what makes ZFS's sequential rebuild possible on dRAID.
+        true
+    }
     fn stripe_units_apart(&self) -> bool {
         // Each stripe unit is rebuilt from its own stripe's other units, at the same offset
         // in theirs.

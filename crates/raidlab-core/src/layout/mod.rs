@@ -252,6 +252,13 @@ pub trait Layout: Send + Sync + std::fmt::Debug {
     fn stripe_units_apart(&self) -> bool {
         false
     }
+    /// Whether OpenZFS's *sequential* rebuild (`rebuild.zfs.mode`) applies: it copies in LBA
+    /// order without the stripe's checksums, which ZFS does for mirrors and dRAID's
+    /// fixed-width groups, not RAIDZ's variable-width stripes. By default, for layouts that
+    /// rebuild by copy (mirrors).
+    fn sequential_rebuild(&self) -> bool {
+        self.reconstruction(0).is_some_and(|r| !r.xor)
+    }
     /// Drive slots outside the layout that a rebuild reads as well as the members of
     /// [`Layout::reconstruction`] (a log-assisted array's log, whose records rebuild logged
     /// rows): the rebuild's executors read them as sources too. By default none.
@@ -543,6 +550,9 @@ impl Layout for Remapped {
     }
     fn stripe_units_apart(&self) -> bool {
         self.inner.stripe_units_apart()
+    }
+    fn sequential_rebuild(&self) -> bool {
+        self.inner.sequential_rebuild()
     }
     fn stripes_in(&self, member: u32, start: u64, end: u64, placement: Option<&dyn PlacementState>) -> (u64, u64) {
         self.inner.stripes_in(member, start, end, placement)
