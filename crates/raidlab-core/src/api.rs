@@ -31,8 +31,8 @@ pub struct Column {
 /// A columnar result table (becomes a pandas DataFrame / Parquet file).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {
-    /// `timeseries`, `histogram`, `drives`, `outcomes` or (with `metrics.record_responses`)
-    /// `responses`.
+    /// `timeseries`, `histogram`, `drives`, `outcomes`, (with `metrics.record_responses`)
+    /// `responses`, or (with `metrics.record_rebuild_progress`) `rebuild_progress`.
     pub name: String,
     pub columns: Vec<Column>,
 }
@@ -349,8 +349,9 @@ fn i64s(name: &str, v: Vec<i64>) -> Column {
     Column { name: name.into(), data: ColumnData::I64(v) }
 }
 
-/// The result tables: `timeseries`, `histogram`, `drives`, `outcomes`, and `responses` when
-/// `metrics.record_responses` is on.
+/// The result tables: `timeseries`, `histogram`, `drives`, `outcomes`, `responses` when
+/// `metrics.record_responses` is on, and `rebuild_progress` when
+/// `metrics.record_rebuild_progress` is.
 pub fn tables(sim: &Simulation) -> Vec<Table> {
     let rec = &sim.recorder;
     let w = rec.window_ns() as f64 / 1e9;
@@ -411,6 +412,13 @@ pub fn tables(sim: &Simulation) -> Vec<Table> {
             f64s("user_busy_s", sim.drives.iter().map(|d| ns_to_s(d.busy_ns - d.rebuild_busy_ns)).collect()),
             f64s("rebuild_busy_s", sim.drives.iter().map(|d| ns_to_s(d.rebuild_busy_ns)).collect()),
             f64s("rebuild_mb", sim.drives.iter().map(|d| (d.rebuild_sectors * crate::disk::SECTOR_BYTES) as f64 / 1e6).collect()),
+            i64s("rebuild_operations", sim.drives.iter().map(|d| d.rebuild_operations() as i64).collect()),
+            i64s("rebuild_runs", sim.drives.iter().map(|d| d.rebuild_runs as i64).collect()),
+            f64s("rebuild_run_first_busy_s", sim.drives.iter().map(|d| ns_to_s(d.rebuild_run_first_busy_ns)).collect()),
+            f64s("rebuild_blocked_s", {
+                let blocked = sim.rebuild.as_ref().map_or(&[][..], |r| r.blocked_ns_by_slot());
+                (0..sim.drives.len()).map(|i| ns_to_s(blocked.get(i).copied().unwrap_or(0))).collect()
+            }),
         ],
     };
     let outcomes = Table {
@@ -423,6 +431,9 @@ pub fn tables(sim: &Simulation) -> Vec<Table> {
         ],
     };
     let mut tables = vec![timeseries, histogram, drives, outcomes];
+    if let Some(progress) = sim.rebuild_progress.as_ref() {
+        tables.push(rebuild_progress_table(progress, w));
+    }
     if let Some(responses) = rec.responses_by_arrival() {
         tables.push(responses_table(&responses));
     }
@@ -441,6 +452,33 @@ fn rebuilt_fraction(sim: &Simulation, n: usize) -> Vec<f64> {
         out.push(last);
     }
     out
+}
+
+/// The `rebuild_progress` table (only with `metrics.record_rebuild_progress`): one row per
+/// drive slot that did rebuild work and per window from its first such window to its last,
+/// with the rebuild operations it completed in the window and in all windows up to it.
+fn rebuild_progress_table(progress: &[Vec<u32>], window_s: f64) -> Table {
+    let (mut drive, mut start, mut ops, mut cumulative) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (slot, counts) in progress.iter().enumerate() {
+        let Some(first) = counts.iter().position(|&c| c > 0) else { continue };
+        let mut total = 0i64;
+        for (window, &c) in counts.iter().enumerate().skip(first) {
+            total += i64::from(c);
+            drive.push(slot as i64);
+            start.push(window as f64 * window_s);
+            ops.push(i64::from(c));
+            cumulative.push(total);
+        }
+    }
+    Table {
+        name: "rebuild_progress".into(),
+        columns: vec![
+            i64s("drive", drive),
+            f64s("window_start_s", start),
+            i64s("rebuild_operations", ops),
+            i64s("cumulative_rebuild_operations", cumulative),
+        ],
+    }
 }
 
 /// The `responses` table (only with `metrics.record_responses`): one row per request after

@@ -35,12 +35,13 @@ pub const MAX_PILOTS: usize = 5;
 /// `config` with a `target_utilization` replaced by the calibrated `rate_per_s`; any other
 /// configuration as it is.
 pub fn with_calibrated_rate(config: Config) -> Result<Config> {
-    let ArrivalConfig::Poisson { target_utilization: Some(target), rate_per_s: None } = config.workload.arrival else {
+    // A stated service time defines the load itself: no pilot runs.
+    let ArrivalConfig::Poisson { target_utilization: Some(target), rate_per_s: None, service_time_ms: None } = config.workload.arrival else {
         return Ok(config);
     };
     let rate = calibrated_rate(&config, target)?;
     let mut calibrated = config;
-    calibrated.workload.arrival = ArrivalConfig::Poisson { rate_per_s: Some(rate), target_utilization: None };
+    calibrated.workload.arrival = ArrivalConfig::Poisson { rate_per_s: Some(rate), target_utilization: None, service_time_ms: None };
     Ok(calibrated)
 }
 
@@ -103,7 +104,7 @@ fn pilot_config(config: &Config) -> Config {
 /// Mean utilization of the members in a pilot at `rate`.
 fn pilot_utilization(pilot: &Config, rate: f64) -> Result<f64> {
     let mut config = pilot.clone();
-    config.workload.arrival = ArrivalConfig::Poisson { rate_per_s: Some(rate), target_utilization: None };
+    config.workload.arrival = ArrivalConfig::Poisson { rate_per_s: Some(rate), target_utilization: None, service_time_ms: None };
     let members = config.array.drives as usize;
     let mut sim = Simulation::new(config)?;
     sim.run(None)?;

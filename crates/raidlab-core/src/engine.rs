@@ -244,12 +244,24 @@ pub struct DriveSlot {
     rebuild_ops_done: u64,
     rebuild_sectors_done: u64,
     rebuild_ops_in_flight: u64,
+    /// Runs of rebuild operations between user operations (in completion order): an idle
+    /// period's worth of rebuild reads under VSM. And the busy time of each run's first
+    /// operation, which carries the seek from wherever the user left the arm, ns.
+    pub rebuild_runs: u64,
+    pub rebuild_run_first_busy_ns: u64,
+    /// Whether the last operation completed was rebuild work.
+    last_done_rebuild: bool,
     depth: u64,
     depth_area: u128,
     last_change: Nanos,
 }
 
 impl DriveSlot {
+    /// Rebuild operations served to completion.
+    pub fn rebuild_operations(&self) -> u64 {
+        self.rebuild_ops_done
+    }
+
     #[inline]
     fn set_depth(&mut self, now: Nanos, depth: u64) {
         self.depth_area += self.depth as u128 * (now - self.last_change) as u128;
@@ -370,6 +382,9 @@ pub struct Simulation {
     /// Rebuild progress c(t): the fraction of the lost units current at the end of each
     /// time-series window (NaN before the first rebuild starts).
     pub rebuilt_fraction: Vec<f64>,
+    /// With `metrics.record_rebuild_progress`: per drive slot, its rebuild operations
+    /// completed in each time-series window.
+    pub rebuild_progress: Option<Vec<Vec<u32>>>,
     /// The rebuild's timer is set for this time (the earliest wake-up its policies asked for).
     timer_pending: Option<Nanos>,
     /// `log.resync_idle_ms`, ns: how long the array must have no user request before a
@@ -408,6 +423,19 @@ pub struct Simulation {
 /// model itself: a drive serves 20,000 uniformly random reads one after another (what a FCFS
 /// drive does under load), so every modelled component — overheads, seek, settle, rotation,
 /// transfer, bus — counts. A fixed seed keeps it deterministic.
+/// Count one rebuild operation of drive slot `drive` in time-series window `window` (windows
+/// past the recorder's limit are not kept, as `rebuilt_fraction`'s are not).
+fn record_progress(progress: &mut [Vec<u32>], drive: u32, window: u64) {
+    if window >= crate::metrics::MAX_WINDOWS {
+        return;
+    }
+    let counts = &mut progress[drive as usize];
+    if counts.len() <= window as usize {
+        counts.resize(window as usize + 1, 0);
+    }
+    counts[window as usize] += 1;
+}
+
 pub fn mean_random_service_ns(model: &Arc<DriveModel>, sectors: f64) -> f64 {
     let mut drive = Drive::new(model.clone(), model.config.rotation, RngStream::new(0x5eed, StreamId::Policy(0)));
     let mut rng = RngStream::new(0x5eed, StreamId::Policy(1));
@@ -462,6 +490,9 @@ impl Simulation {
                     rebuild_ops_done: 0,
                     rebuild_sectors_done: 0,
                     rebuild_ops_in_flight: 0,
+                    rebuild_runs: 0,
+                    rebuild_run_first_busy_ns: 0,
+                    last_done_rebuild: false,
                     depth: 0,
                     depth_area: 0,
                     last_change: 0,
@@ -470,16 +501,17 @@ impl Simulation {
             .collect::<Result<Vec<_>>>()?;
         let rate = match &config.workload.arrival {
             ArrivalConfig::Poisson { rate_per_s: Some(r), .. } => Some(*r),
-            ArrivalConfig::Poisson { target_utilization: Some(u), .. } => {
-                Some(Self::rate_for_utilization(&config, &model, layout.as_ref(), capacity, *u)?)
+            ArrivalConfig::Poisson { target_utilization: Some(u), service_time_ms, .. } => {
+                Some(Self::rate_for_utilization(&config, &model, layout.as_ref(), capacity, *u, *service_time_ms)?)
             }
             _ => None,
         };
+        let rebuild_progress = config.metrics.record_rebuild_progress.then(|| vec![Vec::new(); slots as usize]);
         let mut warnings = warnings;
         if let (ArrivalConfig::Poisson { rate_per_s: Some(r), .. }, None) = (&config.workload.arrival, &config.workload.trace) {
             // The rate that would keep the drives busy all the time, by the same estimate
             // `target_utilization` uses.
-            let capacity_rate = Self::rate_for_utilization(&config, &model, layout.as_ref(), capacity, 1.0)?;
+            let capacity_rate = Self::rate_for_utilization(&config, &model, layout.as_ref(), capacity, 1.0, None)?;
             if *r > capacity_rate {
                 warnings.push(format!(
                     "workload.arrival.rate_per_s = {} is about {} × the {:.0} requests/s the array can serve by \
@@ -634,6 +666,7 @@ impl Simulation {
             warnings,
             rebuilds: Vec::new(),
             rebuilt_fraction: Vec::new(),
+            rebuild_progress,
             timer_pending: None,
             log_idle_ns,
             log_idle_armed: None,
@@ -686,14 +719,15 @@ impl Simulation {
     }
 
     /// The Poisson rate that loads the drives to `utilization` on average: utilization ×
-    /// drives / (disk operations per request × mean random service time). An estimate; the
-    /// summary reports the utilization reached.
+    /// drives / (disk operations per request × mean random service time), the service time
+    /// `service_time_ms` when given. An estimate; the summary reports the utilization reached.
     fn rate_for_utilization(
         config: &Config,
         model: &Arc<DriveModel>,
         layout: &dyn layout::Layout,
         capacity: u64,
         utilization: f64,
+        service_time_ms: Option<f64>,
     ) -> Result<f64> {
         let generator = SyntheticGenerator::new(
             &config.workload,
@@ -718,7 +752,10 @@ impl Simulation {
         let write_ops = layout.planner().write_ops(units, data_units, copies);
         let r = config.workload.read_fraction;
         let ops_per_request = r * units + (1.0 - r) * write_ops;
-        let per_op = mean_random_service_ns(model, size / units) / 1e9;
+        let per_op = match service_time_ms {
+            Some(ms) => ms / 1e3,
+            None => mean_random_service_ns(model, size / units) / 1e9,
+        };
         Ok(utilization * layout.drives() as f64 / (ops_per_request * per_op))
     }
 
@@ -997,12 +1034,21 @@ impl Simulation {
             return Err(Error::Invariant(format!("drive {drive} finished with nothing in service")));
         };
         slot.busy_ns += now - start;
-        if OpToken::from_raw(token).is_rebuild_work() {
+        let rebuild_work = OpToken::from_raw(token).is_rebuild_work();
+        if rebuild_work {
             slot.rebuild_busy_ns += now - start;
             slot.rebuild_ops_done += 1;
             slot.rebuild_sectors_done += slot.in_service_sectors as u64;
             slot.rebuild_ops_in_flight -= 1;
+            if !slot.last_done_rebuild {
+                slot.rebuild_runs += 1;
+                slot.rebuild_run_first_busy_ns += now - start;
+            }
+            if let Some(progress) = self.rebuild_progress.as_mut() {
+                record_progress(progress, drive, now / self.recorder.window_ns());
+            }
         }
+        slot.last_done_rebuild = rebuild_work;
         slot.operations += 1;
         slot.sectors_done += slot.in_service_sectors as u64;
         let depth = slot.depth - 1;

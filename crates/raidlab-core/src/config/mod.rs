@@ -501,7 +501,16 @@ impl Config {
             return Err(Error::config("workload", "a synthetic workload needs `requests` or `duration_s` to end"));
         }
         match &w.arrival {
-            ArrivalConfig::Poisson { rate_per_s, target_utilization } => match (rate_per_s, target_utilization) {
+            ArrivalConfig::Poisson { rate_per_s, target_utilization, service_time_ms } => match (rate_per_s, target_utilization) {
+                _ if service_time_ms.is_some_and(|t| !(t.is_finite() && t > 0.0)) => {
+                    return Err(Error::config("workload.arrival.service_time_ms", "must be positive"))
+                }
+                (Some(_), _) if service_time_ms.is_some() => {
+                    return Err(Error::config(
+                        "workload.arrival.service_time_ms",
+                        "sets the service time `target_utilization` is computed from; with `rate_per_s` it means nothing",
+                    ))
+                }
                 (Some(r), None) if r.is_finite() && *r > 0.0 => {}
                 (Some(_), None) => return Err(Error::config("workload.arrival.rate_per_s", "must be positive")),
                 (None, Some(u)) if *u > 0.0 && *u < 1.0 => {}
@@ -793,7 +802,7 @@ mod tests {
         assert_eq!(again.workload.arrival, ArrivalConfig::Trace);
         let poisson = format!("{trace}[workload.arrival]\nprocess = \"poisson\"\nrate_per_s = 7\n");
         let cfg = Config::from_toml(&poisson, Path::new(".")).unwrap();
-        assert_eq!(cfg.workload.arrival, ArrivalConfig::Poisson { rate_per_s: Some(7.0), target_utilization: None });
+        assert_eq!(cfg.workload.arrival, ArrivalConfig::Poisson { rate_per_s: Some(7.0), target_utilization: None, service_time_ms: None });
         // A synthetic workload keeps the Poisson default.
         assert!(matches!(Config::from_toml(BASE, Path::new(".")).unwrap().workload.arrival, ArrivalConfig::Poisson { .. }));
     }

@@ -35,6 +35,11 @@ pub struct MetricsConfig {
     #[serde(default, skip_serializing_if = "is_false")]
     #[schemars(extend("default" = false))]
     pub record_responses: bool,
+    /// Record each drive's rebuild operations per time-series window (the
+    /// `rebuild_progress` table: how far each survivor has read, over time). Off by default.
+    #[serde(default, skip_serializing_if = "is_false")]
+    #[schemars(extend("default" = false))]
+    pub record_rebuild_progress: bool,
     /// The most user requests that may wait in the array at once. A run whose backlog
     /// passes it is offered more than the array can serve: it ends there with the outcome
     /// `overloaded` (and a warning), in bounded memory (a request in flight takes a few
@@ -62,7 +67,7 @@ fn is_false(flag: &bool) -> bool {
 
 impl Default for MetricsConfig {
     fn default() -> Self {
-        MetricsConfig { window_s: 1.0, warmup_s: 0.0, record_responses: false, max_backlog_requests: default_max_backlog() }
+        MetricsConfig { window_s: 1.0, warmup_s: 0.0, record_responses: false, record_rebuild_progress: false, max_backlog_requests: default_max_backlog() }
     }
 }
 

@@ -518,6 +518,12 @@ impl Rebuild {
         executor.on_event(event, &mut ctx);
     }
 
+    /// Per drive slot, ns its rebuild process spent blocked on a full buffer over the run
+    /// ([`Executor::blocked_ns_by_slot`]; empty under SOR).
+    pub fn blocked_ns_by_slot(&self) -> &[u64] {
+        self.executor.blocked_ns_by_slot()
+    }
+
     /// What the order counted during the rebuild (PRO: zones, decisions, reads counted).
     pub fn order_counters(&self) -> Vec<(&'static str, u64)> {
         self.order.counters()

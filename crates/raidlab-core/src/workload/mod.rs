@@ -114,6 +114,13 @@ pub enum ArrivalConfig {
         /// raidlab.run; `raidlab bench` keeps the estimate).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         target_utilization: Option<f64>,
+        /// With `target_utilization`: the mean time of one disk operation the target is
+        /// computed from, ms, instead of raidlab's own estimate and pilot runs. The rate is
+        /// then target × drives / (disk operations per request × this), as a paper that
+        /// defines its load from a stated service time does (Fu et al. §2: u = 0.45 at
+        /// 11.54 ms per access).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        service_time_ms: Option<f64>,
     },
     /// Closed loop: `outstanding` requests in the system; each completion is followed by
     /// `think_ms` of think time and a new request.
@@ -136,7 +143,7 @@ pub enum ArrivalConfig {
 
 impl Default for ArrivalConfig {
     fn default() -> Self {
-        ArrivalConfig::Poisson { rate_per_s: Some(100.0), target_utilization: None }
+        ArrivalConfig::Poisson { rate_per_s: Some(100.0), target_utilization: None, service_time_ms: None }
     }
 }
 

@@ -444,3 +444,97 @@ fn rebuild_without_rotational_latency_costs_transfers_and_seeks_only() {
     let latency = blocks * 2.0 * revolution_s / 2.0;
     assert!(((drive - none) / latency - 1.0).abs() < 0.02, "the drive's latency adds {} s, expected {latency} s", drive - none);
 }
+
+/// A column of table `name` of a run's output, as f64.
+fn table_column(out: &raidlab_core::api::RunOutput, name: &str, column: &str) -> Vec<f64> {
+    let table = out.tables.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("no table {name}"));
+    match &table.columns.iter().find(|c| c.name == column).unwrap_or_else(|| panic!("no column {name}.{column}")).data {
+        raidlab_core::api::ColumnData::F64(v) => v.clone(),
+        raidlab_core::api::ColumnData::I64(v) => v.iter().map(|&x| x as f64).collect(),
+        raidlab_core::api::ColumnData::Str(_) => panic!("{name}.{column} is not a number"),
+    }
+}
+
+/// DOR's blocked time, worked out by hand on a two-survivor array: a 3-drive RAID-5 of
+/// zero-latency drives (4 tracks a cylinder) loses drive 0 at 1 ms onto a spare and rebuilds
+/// it a track at a time under VSM, B = 4 units per survivor. A burst of 200 user reads at
+/// t = 0, all on survivor 1, keeps it busy until U (the last one's response), and it reads
+/// unit 0 from U to U + r₁ (its first rebuild read, seek included). Survivor 2 reads units
+/// 0–3 from 1 ms to 1 ms + its first read + 3 r and then waits, blocked, until unit 0 is read
+/// everywhere. After that each of its reads starts when survivor 1 starts one four tracks,
+/// one cylinder, behind it: at the same place in its cylinder, so the two end together and
+/// neither waits again. Survivor 1 is never blocked. Each survivor reads in one run (one
+/// idle period), and reads every track once.
+#[test]
+fn dor_blocked_time_on_two_survivors_is_the_wait_worked_out_by_hand() {
+    let path = std::env::temp_dir().join(format!("raidlab-blocked-{}.spc", std::process::id()));
+    // 4 KiB reads of stripe unit 1 (sectors 96–191 of the array, the first track of drive 1
+    // under the left-symmetric rotation).
+    let burst: String = (0..200).map(|i| format!("0,{},4096,r,0\n", 96 + 8 * (i % 12))).collect();
+    std::fs::write(&path, burst).unwrap();
+    let drive = rebuild_test_drive(7200);
+    let text = format!(
+        "seed = 1\n[array]\nlayout = \"raid5\"\ndrives = 3\nstripe_unit_kib = 48\nspares = 1\n{drive}\n\
+         [workload.trace]\npath = \"{}\"\nformat = \"spc\"\n[metrics]\nrecord_responses = true\nrecord_rebuild_progress = true\nwindow_s = 0.25\n\
+         [[failures]]\ndrive = 0\nat_s = 0.001\n\
+         [rebuild]\nexecutor = \"dor\"\ndiscipline = \"vsm\"\nunit = {{ tracks = 1 }}\nbuffer_units = 4\nend_run = true\n",
+        path.display()
+    );
+    let out = run(&text);
+    std::fs::remove_file(&path).unwrap();
+    let s = &out.summary;
+    assert_eq!(s["rebuilds"][0]["outcome"], "complete", "{s}");
+    assert_eq!(f(s, "response_ms.degraded_read.count"), 0.0, "the burst reads survivor 1 only: {s}");
+    let user_done = table_column(&out, "responses", "response_ns").iter().copied().fold(0.0, f64::max) / 1e9;
+    let blocked = table_column(&out, "drives", "rebuild_blocked_s");
+    let first = table_column(&out, "drives", "rebuild_run_first_busy_s");
+    let busy = table_column(&out, "drives", "rebuild_busy_s");
+    let operations = table_column(&out, "drives", "rebuild_operations");
+    let runs = table_column(&out, "drives", "rebuild_runs");
+    let tracks = 400.0 * 4.0;
+    assert_eq!((operations[1], operations[2]), (tracks, tracks), "each survivor reads every track once");
+    assert_eq!((runs[1], runs[2]), (1.0, 1.0), "one idle period each");
+    // Survivor 2's reads after its first all take one revolution and a head switch (its
+    // first four are in cylinder 0; the later ones the same, a cylinder seek every fourth).
+    let revolution = 60.0 / 7200.0;
+    let read = revolution + 0.3e-3 + 0.2e-3;
+    let expected = user_done + first[1] - (0.001 + first[2] + 3.0 * read);
+    assert!(expected > 0.5, "the burst keeps survivor 1 busy for a while: {user_done} s");
+    // Within a quarter of a millisecond, 3 % of one read: the three reads' exact times are
+    // the drive model's (its track skew and switch overlap), not this sum's.
+    assert!((blocked[2] - expected).abs() < 0.25e-3, "survivor 2 blocked {} s, expected {expected} s", blocked[2]);
+    assert_eq!(blocked[1], 0.0, "survivor 1 is the slowest");
+    assert!(busy[2] > tracks * revolution, "{busy:?}");
+    // The progress table counts the same reads, window by window (0.25 s); survivor 2 reads
+    // nothing in the windows it spends blocked (from about 35 ms to about 0.98 s).
+    let progress_drive = table_column(&out, "rebuild_progress", "drive");
+    let in_window = table_column(&out, "rebuild_progress", "rebuild_operations");
+    let cumulative = table_column(&out, "rebuild_progress", "cumulative_rebuild_operations");
+    for drive in [1.0, 2.0] {
+        let rows: Vec<usize> = (0..progress_drive.len()).filter(|&i| progress_drive[i] == drive).collect();
+        assert_eq!(rows.iter().map(|&i| in_window[i]).sum::<f64>(), tracks, "drive {drive}");
+        assert_eq!(cumulative[*rows.last().unwrap()], tracks, "drive {drive}");
+    }
+    let survivor2: Vec<f64> = (0..progress_drive.len()).filter(|&i| progress_drive[i] == 2.0).map(|i| in_window[i]).collect();
+    assert_eq!(survivor2[..3], [4.0, 0.0, 0.0], "{survivor2:?}");
+}
+
+/// `workload.arrival.service_time_ms` defines the load from a stated service time, as Fu et
+/// al. do (seed 001 §2: u = 0.45 at 11.54 ms per 4 KB access): N = 19 drives of random 4 KiB
+/// reads, one disk operation each, give 0.45 × 19 / 11.54 ms = 740.9 requests/s, with no
+/// pilot runs.
+#[test]
+fn a_stated_service_time_sets_the_rate_of_a_target_utilization() {
+    let text = "[array]\nlayout = \"raid5\"\ndrives = 19\nstripe_unit_kib = 64\n[drive]\npreset = \"ibm18es\"\n\
+                [workload]\nrequests = 10\nread_fraction = 1.0\nsize_kib = 4\nalign_kib = 4\n\
+                [workload.arrival]\nprocess = \"poisson\"\ntarget_utilization = 0.45\nservice_time_ms = 11.54\n";
+    let out = run(text);
+    let rate = f(&out.summary, "arrival_rate_per_s");
+    assert!((rate - 0.45 * 19.0 / 0.01154).abs() < 1e-9, "{rate}");
+    let e = raidlab_core::api::run_toml(&text.replace("target_utilization = 0.45", "rate_per_s = 700"), std::path::Path::new("."), None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("workload.arrival.service_time_ms:"), "{e}");
+    let e = raidlab_core::api::run_toml(&text.replace("11.54", "-1"), std::path::Path::new("."), None).unwrap_err().to_string();
+    assert!(e.starts_with("workload.arrival.service_time_ms: must be positive"), "{e}");
+}

@@ -21,6 +21,7 @@ use rustc_hash::FxHashMap;
 use super::Executor;
 use crate::array::rebuild_io::RebuildEvent;
 use crate::rebuild::{BufferModel, Ctx, RebuildConfig};
+use crate::sim::Nanos;
 
 pub const DOC: &str = "disk-oriented: one process per survivor, one read outstanding each, into per-drive or shared buffers";
 
@@ -52,6 +53,13 @@ pub struct Dor {
     /// its unit is done).
     entry_of: FxHashMap<u32, u64>,
     exhausted: bool,
+    /// Per source: since when its process has been blocked on a full buffer (it has units
+    /// left to read, no read outstanding, and no room), if it is.
+    blocked_since: Vec<Option<Nanos>>,
+    /// Per drive slot, over the run's rebuilds: ns its process spent blocked on a full buffer.
+    blocked_ns_by_slot: Vec<u64>,
+    /// The time of the last pump, which closes the blocked intervals still open at a reset.
+    last_now: Nanos,
 }
 
 impl Dor {
@@ -69,6 +77,9 @@ impl Dor {
             source_of_slot: Vec::new(),
             entry_of: FxHashMap::default(),
             exhausted: false,
+            blocked_since: Vec::new(),
+            blocked_ns_by_slot: Vec::new(),
+            last_now: 0,
         })
     }
 
@@ -81,6 +92,13 @@ impl Dor {
     /// they do; its job's id may by then belong to a new unit further on.)
     fn live_entry(&self, job: u32) -> Option<usize> {
         self.entry_of.get(&job).map(|&c| (c - self.base) as usize)
+    }
+
+    /// Source `i` is not blocked on its buffer (any more) at `now`.
+    fn unblock(&mut self, i: usize, now: Nanos) {
+        if let Some(since) = self.blocked_since[i].take() {
+            self.blocked_ns_by_slot[self.sources[i] as usize] += now - since;
+        }
     }
 
     /// Whether source `i` may start reading sequence number `c`.
@@ -103,12 +121,17 @@ impl Executor for Dor {
             self.cursor = vec![self.base; n];
             self.reading = vec![None; n];
             self.buffered = vec![0; n];
+            self.blocked_since = vec![None; n];
             let slots = self.sources.iter().max().map_or(0, |&m| m as usize + 1);
             self.source_of_slot = vec![u32::MAX; slots];
             for (i, &slot) in self.sources.iter().enumerate() {
                 self.source_of_slot[slot as usize] = i as u32;
             }
+            if self.blocked_ns_by_slot.len() < slots {
+                self.blocked_ns_by_slot.resize(slots, 0);
+            }
         }
+        self.last_now = ctx.now;
         for i in 0..self.sources.len() {
             if self.reading[i].is_some() {
                 continue;
@@ -119,8 +142,14 @@ impl Executor for Dor {
             }
             let c = self.cursor[i];
             if !self.has_room(i, c) {
+                // Blocked only while it has units left to read: at the end of the sequence,
+                // with nothing more to claim, it is done, not blocked.
+                if self.blocked_since[i].is_none() && (c < self.end() || !self.exhausted) {
+                    self.blocked_since[i] = Some(ctx.now);
+                }
                 continue;
             }
+            self.unblock(i, ctx.now);
             if c == self.end() {
                 if self.exhausted {
                     continue;
@@ -204,7 +233,15 @@ impl Executor for Dor {
         self.pump(ctx);
     }
 
+    fn blocked_ns_by_slot(&self) -> &[u64] {
+        &self.blocked_ns_by_slot
+    }
+
     fn reset(&mut self) {
+        for i in 0..self.blocked_since.len() {
+            self.unblock(i, self.last_now);
+        }
+        self.blocked_since.clear();
         self.seq.clear();
         self.base = 0;
         self.sources.clear();

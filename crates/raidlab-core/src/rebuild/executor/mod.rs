@@ -15,6 +15,12 @@ pub trait Executor: Send {
     fn on_event(&mut self, event: RebuildEvent, ctx: &mut Ctx<'_>);
     /// Forget every job (the rebuild ended or was abandoned; the controller drains them).
     fn reset(&mut self);
+    /// Per drive slot, over the run's rebuilds so far: ns the slot's rebuild process spent
+    /// blocked on a full buffer (units left to read, no read outstanding, no room). Empty
+    /// for an executor without per-drive processes (SOR).
+    fn blocked_ns_by_slot(&self) -> &[u64] {
+        &[]
+    }
 }
 
 /// One registered executor.
