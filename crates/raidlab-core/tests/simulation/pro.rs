@@ -1,5 +1,6 @@
 //! PRO (seed 000) in whole simulations: its conclusions on a small array, with workloads of
-//! the paper's kind (read-only, 70 % of the reads to 20 % of the space) and without locality.
+//! the paper's kind (read-only, 70 % of the reads to 20 % of the space, that fifth placed
+//! at each of five places on the disk) and without locality.
 
 use crate::common::*;
 
@@ -59,31 +60,94 @@ end_run = true
     (time / seeds as f64, response / seeds as f64)
 }
 
-/// 70 % of the reads to a fifth of the space, away from where the sequential order starts.
-const LOCALITY: &str =
-    r#"{ distribution = "hot_cold", hot_request_fraction = 0.7, hot_space_fraction = 0.2, hot_start_fraction = 0.6 }"#;
+/// Where the hot fifth of the array's space starts (`hot_start_fraction`; with 4 KiB stripe
+/// units it is the same fraction of every member): five placements that tile the space, from
+/// where DOR's sequential order starts (0.0, which favours DOR: it rebuilds the hot area
+/// first anyway) to its end (0.8, which favours PRO). Together they favour neither order.
+const HOT_STARTS: [f64; 5] = [0.0, 0.2, 0.4, 0.6, 0.8];
+
+/// 70 % of the reads to a fifth of the space, starting at `start` of it.
+fn locality(start: f64) -> String {
+    format!(
+        r#"{{ distribution = "hot_cold", hot_request_fraction = 0.7, hot_space_fraction = 0.2, hot_start_fraction = {start} }}"#
+    )
+}
 const UNIFORM: &str = r#"{ distribution = "uniform" }"#;
+
+/// Seeds per configuration: a run takes tens of milliseconds.
+fn seeds() -> u64 {
+    if long_tests() {
+        16
+    } else {
+        4
+    }
+}
 
 /// PRO's conclusion (seed 000 §4.3, Tables 3–4): with 70/20 locality it shortens both the
 /// rebuild and the user response time during recovery, compared with DOR's sequential
-/// order.
+/// order. Checked at each placement of the hot area, not only where it favours PRO:
+/// - wherever the hot area starts after DOR's first unit, PRO is faster on both measures;
+/// - where it starts at DOR's first unit, DOR rebuilds it first too, and the conclusion
+///   does not hold: PRO is a little slower (measured: +1.7 % rebuild time and +0.6 %
+///   response with 4 seeds, +1.2 % and +0.6 % with 16). What is asserted there is that PRO
+///   stays within 5 % of DOR on both measures, the uniform test's margin; that margin was
+///   set after these runs (post-hoc);
+/// - averaged over the five placements, PRO is faster on both measures.
 #[test]
-fn with_locality_pro_shortens_the_rebuild_and_the_response_time() {
-    let seeds = if long_tests() { 4 } else { 1 };
-    let dor = pro_small("sequential", LOCALITY, seeds);
-    let pro = pro_small("pro", LOCALITY, seeds);
-    eprintln!("70/20: DOR {dor:?}, PRO {pro:?}");
-    assert!(pro.0 < dor.0, "rebuild time: PRO {pro:?} against DOR {dor:?}");
-    assert!(pro.1 < dor.1, "response time: PRO {pro:?} against DOR {dor:?}");
+fn with_locality_pro_shortens_the_rebuild_and_the_response_time_wherever_the_hot_area_lies() {
+    let seeds = seeds();
+    let (mut dor_sum, mut pro_sum) = ((0.0, 0.0), (0.0, 0.0));
+    eprintln!("70/20, {seeds} seeds: hot area start | DOR s, ms | PRO s, ms | PRO against DOR: time, response");
+    let mut failures = Vec::new();
+    for start in HOT_STARTS {
+        let address = locality(start);
+        let dor = pro_small("sequential", &address, seeds);
+        let pro = pro_small("pro", &address, seeds);
+        let (time, response) = (pro.0 / dor.0 - 1.0, pro.1 / dor.1 - 1.0);
+        eprintln!(
+            "{start:.1} | {:.1}, {:.2} | {:.1}, {:.2} | {:+.1} %, {:+.1} %",
+            dor.0,
+            dor.1,
+            pro.0,
+            pro.1,
+            100.0 * time,
+            100.0 * response
+        );
+        let holds = if start == 0.0 {
+            time.abs() < 0.05 && response.abs() < 0.05
+        } else {
+            pro.0 < dor.0 && pro.1 < dor.1
+        };
+        if !holds {
+            failures.push(format!("hot area at {start}: PRO {pro:?} against DOR {dor:?}"));
+        }
+        dor_sum = (dor_sum.0 + dor.0, dor_sum.1 + dor.1);
+        pro_sum = (pro_sum.0 + pro.0, pro_sum.1 + pro.1);
+    }
+    let n = HOT_STARTS.len() as f64;
+    let (dor, pro) = ((dor_sum.0 / n, dor_sum.1 / n), (pro_sum.0 / n, pro_sum.1 / n));
+    eprintln!(
+        "mean | {:.1}, {:.2} | {:.1}, {:.2} | {:+.1} %, {:+.1} %",
+        dor.0,
+        dor.1,
+        pro.0,
+        pro.1,
+        100.0 * (pro.0 / dor.0 - 1.0),
+        100.0 * (pro.1 / dor.1 - 1.0)
+    );
+    if !(pro.0 < dor.0 && pro.1 < dor.1) {
+        failures.push(format!("mean over the placements: PRO {pro:?} against DOR {dor:?}"));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("; "));
 }
 
 /// Without locality there is nothing for PRO to find: it stays within a few % of DOR.
 #[test]
 fn without_locality_pro_is_within_a_few_percent_of_dor() {
-    let seeds = if long_tests() { 4 } else { 1 };
+    let seeds = seeds();
     let dor = pro_small("sequential", UNIFORM, seeds);
     let pro = pro_small("pro", UNIFORM, seeds);
-    eprintln!("uniform: DOR {dor:?}, PRO {pro:?}");
+    eprintln!("uniform, {seeds} seeds: DOR {dor:?}, PRO {pro:?}");
     let time = (pro.0 - dor.0).abs() / dor.0;
     let response = (pro.1 - dor.1).abs() / dor.1;
     assert!(time < 0.05 && response < 0.05, "PRO {pro:?} against DOR {dor:?}");
