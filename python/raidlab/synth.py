@@ -43,6 +43,14 @@ writes both. What the paper does not publish is raidlab's choice (``docs/traces.
   random places in the sequence;
 * **arrivals**: a Poisson process scaled so the mean rate is the published one exactly.
 
+``raidlab trace synth --like NAME`` (:func:`like_plan`, :func:`generate_like`) draws the
+look-alike whose parameters come from the published facts in :mod:`raidlab.trace_facts`, each
+with its citation, and labels every other parameter as raidlab's choice
+(``docs/trace-lookalikes.md``). For the web-search traces it adds two facts to the ones
+above: 99.98 % reads (PRO §4.2; the writes are kept) and the 60 GB span of SPC-1-web (VDF
+§6.2). For the Financial traces no further fact was found, so it draws the same trace as
+``financial1|financial2``. No parameter comes from a result of the PRO, VDF or SWO paper.
+
 Everything is drawn from one seeded numpy generator: the same profile, seed, request count
 and area give a byte-identical file.
 """
@@ -57,6 +65,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Union
 
 import numpy as np
+
+from raidlab import trace_facts
 
 __all__ = [
     "Profile",
@@ -83,6 +93,9 @@ __all__ = [
     "read_spc",
     "hot_share",
     "characteristics",
+    "LikePlan",
+    "like_plan",
+    "generate_like",
 ]
 
 #: Bytes per 512-byte sector and per 4 KiB block (the unit of alignment and of locality).
@@ -102,11 +115,18 @@ class Profile:
     source: str
 
 
-#: The three web-search traces as the PRO paper used them (seed 000 Table 2).
+def _web_profile(name: str, label: str) -> Profile:
+    """A web-search profile read from :mod:`raidlab.trace_facts` (PRO Table 2)."""
+    return Profile(name, int(trace_facts.fact(name, "requests").value), trace_facts.fact(name, "hot20_share").value,
+                   trace_facts.fact(name, "mean_interarrival_ms").value, f"PRO paper (seed 000) Table 2, {label}")
+
+
+#: The three web-search traces as the PRO paper used them (seed 000 Table 2, kept in
+#: :mod:`raidlab.trace_facts` with their citation).
 PROFILES: Dict[str, Profile] = {
-    "websearch1": Profile("websearch1", 842_535, 0.6999, 3.74, "PRO paper (seed 000) Table 2, Web Trace 1"),
-    "websearch2": Profile("websearch2", 999_999, 0.7012, 3.73, "PRO paper (seed 000) Table 2, Web Trace 2"),
-    "websearch3": Profile("websearch3", 999_999, 0.6989, 5.71, "PRO paper (seed 000) Table 2, Web Trace 3"),
+    "websearch1": _web_profile("websearch1", "Web Trace 1"),
+    "websearch2": _web_profile("websearch2", "Web Trace 2"),
+    "websearch3": _web_profile("websearch3", "Web Trace 3"),
 }
 
 @dataclass(frozen=True)
@@ -137,10 +157,17 @@ class OltpProfile:
         return self.mean_size_kb * 1024.0 / SECTOR_BYTES
 
 
-#: The two OLTP traces as the SWO paper characterizes them (seed 002 Table I).
+def _oltp_profile(name: str, label: str) -> OltpProfile:
+    """An OLTP profile read from :mod:`raidlab.trace_facts` (SWO Table I)."""
+    return OltpProfile(name, trace_facts.fact(name, "write_fraction").value, trace_facts.fact(name, "mean_size_kb").value,
+                       trace_facts.fact(name, "iops").value, f"SWO paper (seed 002) Table I, {label}")
+
+
+#: The two OLTP traces as the SWO paper characterizes them (seed 002 Table I, kept in
+#: :mod:`raidlab.trace_facts` with their citation).
 OLTP_PROFILES: Dict[str, OltpProfile] = {
-    "financial1": OltpProfile("financial1", 0.672, 6.2, 69.0, "SWO paper (seed 002) Table I, Financial1.spc"),
-    "financial2": OltpProfile("financial2", 0.176, 2.2, 125.0, "SWO paper (seed 002) Table I, Financial2.spc"),
+    "financial1": _oltp_profile("financial1", "Financial1.spc"),
+    "financial2": _oltp_profile("financial2", "Financial2.spc"),
 }
 #: Every trace ``raidlab trace synth`` writes.
 TRACE_NAMES = (*PROFILES, *OLTP_PROFILES)
@@ -228,12 +255,18 @@ def default_hot_regions(name: str) -> int:
 
 
 def generate(profile: Union[str, Profile, OltpProfile], *, seed: int = 1, requests: Optional[int] = None,
-             area_gib: Optional[float] = None, hot_regions: Optional[int] = None) -> SyntheticTrace:
+             area_gib: Optional[float] = None, hot_regions: Optional[int] = None,
+             read_fraction: Optional[float] = None) -> SyntheticTrace:
     """Draw a look-alike of ``profile`` (a name of :data:`TRACE_NAMES`, a :class:`Profile` or
     an :class:`OltpProfile`): ``requests`` requests (default: the published count, or an
     hour at the published rate) over an area of ``area_gib`` GiB (default
     :func:`default_area_gib`) with ``hot_regions`` hot regions (default
-    :func:`default_hot_regions`)."""
+    :func:`default_hot_regions`).
+
+    ``read_fraction`` (web search only): the share of requests that are reads; the others,
+    ``round((1 - read_fraction) * requests)`` of them, become writes at random places in the
+    sequence, drawn after everything else. ``None`` (the default) writes reads only, as the
+    PRO paper replayed its prefixes, and leaves the file byte-identical to before."""
     if isinstance(profile, str):
         if profile in OLTP_PROFILES:
             profile = OLTP_PROFILES[profile]
@@ -252,7 +285,11 @@ def generate(profile: Union[str, Profile, OltpProfile], *, seed: int = 1, reques
         raise ValueError(f"hot regions: at least 1, not {hot_regions}")
     check_area(area_gib)
     if isinstance(profile, OltpProfile):
+        if read_fraction is not None:
+            raise ValueError("read_fraction: the OLTP look-alikes take their write share from their profile")
         return _generate_oltp(profile, seed=seed, count=count, area_gib=area_gib, hot_regions=hot_regions)
+    if read_fraction is not None and not 0.0 <= float(read_fraction) <= 1.0:
+        raise ValueError(f"read_fraction: between 0 and 1, not {read_fraction}")
     area_blocks = int(area_gib * 2**30) // BLOCK_BYTES
     largest_blocks = max(SIZES_KIB) * 1024 // BLOCK_BYTES
     if area_blocks < 64 * largest_blocks * hot_regions:
@@ -277,9 +314,16 @@ def generate(profile: Union[str, Profile, OltpProfile], *, seed: int = 1, reques
     # Arrivals: exponential gaps scaled to the published mean exactly, rounded to 1 µs.
     time_s = _poisson_times(rng, count, profile.mean_interarrival_ms)
 
+    # Writes, only when asked for: drawn last, so a reads-only trace is unchanged.
+    is_write = None
+    if read_fraction is not None:
+        is_write = np.zeros(count, dtype=bool)
+        is_write[rng.permutation(count)[:int(round((1.0 - float(read_fraction)) * count))]] = True
+
     return SyntheticTrace(profile=profile, seed=int(seed), area_sectors=area_blocks * SECTORS_PER_BLOCK,
                           lba=first * SECTORS_PER_BLOCK, size_bytes=length * BLOCK_BYTES, time_s=time_s,
-                          hot_regions=[(int(s), int(b)) for s, b in zip(region_start, region_blocks)])
+                          hot_regions=[(int(s), int(b)) for s, b in zip(region_start, region_blocks)],
+                          is_write=is_write)
 
 
 def _place_regions(rng: np.random.Generator, area_blocks: int, hot_total: int, hot_regions: int,
@@ -353,6 +397,83 @@ def _generate_oltp(profile: OltpProfile, *, seed: int, count: int, area_gib: flo
                           lba=first * SECTORS_PER_BLOCK, size_bytes=sectors * SECTOR_BYTES, time_s=time_s,
                           hot_regions=[(int(s), int(b)) for s, b in zip(region_start, region_blocks)],
                           is_write=is_write)
+
+
+# ---------------------------------------------------------------------------------------------
+# Look-alikes fitted to published facts (``raidlab trace synth --like NAME``)
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LikePlan:
+    """How ``raidlab trace synth --like NAME`` draws a look-alike: the profile and area it
+    uses, and for every parameter where its value comes from (:attr:`provenance`: pairs of
+    a parameter and either ``"fact <id>"``, an entry of :data:`raidlab.trace_facts.FACTS`,
+    or ``"choice: <why>"``)."""
+
+    name: str
+    profile: Union[Profile, OltpProfile]
+    area_gib: float
+    hot_regions: int
+    #: Web search: the share of reads (the rest are writes). None for the OLTP traces, whose
+    #: write share is the profile's.
+    read_fraction: Optional[float]
+    provenance: tuple
+
+    def facts(self) -> tuple:
+        """The :class:`raidlab.trace_facts.Fact` entries the plan is fitted to."""
+        return tuple(trace_facts.fact(source.split(" ", 1)[1]) for _, source in self.provenance
+                     if source.startswith("fact "))
+
+
+def like_plan(name: str) -> LikePlan:
+    """The look-alike of ``name`` (a name of :data:`TRACE_NAMES`) fitted to the published facts
+    in :mod:`raidlab.trace_facts`. No parameter is taken from a result of the PRO, VDF or
+    SWO paper; every parameter no fact sets is labelled a choice."""
+    if name in PROFILES:
+        span = trace_facts.fact(name, "span_gb")
+        reads = trace_facts.fact(name, "read_fraction")
+        provenance = (
+            ("requests", f"fact {trace_facts.fact(name, 'requests').id}"),
+            ("read share", f"fact {reads.id}"),
+            ("share in the hottest 20 %", f"fact {trace_facts.fact(name, 'hot20_share').id}"),
+            ("mean inter-arrival", f"fact {trace_facts.fact(name, 'mean_interarrival_ms').id}"),
+            ("area", f"fact {span.id}"),
+            ("area unit", "choice: the source's GB read as GiB"),
+            ("sizes", f"choice: {', '.join(str(k) for k in SIZES_KIB)} KiB with probabilities "
+                      f"{', '.join(f'{w:g}' for w in SIZE_WEIGHTS)}; no size is published"),
+            ("hot regions", f"choice: {DEFAULT_HOT_REGIONS} contiguous regions, popularity per block uniform "
+                            f"in [{REGION_WEIGHT_RANGE[0]:g}, {REGION_WEIGHT_RANGE[1]:g}]"),
+            ("cold requests", "choice: uniform over the area"),
+            ("writes", "choice: at random places in the sequence, placed as reads are"),
+            ("arrivals", "choice: Poisson; no burstiness is published"),
+        )
+        return LikePlan(name, PROFILES[name], span.value, DEFAULT_HOT_REGIONS, reads.value, provenance)
+    if name in OLTP_PROFILES:
+        provenance = (
+            ("requests", "choice: one hour at the published rate, the length the SWO paper replays"),
+            ("write share", f"fact {trace_facts.fact(name, 'write_fraction').id}"),
+            ("mean size", f"fact {trace_facts.fact(name, 'mean_size_kb').id}"),
+            ("size unit", "choice: the source's KB read as 1,024 bytes"),
+            ("mean rate", f"fact {trace_facts.fact(name, 'iops').id}"),
+            ("area", f"choice: {OLTP_DEFAULT_AREA_GIB:g} GiB, the SWO paper's volume (an array, not a trace fact)"),
+            ("sizes", "choice: geometric number of 512-byte sectors with the published mean"),
+            ("hot regions", f"choice: {OLTP_DEFAULT_HOT_REGIONS} regions holding {OLTP_HOT_AREA_SHARE:.0%} of the "
+                            f"area get {OLTP_HOT_REQUEST_SHARE:.0%} of the requests"),
+            ("arrivals", "choice: Poisson; no burstiness is published"),
+        )
+        return LikePlan(name, OLTP_PROFILES[name], OLTP_DEFAULT_AREA_GIB, OLTP_DEFAULT_HOT_REGIONS, None, provenance)
+    raise ValueError(f"unknown trace {name!r}; known: {', '.join(TRACE_NAMES)}")
+
+
+def generate_like(name: str, *, seed: int = 1, requests: Optional[int] = None, area_gib: Optional[float] = None,
+                  hot_regions: Optional[int] = None) -> SyntheticTrace:
+    """Draw the look-alike of :func:`like_plan` ``(name)``; ``requests``, ``area_gib`` and
+    ``hot_regions`` override the plan's (an override is the caller's choice, not a fact)."""
+    plan = like_plan(name)
+    return generate(plan.profile, seed=seed, requests=requests,
+                    area_gib=plan.area_gib if area_gib is None else area_gib,
+                    hot_regions=plan.hot_regions if hot_regions is None else hot_regions,
+                    read_fraction=plan.read_fraction)
 
 
 #: Lines formatted at once when writing: bounds the memory the text takes.

@@ -6,6 +6,7 @@
     raidlab plot RUN_DIR [-o FILE]
     raidlab trace info FILE [--format FORMAT] [--set key=value ...] [--json]
     raidlab trace synth websearch1|websearch2|websearch3|financial1|financial2 -o FILE [--seed N] [--requests N] [--area-gib X]
+    raidlab trace synth --like websearch1|...|financial2 -o FILE [--seed N] [--requests N] [--area-gib X]
     raidlab cache TRACE --policy A,B --size N,M [--drives N,M] [--failed-drive D|all|none] [--json] [--miss-trace FILE]
     raidlab bench [--requests N] [--case NAME ...] [--json]
     raidlab validate DISKSPEC_OR_PRESET TRACE [-o PNG] [--json]
@@ -248,8 +249,12 @@ def _check_writable(path: Path) -> None:
 def _command_trace_synth(args: argparse.Namespace, out: Console, err: Console) -> int:
     from raidlab import synth
 
+    if (args.trace is None) == (args.like is None):
+        raise ConfigError("give either a TRACE or --like NAME, not both and not neither", key="trace synth")
+    plan = synth.like_plan(args.like) if args.like is not None else None
+    overrides = {"requests": args.requests, "area": args.area_gib, "hot regions": args.hot_regions}
     if args.area_gib is None:
-        args.area_gib = synth.default_area_gib(args.trace)
+        args.area_gib = plan.area_gib if plan is not None else synth.default_area_gib(args.trace)
     try:
         synth.check_area(args.area_gib)
     except ValueError as error:
@@ -261,8 +266,12 @@ def _command_trace_synth(args: argparse.Namespace, out: Console, err: Console) -
         raise ConfigError(str(error), key="-o/--output") from None
     _check_writable(output)  # before the generation, which can take seconds
     try:
-        trace = synth.generate(args.trace, seed=args.seed, requests=args.requests, area_gib=args.area_gib,
-                               hot_regions=args.hot_regions)
+        if plan is not None:
+            trace = synth.generate_like(args.like, seed=args.seed, requests=args.requests, area_gib=args.area_gib,
+                                        hot_regions=args.hot_regions)
+        else:
+            trace = synth.generate(args.trace, seed=args.seed, requests=args.requests, area_gib=args.area_gib,
+                                   hot_regions=args.hot_regions)
     except ValueError as error:
         raise ConfigError(str(error), key="trace synth") from None
     try:
@@ -272,6 +281,9 @@ def _command_trace_synth(args: argparse.Namespace, out: Console, err: Console) -
     measured = synth.characteristics({"lba": trace.lba, "size_bytes": trace.size_bytes,
                                       "is_read": trace.lba >= 0, "time_s": trace.time_s})
     profile = trace.profile
+    if plan is not None:
+        _print_like(out, path, args.area_gib, trace, measured, plan, overrides)
+        return 0
     if isinstance(profile, synth.OltpProfile):
         writes = int(trace.is_write.sum()) if trace.is_write is not None else 0
         out.print(f"wrote {path}: {measured['requests']:,} requests over {args.area_gib:g} GiB, "
@@ -286,6 +298,35 @@ def _command_trace_synth(args: argparse.Namespace, out: Console, err: Console) -
               f"{profile.mean_interarrival_ms:.2f} ms), mean size {measured['mean_size_kib']:.1f} KiB",
               markup=False, highlight=False, soft_wrap=True)
     return 0
+
+
+def _print_like(out: Console, path: Path, area_gib: float, trace, measured: dict, plan, overrides: dict) -> None:
+    """What ``trace synth --like`` wrote, then each parameter's source: a published fact
+    (raidlab.trace_facts, with its citation), raidlab's choice, or the user's override."""
+    from raidlab import trace_facts
+
+    writes = int(trace.is_write.sum()) if trace.is_write is not None else 0
+    share = f"{writes / measured['requests']:.3%} writes"
+    if plan.read_fraction is not None:
+        share += f" (published reads {plan.read_fraction:.2%}), {measured['hot_share']:.2%} of block accesses in " \
+                 f"the hottest 20 % (published {plan.profile.hot_share:.2%})"
+    else:
+        share += f" (published {plan.profile.write_fraction:.1%})"
+    out.print(f"wrote {path}: look-alike of {plan.name} from published facts, {measured['requests']:,} requests "
+              f"over {area_gib:g} GiB, {share}, mean inter-arrival {measured['mean_interarrival_ms']:.3f} ms, "
+              f"mean size {measured['mean_size_kib']:.2f} KiB",
+              markup=False, highlight=False, soft_wrap=True)
+    for parameter, source in plan.provenance:
+        if overrides.get(parameter) is not None:
+            text = f"{overrides[parameter]:g}, given on the command line (the plan's: {source})"
+        elif source.startswith("fact "):
+            fact = trace_facts.fact(source.split(" ", 1)[1])
+            cited = fact.source
+            under_test = f"; {cited.paper_under_test} is a paper under test" if cited.paper_under_test else ""
+            text = f"{fact.value:g} from {cited.authors.split(',')[0]} et al., {cited.year}, {fact.where}{under_test}"
+        else:
+            text = source
+        out.print(f"  {parameter}: {text}", markup=False, highlight=False, soft_wrap=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -595,10 +636,17 @@ def _add_trace_arguments(trace: argparse.ArgumentParser) -> None:
                     "traces (request count, reads only, 70 % of requests in the hottest 20 % of the area, "
                     "mean inter-arrival time), or those the SWO paper publishes for the OLTP traces Financial1 "
                     "and Financial2 (write share, mean request size, mean rate; one hour); sizes and the hot "
-                    "area's shape are raidlab's choice (docs/traces.md). The same seed gives the same bytes.")
-    synth.add_argument("trace", metavar="TRACE", choices=["websearch1", "websearch2", "websearch3", "financial1",
-                                                          "financial2"],
+                    "area's shape are raidlab's choice (docs/traces.md). With --like NAME instead of TRACE, "
+                    "every parameter a published fact sets comes from that fact (raidlab.trace_facts, "
+                    "docs/trace-lookalikes.md) and the command lists each parameter's source. The same seed "
+                    "gives the same bytes.")
+    trace_names = ["websearch1", "websearch2", "websearch3", "financial1", "financial2"]
+    synth.add_argument("trace", metavar="TRACE", nargs="?", default=None, choices=trace_names,
                        help="websearch1, websearch2, websearch3, financial1 or financial2")
+    synth.add_argument("--like", metavar="NAME", default=None, choices=trace_names,
+                       help="instead of TRACE: a look-alike of NAME fitted to the published facts about it "
+                            "(web search: the PRO paper's prefix count, 70 %% locality and rate, 99.98 %% reads, "
+                            "the VDF paper's 60 GB span; financial: the SWO paper's Table I)")
     synth.add_argument("-o", "--output", metavar="FILE", required=True,
                        help="the trace file to write (a name ending in .gz is gzip-compressed, "
                             "in .bz2 bzip2-compressed)")
@@ -609,7 +657,7 @@ def _add_trace_arguments(trace: argparse.ArgumentParser) -> None:
     synth.add_argument("--area-gib", type=float, default=None, metavar="X",
                        help="size of the address space the trace covers, GiB; make it at most the array's "
                             "capacity (default: 5, which every array of the PRO paper holds; financial: 60, the "
-                            "SWO paper's volume)")
+                            "SWO paper's volume; --like: 60, the VDF paper's span for web search)")
     synth.add_argument("--hot-regions", type=_positive("hot regions"), default=None, metavar="K",
                        help="contiguous hot regions (default: 8; financial: 16)")
     synth.set_defaults(handler=_command_trace_synth)
@@ -687,15 +735,19 @@ def _add_reproduce_arguments(reproduce: argparse.ArgumentParser) -> None:
                            help="DiskSim specs and traces for the validation (default: ../shared/diskspecs)")
     reproduce.add_argument("--trace", metavar="[NAME=]FILE", action="append", default=[],
                            help="vdf: run on this block trace (any format raidlab reads) instead of the "
-                                "synthetic look-alike of the paper's SPC-1-web; swo: financial1=FILE and/or "
-                                "financial2=FILE, the real OLTP traces to replay instead of the look-alikes "
-                                "(repeatable)")
+                                "synthetic look-alike of the paper's SPC-1-web; pro: websearch1=FILE, "
+                                "websearch2=FILE and/or websearch3=FILE, the real WebSearch traces (SPC) to "
+                                "replay instead of the look-alikes (the paper's prefix of each, addresses folded "
+                                "onto the array); swo: financial1=FILE and/or financial2=FILE, the real OLTP "
+                                "traces to replay instead of the look-alikes (repeatable; a missing or "
+                                "unreadable file is an error)")
     reproduce.add_argument("-o", "--output", metavar="DIR",
                            help="output directory (default: runs/reproduce-PAPER)")
     reproduce.add_argument("--seeds", type=_positive("seeds"), metavar="N",
                            help="seeds per case for every study (default: each study's, seeds 1..n)")
     reproduce.add_argument("--studies", metavar="A,B",
-                           help="comma-separated studies to run (default: all)")
+                           help="comma-separated studies to run (default: all; pro: tables, load, redirection, "
+                                "default tables; vdf: tables, cache, default tables)")
     reproduce.add_argument("--jobs", "-j", type=_positive("jobs"), metavar="J",
                            help="worker processes (default: all cores)")
     reproduce.add_argument("--set", metavar="KEY=VALUE", action="append", default=[],
