@@ -117,7 +117,8 @@ def test_bad_options_are_refused_naming_the_option(options, key, tmp_path):
 
 @pytest.mark.parametrize("argv, words", [
     (["reproduce", "vdf", "--trace", "missing.spc"], "--trace: no such trace file: missing.spc"),
-    (["reproduce", "pro", "--trace", "missing.spc"], "--trace: only vdf and swo take a trace, not pro"),
+    (["reproduce", "pro", "--trace", "missing.spc"], "--trace: pro takes websearch1=FILE"),
+    (["reproduce", "thesis", "--trace", "missing.spc"], "--trace: only pro, vdf and swo take a trace, not thesis"),
 ])
 def test_the_command_line_names_the_bad_trace_option(argv, words, tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -293,8 +293,8 @@ def command_reproduce(args: argparse.Namespace, out: "Console", err: "Console") 
     if isinstance(traces, str):
         traces = [traces]
     if traces:
-        if args.paper and args.paper not in ("vdf", "swo"):
-            raise ConfigError(f"only vdf and swo take a trace, not {args.paper}", key="--trace")
+        if args.paper and args.paper not in ("pro", "vdf", "swo"):
+            raise ConfigError(f"only pro, vdf and swo take a trace, not {args.paper}", key="--trace")
         options.update(_reproduce_traces(traces, args.paper))
     if args.paper:
         reproduction = reproductions.entry(args.paper)
@@ -335,33 +335,40 @@ def command_reproduce(args: argparse.Namespace, out: "Console", err: "Console") 
 
 #: The traces ``reproduce swo --trace NAME=FILE`` replaces with a real file.
 SWO_TRACE_NAMES = ("financial1", "financial2")
+#: The traces ``reproduce pro --trace NAME=FILE`` replaces with a real file.
+PRO_TRACE_NAMES = ("websearch1", "websearch2", "websearch3")
 
 
 def _reproduce_traces(traces: List[str], paper: Optional[str]) -> Dict[str, Dict[str, Any]]:
-    """The ``--trace`` values as each reproduction's options: ``FILE`` for vdf (one), and
-    ``financial1=FILE`` / ``financial2=FILE`` for swo (with ``--all``, each goes to the one
-    whose form it has)."""
+    """The ``--trace`` values as each reproduction's options: ``FILE`` for vdf (one),
+    ``websearch1=FILE`` … ``websearch3=FILE`` for pro and ``financial1=FILE`` /
+    ``financial2=FILE`` for swo (with ``--all``, each goes to the one whose form it has).
+    Each file is read before anything runs: a missing or unreadable one is an error naming
+    the option and the file."""
     from raidlab.exceptions import ConfigError
+    from raidlab.reproductions.reproduce import readable_trace
 
     options: Dict[str, Dict[str, Any]] = {}
     for value in traces:
         name, sep, rest = value.partition("=")
-        named = bool(sep) and name in SWO_TRACE_NAMES
-        if paper == "swo" and not named:
+        owner = "swo" if sep and name in SWO_TRACE_NAMES else "pro" if sep and name in PRO_TRACE_NAMES else "vdf"
+        if paper == "swo" and owner != "swo":
             raise ConfigError(f"swo takes {' or '.join(n + '=FILE' for n in SWO_TRACE_NAMES)}, not {value!r}",
                               key="--trace")
-        path = Path(rest if named else value)
-        if not path.is_file():
-            raise ConfigError(f"no such trace file: {path}", key="--trace")
-        if named:
-            swo = options.setdefault("swo", {"traces": {}})["traces"]
-            if name in swo:
-                raise ConfigError(f"{name} given twice", key="--trace")
-            swo[name] = str(path.resolve())
-        else:
+        if paper == "pro" and owner != "pro":
+            raise ConfigError(f"pro takes {', '.join(n + '=FILE' for n in PRO_TRACE_NAMES)}, not {value!r}",
+                              key="--trace")
+        path = readable_trace(rest if owner != "vdf" else value, option="--trace")
+        if owner == "vdf":
             if "vdf" in options:
                 raise ConfigError("vdf takes one trace", key="--trace")
-            options["vdf"] = {"trace": str(path.resolve())}
+            options["vdf"] = {"trace": str(path)}
+            continue
+        key = "traces" if owner == "swo" else "trace_files"
+        given = options.setdefault(owner, {key: {}})[key]
+        if name in given:
+            raise ConfigError(f"{name} given twice", key="--trace")
+        given[name] = str(path)
     return options
 
 

@@ -48,6 +48,7 @@ __all__ = [
     "Plan",
     "STUDIES_FILE",
     "default_experiments_dir",
+    "readable_trace",
     "known_papers",
     "load_paper",
     "expand",
@@ -161,6 +162,30 @@ def default_experiments_dir() -> Path:
     """``experiments/`` of the repository this package is installed from (editable install:
     ``python/raidlab/reproductions/../../../experiments``)."""
     return Path(__file__).resolve().parents[3] / "experiments"
+
+
+def readable_trace(path: Any, option: str = "--trace", format: str = "auto") -> Path:
+    """``path`` resolved, once its first records have been read as a trace of ``format``
+    (``auto``: told from its first lines). A missing, unreadable or malformed file is a
+    :class:`ConfigError` whose key is ``option`` and whose message names the file."""
+    from raidlab import _core
+    from raidlab.config import to_toml
+
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise ConfigError(f"no such trace file: {path}", key=option)
+    if not path.is_file():
+        raise ConfigError(f"not a trace file: {path} is a directory or a device", key=option)
+    try:
+        with open(path, "rb") as probe:
+            probe.read(1)
+        _core.trace_info(to_toml({"path": str(path.resolve()), "format": format, "max_requests": 1000}),
+                         str(Path.cwd()))
+    except KeyboardInterrupt:
+        raise
+    except Exception as error:  # the core's trace errors and the OS's alike
+        raise ConfigError(f"cannot read the trace file {path}: {error}", key=option) from None
+    return path.resolve()
 
 
 def known_papers(experiments_dir: Path) -> List[str]:

@@ -30,6 +30,12 @@ that folding keeps every block on its drive), ``drives`` (a subset of 5-8), ``si
 RGR grid's cache sizes, blocks), ``replay_sizes`` (the three caches replayed, standing for
 Table 3's 131,072 / 262,144 / 524,288 blocks in that order; smaller ones for quick checks). ``--seeds N`` runs the replays with seeds 1..N (the
 look-alike is drawn with seed 1 whatever N). Scaling choices are in ``docs/reproduction.md``.
+
+A study of raidlab's own goes with it (``--studies cache``; the default is ``tables``, the
+three parts above): VDF's gain over LRU and LFU against the cache size and the look-alike's
+footprint (a sensitivity study, not a fit). Its options: ``footprints_gib`` (the look-alikes'
+address spaces; default :data:`FOOTPRINTS_GIB`), ``cache_drives`` (the RGR grid's drive
+counts), ``cache_replay_drives`` and ``cache_replay_sizes`` (the open-loop replays').
 """
 
 from __future__ import annotations
@@ -54,7 +60,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DRIVES", "POLICIES", "RGR_SIZES", "TABLE3_SIZES", "TABLE3", "RGR_UP_TO", "FIG7_THREADS",
            "reconstruction_improvement", "service_rate_improvement", "rgr_reduction", "capacity_sectors",
-           "drive_of_block", "run"]
+           "drive_of_block", "run", "STUDIES", "FOOTPRINTS_GIB"]
 
 #: Drive counts of every experiment (§5, §6.2), RAID-5 with one failed drive.
 DRIVES: Tuple[int, ...] = (5, 6, 7, 8)
@@ -99,6 +105,20 @@ RGR_LFU_524288 = (33.7, 35.6)
 RD_UP_TO = {"vdf-lru": 34.6, "vdf-lfu": 46.3}
 SERVICE_UP_TO = {"vdf-lru": "28.4 % (80 threads, 8 disks, 524,288 blocks)",
                  "vdf-lfu": "46.8 % (§6.4: 60 threads, 8 disks, 262,144 blocks); 47.7 % in the abstract"}
+
+#: What ``raidlab reproduce vdf --studies A,B`` runs: ``tables``, the paper's measurements
+#: (the default); ``cache``, VDF's gain over its base policy against the cache size and the
+#: trace's footprint (raidlab's study, not the paper's).
+STUDIES: Tuple[str, ...] = ("tables", "cache")
+DEFAULT_STUDIES: Tuple[str, ...] = ("tables",)
+#: The cache study: the look-alike's address space (GiB), which sets its footprint (its cold
+#: reads are uniform over it, and its hot regions scale with it); 60 is the reproduction's.
+FOOTPRINTS_GIB: Tuple[float, ...] = (15.0, 60.0, 240.0)
+#: The cache study's RGR grid drive counts, and those of its open-loop replays.
+CACHE_DRIVES: Tuple[int, ...] = (5, 8)
+CACHE_REPLAY_DRIVES: Tuple[int, ...] = (5,)
+#: The caches replayed in the cache study (the larger RGR sizes do not fill within the replayed prefix).
+CACHE_REPLAY_SIZES: Tuple[int, ...] = (65_536, 131_072, 262_144, 524_288)
 
 CONFIG = "vdf/base.toml"
 #: The look-alike: which published profile stands for SPC-1-web (the WebSearch traces; the
@@ -215,10 +235,10 @@ def _trace(output: Path, options: Mapping[str, Any], context: "Context") -> Tupl
     (or reused) under ``output/traces``."""
     given = options.get("trace")
     if given:
-        path = Path(given).expanduser()
-        if not path.is_file():
-            raise ConfigError(f"no such trace file: {path}", key="trace")
-        return path.resolve(), f"the given trace {path.name}"
+        from raidlab.reproductions.reproduce import readable_trace
+
+        path = readable_trace(given, option="trace")
+        return path, f"the given trace {path.name}"
     from raidlab import synth
 
     records = _positive_int(options, "records", DEFAULT_RECORDS)
@@ -447,18 +467,33 @@ def _mean_by(done: "pd.DataFrame", metric: str, where: Mapping[str, Any]) -> Opt
 
 
 def run(context: "Context") -> PaperReport:
-    """Run the three parts (RGR grid, open-loop and closed-loop replays) into
-    ``context.output`` and return the report: tables with the paper's numbers beside
-    raidlab's and figures in the shape of Figs. 3-5 and 7-9. Finished files and runs are
-    reused by a second call with the same options."""
+    """Run the parts ``--studies`` names (:data:`STUDIES`; default ``tables``) into
+    ``context.output`` and return the report. ``tables``: the three parts (RGR grid,
+    open-loop and closed-loop replays), tables with the paper's numbers beside raidlab's and
+    figures in the shape of Figs. 3-5 and 7-9; ``cache``: VDF's gain against cache size and
+    footprint (:func:`_run_cache`). Finished files and runs are reused by a second call with
+    the same options."""
+    options = dict(context.options or {})
+    unknown = set(options) - {"trace", "records", "replay_records", "area_gib", "capacity_gib", "drives", "sizes",
+                            "replay_sizes", "footprints_gib", "cache_drives", "cache_replay_drives",
+                            "cache_replay_sizes"}
+    if unknown:
+        raise ConfigError(f"unknown option(s) {sorted(unknown)}", key="vdf")
+    wanted = list(context.studies or DEFAULT_STUDIES)
+    if any(name not in STUDIES for name in wanted):
+        bad = next(name for name in wanted if name not in STUDIES)
+        raise ConfigError(f"unknown study {bad!r} of vdf; known: {', '.join(STUDIES)}", key="studies")
+    report = _run_tables(context, options) if "tables" in wanted else PaperReport(name="vdf", title="")
+    if "cache" in wanted:
+        _run_cache(context, options, report)
+    return report
+
+
+def _run_tables(context: "Context", options: Mapping[str, Any]) -> PaperReport:
+    """The three parts of the paper's measurements (the default study)."""
     from raidlab.reproductions.reproduce import default_experiments_dir
     from raidlab.experiments.sweep import load_sweep_spec
 
-    options = dict(context.options or {})
-    unknown = set(options) - {"trace", "records", "replay_records", "area_gib", "capacity_gib", "drives", "sizes",
-                            "replay_sizes"}
-    if unknown:
-        raise ConfigError(f"unknown option(s) {sorted(unknown)}", key="vdf")
     drives = _subset(options, "drives", DRIVES)
     sizes = sorted({int(s) for s in options.get("sizes", RGR_SIZES)})
     if not sizes or any(s < 1 for s in sizes):
@@ -773,3 +808,226 @@ def _draw_service(pd_: Mapping[Tuple[str, int, int, int], Optional[float]], driv
     if not drawn:
         return None
     return save_png_and_svg(figure, output / "vdf_service_rate")[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Study "cache": VDF's gain against cache size and footprint
+# ---------------------------------------------------------------------------------------------
+
+
+def _footprint_blocks(trace: Path) -> Optional[int]:
+    """The trace's distinct 4 KiB blocks as ``raidlab trace info`` counts them (reads and
+    writes alike; the look-alikes are reads only)."""
+    import json
+
+    from raidlab import _core
+    from raidlab.config import to_toml
+
+    stats = json.loads(_core.trace_info(to_toml({"path": str(trace), "format": "auto"}), str(Path.cwd())))
+    footprint = stats.get("footprint_bytes")
+    return None if footprint is None else int(round(float(footprint) / 4096))
+
+
+def _run_cache(context: "Context", options: Mapping[str, Any], report: PaperReport) -> None:
+    """VDF's gain over LRU and LFU against the cache size (the RGR grid's sizes) and the
+    trace's footprint (look-alikes over :data:`FOOTPRINTS_GIB`, or the given trace alone):
+    the RGR reduction after warm-up on the ``cache_drives`` arrays, and the reconstruction
+    improvement of the open-loop replay (Table 3's setup) on the ``cache_replay_drives``
+    arrays. A sensitivity study, not a fit: nothing in it is set from the paper's gains."""
+    import pandas as pd
+
+    from raidlab.reproductions.reproduce import default_experiments_dir
+    from raidlab.experiments.sweep import load_sweep_spec
+
+    rgr_drives = _subset({"cache_drives": list(CACHE_DRIVES), **options}, "cache_drives", DRIVES)
+    replay_drives = _subset({"cache_replay_drives": list(CACHE_REPLAY_DRIVES), **options}, "cache_replay_drives",
+                            DRIVES)
+    replay_sizes = sorted({int(s) for s in options.get("cache_replay_sizes", CACHE_REPLAY_SIZES)})
+    sizes = sorted({int(s) for s in options.get("sizes", RGR_SIZES)} | set(replay_sizes))
+    if not replay_sizes or sizes[0] < 1:
+        raise ConfigError(f"expected cache sizes ≥ 1 block, not {sizes}", key="cache_replay_sizes")
+    replay_records = _positive_int(options, "replay_records", DEFAULT_REPLAY_RECORDS)
+    capacity = capacity_sectors(_positive_float(options, "capacity_gib", DEFAULT_CAPACITY_GIB),
+                                _subset(options, "drives", DRIVES))
+    seeds = list(range(1, 1 + (context.seeds or 1)))
+    jobs = context.jobs or os.cpu_count() or 1
+    output = Path(context.output).resolve()
+    folder = output / "cache-study"
+    folder.mkdir(parents=True, exist_ok=True)
+    experiments = Path(context.experiments_dir) if context.experiments_dir else default_experiments_dir()
+    base = (experiments / CONFIG).resolve()
+
+    if options.get("trace"):
+        footprints = [(None, *_trace(output, options, context))]
+    else:
+        areas = sorted({float(a) for a in options.get("footprints_gib", FOOTPRINTS_GIB)})
+        if not areas or any(not a > 0 for a in areas):
+            raise ConfigError(f"expected positive sizes in GiB, not {areas}", key="footprints_gib")
+        footprints = [(area, _trace(output, {**options, "area_gib": area}, context)[0], f"look-alike over {area:g} GiB")
+                      for area in areas]
+
+    grids: Dict[Path, Dict[Tuple[str, int, int], Dict[str, Any]]] = {}
+    misses: Dict[Tuple[Path, str, int, int], Dict[str, Any]] = {}
+    unfilled: List[Tuple[Path, int]] = []
+    blocks: Dict[Path, Optional[int]] = {}
+    for _, trace, _ in footprints:
+        tag = _trace_tag(trace)
+        blocks[trace] = _footprint_blocks(trace)
+        stored = folder / f"rgr-{tag}.json"
+        grid = _stored_grid(stored, trace, rgr_drives, sizes)
+        if grid is None:
+            grid = _rgr_grid(trace, rgr_drives, sizes, jobs, context)
+            _store_grid(grid, stored, trace, rgr_drives, sizes)
+        grids[trace] = grid
+        for size in replay_sizes:
+            streams = [(p, size, n) for n in replay_drives for p in POLICIES]
+            try:
+                found = _miss_streams(trace, tag, output / "misses", streams, replay_records, jobs, context)
+            except ConfigError:
+                unfilled.append((trace, size))  # a cache the replayed prefix never fills: no stream after warm-up
+                continue
+            for (p, s, n), facts in found.items():
+                misses[(trace, p, s, n)] = facts
+
+    points = [{"array.drives": n, "workload.trace.path": facts["path"]} for (_, _, _, n), facts in misses.items()]
+    table = None
+    rd: Dict[Tuple[Path, str, int, int], Optional[float]] = {}
+    if points:
+        spec = load_sweep_spec(folder / "vdf-cache-open-loop.toml", text=_spec(
+            base, "vdf-cache-open-loop", seeds, {"drive.capacity_sectors": capacity, **OPEN_LOOP_KEYS}, points))
+        outcome = context.run_sweep("vdf cache study (rebuild)", spec, folder / "open-loop")
+        table = outcome.table
+        failed = table[table["status"] != "done"]
+        if len(failed):
+            error = "cache study run(s) failed: " + "; ".join(str(e) for e in failed["error"].dropna())
+            report.error = f"{report.error}; {error}" if report.error else error
+        done = table[table["status"] == "done"]
+        incomplete = set(done[done["rebuild.outcome"] != "complete"]["workload.trace.path"]) \
+            if "rebuild.outcome" in done else set()
+        for key, facts in misses.items():
+            rd[key] = None if facts["path"] in incomplete else _mean_by(
+                done, METRIC_RD, {"array.drives": key[3], "workload.trace.path": facts["path"]})
+
+    records = []
+    for area, trace, label in footprints:
+        grid = grids[trace]
+        for size in sizes:
+            for base_policy in ("lru", "lfu"):
+                policy = f"vdf-{base_policy}"
+                for n in sorted(set(rgr_drives) | set(replay_drives)):
+                    cell_base, cell_vdf = grid.get((base_policy, size, n), {}), grid.get((policy, size, n), {})
+                    rgr = (rgr_reduction(cell_base["after"], cell_vdf["after"])
+                           if cell_base.get("after") and cell_vdf.get("after") is not None else None)
+                    rd_base, rd_vdf = rd.get((trace, base_policy, size, n)), rd.get((trace, policy, size, n))
+                    records.append({
+                        "trace": label, "area_gib": area, "footprint_blocks": blocks[trace], "size_blocks": size,
+                        "base": base_policy, "drives": n,
+                        "rgr_reduction_pct": None if rgr is None else 100.0 * rgr,
+                        "base_hit_ratio": cell_base.get("hit"),
+                        "rd_base_s": rd_base, "rd_vdf_s": rd_vdf,
+                        "rd_gain_pct": (100.0 * reconstruction_improvement(rd_base, rd_vdf)
+                                        if rd_base and rd_vdf is not None else None),
+                        "replayed": (trace, size) not in unfilled and n in replay_drives and size in replay_sizes})
+    frame = pd.DataFrame(records)
+    frame.to_csv(folder / "cache_study.csv", index=False)
+    report.facts.append(
+        f"cache study (sensitivity study, not a fit): {len(footprints)} trace(s) ("
+        + "; ".join(f"{label}: {blocks[trace]:,} distinct blocks" if blocks[trace] else label
+                    for _, trace, label in footprints)
+        + f"), RGR grid on {', '.join(map(str, rgr_drives))} drives × {len(sizes)} size(s), open-loop replays on "
+        f"{', '.join(map(str, replay_drives))} drives at {', '.join(f'{s:,}' for s in replay_sizes)} blocks "
+        f"({0 if table is None else len(table)} run(s) × {len(seeds)} seed(s))"
+        + (f"; not replayed (the first {replay_records:,} records never fill the cache): "
+           + ", ".join(f"{t.name} at {s:,}" for t, s in unfilled) if unfilled else "")
+        + f"; files in {folder}")
+    for base_policy in ("lru", "lfu"):
+        report.tables.append(_cache_table(frame, base_policy, rgr_drives, replay_drives))
+        figure = _draw_cache(frame, base_policy, replay_drives, folder)
+        if figure is not None:
+            report.figures.append(ReportFigure(figure, f"VDF-{base_policy.upper()}'s gain over "
+                                                       f"{base_policy.upper()} against cache size, one colour per "
+                                                       "footprint: a sensitivity study, not a fit"))
+
+
+def _cache_table(frame: "pd.DataFrame", base_policy: str, rgr_drives: Sequence[int],
+                 replay_drives: Sequence[int]) -> ReportTable:
+    policy = f"vdf-{base_policy}"
+    offset = 0 if base_policy == "lru" else 3
+    rows = []
+    keys = frame[["trace", "size_blocks"]].drop_duplicates().itertuples(index=False)
+    for trace, size in keys:
+        cells = frame[(frame["trace"] == trace) & (frame["size_blocks"] == size) & (frame["base"] == base_policy)]
+        first = cells.iloc[0]
+        footprint = first["footprint_blocks"]
+        row = [str(trace), f"{size:,}",
+               "—" if footprint is None or not footprint == footprint else f"{size / footprint:.2f}",
+               _pct(first["base_hit_ratio"]) if first["base_hit_ratio"] == first["base_hit_ratio"] else "—"]
+        for n in rgr_drives:
+            value = cells[cells["drives"] == n]["rgr_reduction_pct"]
+            row.append(number_text(value.iloc[0] if len(value) else None, 1, " %"))
+        for n in replay_drives:
+            value = cells[(cells["drives"] == n)]["rd_gain_pct"]
+            row.append(number_text(value.iloc[0] if len(value) else None, 1, " %"))
+            paper = TABLE3.get((n, size))
+            row.append(f"{paper[offset + 2]:.1f} %" if paper else "")
+        if size == 524_288 and base_policy == "lfu":
+            row.append(f"RGR {RGR_LFU_524288[0]}–{RGR_LFU_524288[1]} % (5-8 disks, §6.4)")
+        else:
+            row.append("")
+        rows.append(row)
+    name, base_name = LABELS[policy], LABELS[base_policy]
+    columns = ["trace", "cache (blocks)", "cache / footprint", f"{base_name} hit ratio, whole trace"]
+    columns += [f"RGR reduction, {n} disks" for n in rgr_drives]
+    for n in replay_drives:
+        columns += [f"reconstruction gain, {n} disks", f"paper, {n} disks (Table 3)"]
+    columns.append("paper, other")
+    note = (f"Sensitivity study, not a fit. {name} against {base_name} on look-alikes of different footprints (the "
+            "trace's address space, hence its distinct blocks and the size of its hot regions; the reproduction's "
+            "is 60 GiB). RGR reduction = (RGR_base − RGR_VDF) / RGR_base after warm-up, drive 0 failed; "
+            "reconstruction gain = (RD_base − RD_VDF) / RD_base of the open-loop replay of Table 3's setup. "
+            "\"—\": the cache never filled in the replayed prefix, or held the whole footprint.")
+    return ReportTable(f"VDF's gain against cache size and footprint: {name} vs {base_name} "
+                       "(sensitivity study, not a fit)", columns, rows, note=note, numeric_from=1)
+
+
+def _draw_cache(frame: "pd.DataFrame", base_policy: str, replay_drives: Sequence[int], folder: Path) -> Optional[Path]:
+    from matplotlib.figure import Figure
+
+    from raidlab.experiments.sweep_plots import save_png_and_svg
+
+    cells = frame[frame["base"] == base_policy]
+    if cells.empty:
+        return None
+    n = replay_drives[0] if replay_drives else int(cells["drives"].min())
+    offset = 0 if base_policy == "lru" else 3
+    figure = Figure(figsize=(10.0, 4.6), layout="constrained")
+    ax = figure.subplots()
+    for number, trace in enumerate(dict.fromkeys(cells["trace"])):
+        rows = cells[(cells["trace"] == trace) & (cells["drives"] == n)].sort_values("size_blocks")
+        rgr = rows.dropna(subset=["rgr_reduction_pct"])
+        ax.plot(rgr["size_blocks"], rgr["rgr_reduction_pct"], "-o", color=f"C{number}", markersize=3,
+                label=f"{trace}: RGR reduction")
+        rd = rows.dropna(subset=["rd_gain_pct"])
+        if len(rd):
+            ax.plot(rd["size_blocks"], rd["rd_gain_pct"], "--s", color=f"C{number}", markersize=3,
+                    label=f"{trace}: reconstruction gain")
+    paper = [(size, TABLE3[(n, size)][offset + 2]) for size in TABLE3_SIZES if (n, size) in TABLE3]
+    if paper:
+        ax.plot([p[0] for p in paper], [p[1] for p in paper], "kx", markersize=8,
+                label=f"paper: reconstruction gain, Table 3 ({n} disks)")
+    if base_policy == "lfu":
+        ax.errorbar([524_288], [sum(RGR_LFU_524288) / 2], yerr=[[sum(RGR_LFU_524288) / 2 - RGR_LFU_524288[0]],
+                                                               [RGR_LFU_524288[1] - sum(RGR_LFU_524288) / 2]],
+                    fmt="k^", markersize=5, capsize=3, label="paper: RGR reduction at 524,288 (§6.4, 5-8 disks)")
+    ax.axhline(0, color="0.5", linewidth=0.8)
+    ax.set_xscale("log", base=2)
+    values = sorted(set(cells["size_blocks"]))
+    ax.set_xticks(values)
+    ax.set_xticklabels([f"{v // 1024:,}K" for v in values], fontsize="small")
+    ax.set_xlabel("cache size (4 KiB blocks)")
+    ax.set_ylabel(f"gain of VDF-{base_policy.upper()} over {base_policy.upper()} (%)")
+    ax.set_title(f"VDF-{base_policy.upper()} vs {base_policy.upper()}, {n} disks, one failed: "
+                 "sensitivity study, not a fit", fontsize="medium")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="x-small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return save_png_and_svg(figure, folder / f"vdf_cache_{base_policy}")[0]
