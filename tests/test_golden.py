@@ -185,28 +185,43 @@ def _within(value: float, paper: float, relative: float) -> bool:
 @pytest.mark.engine
 @LONG
 def test_fu_agreements_claimed_by_the_reproduction_notes(tmp_path):
-    """docs/reproduction.md, "Fu et al. (seed 001): rebuild with VSM and PCM": "With B = 64 and
-    B = 16 raidlab is within 3 % of every cell" (of Table 1); "α = 1.81 against ≈ 1.75. Within
-    the paper's own spread (the notes: Table 1's B = 64 row implies 1.75–1.82)"; and the rows
-    marked "holds": VSM better than PCM on both measures (B = 64); a larger B shortens the
-    rebuild in VSM and PCM and raises PCM's response; a larger RU (1 → 16 tracks) shortens the
-    rebuild and raises the response in both; piggybacking (VSM, u = 0.4) shortens the rebuild and
-    raises the response of the first 300 s. (The redirection ratio, 3.23 against "a factor of
-    three", and the "flat" VSM response against B are stated without a tolerance: not checked.)"""
+    """docs/reproduction.md, "Fu et al. (seed 001): rebuild with VSM and PCM", at the paper's
+    load: Table 1's B = 64 and B = 16 cells lie above the paper's, "within three bands" (three
+    times the row's ±1 % load band, measured by the study ``operating_point``; a description
+    of the runs, set after them); the B = 16384 cells lie above the bound T ≥ 3.788 T(0) with
+    T(0) ≥ 476 s (1,804 s), which the paper's are below, and within 5 % of the VSM model's
+    free-running time; α is above the notes' 1.75-1.82; the rows marked "holds": VSM better
+    than PCM on both measures (B = 64); a larger B shortens the rebuild in VSM and PCM and
+    raises PCM's response; a larger RU (1 -> 16 tracks) shortens the rebuild and raises the
+    response in both; piggybacking (VSM, u = 0.4) shortens the rebuild and raises the response
+    of the first 300 s; and the regime map: VSM's response is lower in every cell, PCM
+    rebuilds faster with B = 4 at u = 0.45, VSM faster with RU = 1 and B >= 64."""
     from raidlab.reproductions.reproduce import reproduce
 
     _, results, _ = reproduce("fu", output=tmp_path / "fu", jobs=2,
-                              studies=["fig1", "buffer", "unit", "piggyback", "table1", "utilization"])
+                              studies=["fig1", "buffer", "unit", "piggyback", "table1", "utilization",
+                                       "operating_point", "regime"])
     by = {result.study.name: result for result in results}
 
+    band = by["operating_point"].table
+    band = band[band["workload.arrival.service_time_ms"] == 11.54]
+    half_width = {}
+    for b, rows in band.groupby("rebuild.buffer_units"):
+        times = rows.sort_values("workload.arrival.target_utilization")["rebuild_time_s_mean"].to_numpy()
+        half_width[b] = (times[-1] - times[0]) / 2 / times[1]
     table1 = by["table1"].table
-    for _, row in table1[table1["rebuild.buffer_units"].isin([64, 16])].iterrows():
-        assert _within(row["rebuild_time_s_mean"], row["paper_rebuild_time_s"], 0.03), \
-            (row["rebuild.buffer_units"], row["array.drives"], row["rebuild_time_s_mean"], row["paper_rebuild_time_s"])
-    assert len(table1[table1["rebuild.buffer_units"].isin([64, 16])]) == 8
+    for _, row in table1.iterrows():
+        b, time, paper = row["rebuild.buffer_units"], row["rebuild_time_s_mean"], row["paper_rebuild_time_s"]
+        if b in (64, 16):
+            assert 0 < time / paper - 1 < 3 * half_width[b], (b, row["array.drives"], time, paper, half_width[b])
+        else:
+            bound = 3.788 * 57_150 * 60 / 7200
+            assert paper < bound < time, (row["array.drives"], time, paper, bound)
+            assert _within(time, row["model_rebuild_time_s_mean"], 0.05), (time, row["model_rebuild_time_s_mean"])
+    assert len(table1) == 12
 
     alpha = by["utilization"].fit["alpha"]
-    assert 1.75 <= alpha <= 1.82, alpha
+    assert alpha > 1.82, alpha
 
     def mean(study: str, metric: str, **where) -> float:
         table = by[study].table
@@ -230,6 +245,17 @@ def test_fu_agreements_claimed_by_the_reproduction_notes(tmp_path):
     on, off = {"rebuild.piggyback": True}, {"rebuild.piggyback": False}
     assert mean("piggyback", "rebuild_time_s", **on) < mean("piggyback", "rebuild_time_s", **off)
     assert mean("piggyback", "response_early_ms", **on) > mean("piggyback", "response_early_ms", **off)
+
+    regime = by["regime"].table
+    for (u, ru, b), cell in regime.groupby(["workload.arrival.target_utilization", "rebuild.unit.tracks",
+                                           "rebuild.buffer_units"]):
+        vsm = cell[cell["rebuild.discipline"] == "vsm"].iloc[0]
+        pcm = cell[cell["rebuild.discipline"] == "pcm"].iloc[0]
+        assert vsm["response_rebuilding_ms_mean"] < pcm["response_rebuilding_ms_mean"], (u, ru, b)
+        if u == 0.45 and b == 4:
+            assert pcm["rebuild_time_s_mean"] < vsm["rebuild_time_s_mean"], (u, ru, b)
+        if ru == 1 and b >= 64:
+            assert vsm["rebuild_time_s_mean"] < pcm["rebuild_time_s_mean"], (u, ru, b)
 
 
 @pytest.mark.engine

@@ -85,11 +85,13 @@ def test_the_fit_needs_two_utilizations():
 def test_the_fu_studies_load_with_their_cases():
     paper = load_paper("fu", EXPERIMENTS)
     assert [s.name for s in paper.studies] == [
-        "fig1", "buffer", "unit", "piggyback", "redirection", "table1", "utilization"]
+        "fig1", "buffer", "unit", "piggyback", "redirection", "table1", "utilization", "operating_point", "regime"]
     counts = {s.name: len(s.cases) for s in paper.studies}
     assert counts == {"fig1": 2, "buffer": 10, "unit": 10, "piggyback": 2, "redirection": 2,
-                      "table1": 12, "utilization": 6}
-    assert all(s.seeds == 10 for s in paper.studies)
+                      "table1": 12, "utilization": 6, "operating_point": 18, "regime": 36}
+    seeds = {s.name: s.seeds for s in paper.studies}
+    assert seeds.pop("operating_point") == 5 and seeds.pop("regime") == 2
+    assert all(n == 10 for n in seeds.values())
     # B = 64 tracks per disk whatever the unit: 64 // k units of k tracks.
     unit = paper.study("unit")
     for case in unit.cases:
@@ -140,7 +142,7 @@ def test_expansion_runs_identical_configurations_once():
     assert len({spec.key for spec in plan.runs}) == len(plan.runs)
     shared = next(spec for spec in plan.runs if spec.key == base[0])
     assert {study for study, _ in shared.users} == {"fig1", "buffer", "unit", "redirection", "table1",
-                                                    "utilization"}
+                                                    "utilization", "operating_point", "regime"}
     assert shared.needs_timeseries  # fig1 and redirection plot R(t)
     assert [spec.overrides[-1] for spec in plan.runs[:3]] == ["seed=1", "seed=2", "seed=3"]
 
@@ -151,7 +153,7 @@ def test_the_cores_hash_also_shares_runs_that_differ_only_by_defaults():
     # study's u = 0.4 run: the core's hash of the resolved configuration sees it.
     paper = load_paper("fu", EXPERIMENTS)
     plan = expand(paper, seeds=1)
-    assert len(plan.runs) == 34  # 44 cases, 10 of them the same as one before
+    assert len(plan.runs) == 76  # 98 cases, 22 of them the same as one before
     off = next(c for c in paper.study("piggyback").cases if c.values["rebuild.piggyback"] is False)
     u04 = next(c for c in paper.study("utilization").cases
                if c.values["workload.arrival.target_utilization"] == 0.4)
@@ -308,3 +310,41 @@ def test_a_reproduction_worker_ends_when_the_process_that_started_it_is_gone():
             "_init_worker(None, parent=os.getppid()); print('ran on')")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "ran on" in done.stdout, (done.returncode, done.stdout, done.stderr)
+
+
+@pytest.mark.engine
+def test_the_band_and_the_regime_map_end_to_end_on_a_tiny_drive(tmp_path, capsys):
+    """The operating-point band and the VSM/PCM regime map: their tables, their figures, and
+    the survivors' columns (blocked share, reads per idle period, the VSM model's time)."""
+    out = tmp_path / "fu"
+    status = main(["reproduce", "fu", "--seeds", "1", "--studies", "operating_point,regime", "--jobs", "1",
+                   *_tiny_args(), "-o", str(out)])
+    assert status == 0, capsys.readouterr().err
+    assert {"operating_point.png", "regime.png", "operating_point.csv", "regime.csv"} <= {p.name for p in out.iterdir()}
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "**The band**" in report and "**Who wins where**" in report
+    band = pd.read_csv(out / "operating_point.csv")
+    assert len(band) == 18 and band["blocked_share_mean"].between(0, 1).all()
+    vsm = pd.read_csv(out / "regime.csv")
+    # The model is of VSM's survivor: PCM runs have none.
+    assert vsm[vsm["rebuild.discipline"] == "pcm"]["model_rebuild_time_s_mean"].isna().all()
+    assert vsm[vsm["rebuild.discipline"] == "vsm"]["reads_per_idle_period_mean"].ge(1).all()
+
+
+def test_a_regime_cell_within_one_percent_is_a_tie():
+    from raidlab.reproductions.reproduce import _winner
+
+    assert _winner(1.005, "vsm", "pcm") == "tie"
+    assert _winner(1.2, "vsm", "pcm") == "vsm"
+    assert _winner(0.8, "vsm", "pcm") == "pcm"
+
+
+def test_a_band_or_regime_plot_names_what_it_lacks(tmp_path):
+    directory = tmp_path / "x"
+    directory.mkdir()
+    (directory / "base.toml").write_text("seed = 1\n", encoding="utf-8")
+    (directory / "studies.toml").write_text(
+        '[[studies]]\nname = "r"\naxes = [{ "a.b" = [1, 2] }]\nplot = { kind = "regime", x = "a.b" }\n',
+        encoding="utf-8")
+    with pytest.raises(Exception, match="needs plot.y"):
+        load_paper("x", tmp_path)

@@ -63,7 +63,7 @@ __all__ = [
 
 STUDIES_FILE = "studies.toml"
 #: Plot kinds a study may ask for.
-PLOT_KINDS = ("timeseries", "sweep", "grid", "fit")
+PLOT_KINDS = ("timeseries", "sweep", "grid", "fit", "band", "regime")
 #: R(t) in the first this many seconds after the failure (the "initial R(t)" of the paper).
 EARLY_WINDOW_S = 300.0
 #: Per-run numbers the workers return, the per-case aggregates and the CSV columns.
@@ -75,6 +75,10 @@ METRICS = (
     "piggyback_fraction",
     "mean_utilization",
     "arrival_rate_per_s",
+    "blocked_share",
+    "blocked_share_max",
+    "reads_per_idle_period",
+    "model_rebuild_time_s",
 )
 #: Timeseries columns the workers return for studies that plot R(t) and c(t).
 TIMESERIES_COLUMNS = ("window_start_s", "window_end_s", "mean_response_ms", "rebuilt_fraction")
@@ -242,9 +246,13 @@ def load_paper(name: str, experiments_dir: Optional[Path] = None) -> Paper:
         if kind is not None and kind not in PLOT_KINDS:
             raise bad(f"unknown plot kind {kind!r}; known: {', '.join(PLOT_KINDS)}", f"{where}.plot.kind")
         varied = [key for axis in axes for key in axis]
-        for role in ("x", "series"):
+        for role in ("x", "series", "y", "panel"):
             if role in plot and plot[role] not in varied:
                 raise bad(f"plot.{role} = {plot[role]!r} is not a varied key", f"{where}.plot.{role}")
+        needed = {"band": ("x", "series"), "regime": ("x", "y", "panel", "series")}.get(kind, ())
+        for role in needed:
+            if role not in plot:
+                raise bad(f"a {kind} plot needs plot.{role}", f"{where}.plot.{role}")
         paper = [dict(point) for point in table.get("paper") or []]
         paper_table = table.get("paper_table")
         if paper_table is not None:
@@ -497,11 +505,45 @@ def run_one(base: str, overrides: Sequence[str], want_timeseries: bool) -> Dict[
         "mean_utilization": _number((summary.get("drives") or {}).get("mean_utilization")),
         "arrival_rate_per_s": _number(summary.get("arrival_rate_per_s")),
         "failed_at_s": failed_at,
+        **_survivor_metrics(result),
     }
     series = None
     if want_timeseries:
         series = {column: timeseries[column].to_numpy(dtype=float).tolist() for column in TIMESERIES_COLUMNS}
     return {"metrics": metrics, "timeseries": series}
+
+
+def _survivor_metrics(result: Any) -> Dict[str, float]:
+    """What the survivors did while rebuilding (the drives table): the share of the rebuild
+    time their DOR processes spent blocked on a full buffer (mean and most), their rebuild
+    reads per idle period, and the rebuild time the VSM survivor model
+    (:mod:`raidlab.vsm_model`) gives from the run's own service times, for VSM runs without
+    piggybacking (NaN otherwise: the model is of VSM's free-running survivor)."""
+    from raidlab import vsm_model
+    from raidlab.config import parse_toml
+
+    drives = result.tables["drives"]
+    members = int(result.summary["drives_in_array"])
+    took = float(result.summary["rebuilds"][0]["rebuild_time_s"])
+    survivors = drives[(drives["drive"] < members) & (drives["rebuild_operations"] > 0)]
+    if survivors.empty or not took > 0:
+        return {"blocked_share": math.nan, "blocked_share_max": math.nan, "reads_per_idle_period": math.nan,
+                "model_rebuild_time_s": math.nan}
+    rebuild = parse_toml(result.resolved_config).get("rebuild") or {}
+    model = math.nan
+    if rebuild.get("discipline", "vsm") == "vsm" and not rebuild.get("piggyback", False):
+        try:
+            survivor, _ = vsm_model.survivor_of_run(result)
+            model = vsm_model.rebuild_time_s(survivor, bool(rebuild.get("redirect_reads", True)))
+        except ValueError:
+            # Every idle period held one read (no later read to time): the model has no input.
+            model = math.nan
+    return {
+        "blocked_share": float(survivors["rebuild_blocked_s"].mean()) / took,
+        "blocked_share_max": float(survivors["rebuild_blocked_s"].max()) / took,
+        "reads_per_idle_period": float((survivors["rebuild_operations"] / survivors["rebuild_runs"]).mean()),
+        "model_rebuild_time_s": model,
+    }
 
 
 def _number(value: Any) -> float:
@@ -795,7 +837,8 @@ def _draw(result: StudyResult, labels: Mapping[str, str], output: Path) -> Optio
     matplotlib.use("Agg", force=False)
     from raidlab.output.plots import save_figure
 
-    draw = {"timeseries": _draw_timeseries, "sweep": _draw_sweep, "grid": _draw_grid, "fit": _draw_fit}[kind]
+    draw = {"timeseries": _draw_timeseries, "sweep": _draw_sweep, "grid": _draw_grid, "fit": _draw_fit,
+            "band": _draw_band, "regime": _draw_regime}[kind]
     figure = draw(result, labels)
     return save_figure(figure, output / f"{result.study.name}.png", dpi=110)
 
@@ -930,6 +973,158 @@ def _draw_fit(result: StudyResult, labels: Mapping[str, str]) -> Any:
     return figure
 
 
+def _bands(result: StudyResult) -> List[Dict[str, Any]]:
+    """Per panel value and series value of a ``band`` study: the mean rebuild time at the
+    lowest, middle and highest x, and the half-width of the band as a share of the middle."""
+    study, table = result.study, result.table
+    x, series, panel = study.plot["x"], study.plot["series"], study.plot.get("panel")
+    out = []
+    groups = table.groupby([panel, series], sort=False) if panel else table.groupby(series, sort=False)
+    for key, group in groups:
+        group = group.sort_values(x)
+        times = group["rebuild_time_s_mean"].to_numpy(dtype=float)
+        middle = times[len(times) // 2]
+        panel_value, series_value = key if panel else (None, key)
+        out.append({"panel": panel_value, "series": series_value, "x": group[x].tolist(), "times": times.tolist(),
+                    "half_width": (times[-1] - times[0]) / 2 / middle if middle else math.nan,
+                    "paper": group["paper_rebuild_time_s"].dropna().tolist() if "paper_rebuild_time_s" in group else []})
+    return out
+
+
+def _band_lines(result: StudyResult, labels: Mapping[str, str]) -> List[str]:
+    study = result.study
+    x, series, panel = study.plot["x"], study.plot["series"], study.plot.get("panel")
+    header = ([labels.get(panel, panel)] if panel else []) + [labels.get(series, series)]
+    header += [f"{labels.get(x, x)} = {show_value(v)}" for v in sorted(result.table[x].unique())]
+    header += ["band (± half-width)", "paper (s)"]
+    rows = []
+    for band in _bands(result):
+        cells = ([show_value(band["panel"])] if panel else []) + [show_value(band["series"])]
+        cells += [_fmt(t) for t in band["times"]]
+        cells += [f"± {_fmt(band['half_width'] * 100, 1, ' %')}",
+                  ", ".join(_fmt(p) for p in band["paper"]) or "—"]
+        rows.append(cells)
+    lines = ["**The band**: mean rebuild time at each load, and half the spread from the lowest to the "
+             "highest load as a share of the middle one.", ""]
+    return lines + _markdown_table(header, rows, right_from=len(header) - 5)
+
+
+def _draw_band(result: StudyResult, labels: Mapping[str, str]) -> Any:
+    from matplotlib.figure import Figure
+
+    study = result.study
+    x, series, panel = study.plot["x"], study.plot["series"], study.plot.get("panel")
+    bands = _bands(result)
+    panels = list(dict.fromkeys(b["panel"] for b in bands))
+    figure = Figure(figsize=(5.5 * len(panels), 4.8), layout="constrained")
+    axes = figure.subplots(1, len(panels), sharey=True, squeeze=False)[0]
+    series_values = list(dict.fromkeys(b["series"] for b in bands))
+    for ax, panel_value in zip(axes, panels):
+        for band in (b for b in bands if b["panel"] == panel_value):
+            color = f"C{series_values.index(band['series'])}"
+            ax.plot(band["x"], band["times"], marker="o", color=color,
+                    label=f"{labels.get(series, series)} = {show_value(band['series'])} (± {band['half_width'] * 100:.1f} %)")
+            for paper in band["paper"]:
+                ax.plot([band["x"][len(band["x"]) // 2]], [paper], marker="x", markersize=9, color=color,
+                        linestyle="none")
+        ax.set_title(f"{labels.get(panel, panel)} = {show_value(panel_value)}" if panel else study.title, fontsize="medium")
+        ax.set_xlabel(labels.get(x, x))
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize="small")
+    axes[0].set_ylabel("rebuild time (s); x: the paper's")
+    axes[0].set_ylim(bottom=0)
+    figure.suptitle(f"{study.title}: mean over seeds")
+    return figure
+
+
+def _regime_cells(result: StudyResult) -> List[Dict[str, Any]]:
+    """Per (panel, y, x) cell of a ``regime`` study: PCM's rebuild time and response over
+    VSM's (the two values of ``series``, in the study's order)."""
+    study, table = result.study, result.table
+    x, y, panel, series = study.plot["x"], study.plot["y"], study.plot["panel"], study.plot["series"]
+    first, second = [v for axis in study.axes for k, v in axis.items() if k == series][0][:2]
+    cells = []
+    for (p, yv, xv), group in table.groupby([panel, y, x], sort=False):
+        a = group[group[series] == first].iloc[0]
+        b = group[group[series] == second].iloc[0]
+        cells.append({"panel": p, "y": yv, "x": xv, "first": first, "second": second,
+                      "time_ratio": b["rebuild_time_s_mean"] / a["rebuild_time_s_mean"],
+                      "response_ratio": b["response_rebuilding_ms_mean"] / a["response_rebuilding_ms_mean"],
+                      "times": (a["rebuild_time_s_mean"], b["rebuild_time_s_mean"]),
+                      "responses": (a["response_rebuilding_ms_mean"], b["response_rebuilding_ms_mean"])})
+    return cells
+
+
+#: A regime cell whose ratio is within this of 1 is a tie.
+TIE = 0.01
+
+
+def _winner(ratio: float, first: Any, second: Any) -> str:
+    """Who is better by a ratio (second's value over first's, lower is better)."""
+    if not math.isfinite(ratio) or abs(ratio - 1) <= TIE:
+        return "tie"
+    return str(first if ratio > 1 else second)
+
+
+def _regime_lines(result: StudyResult, labels: Mapping[str, str]) -> List[str]:
+    study = result.study
+    x, y, panel, series = study.plot["x"], study.plot["y"], study.plot["panel"], study.plot["series"]
+    cells = _regime_cells(result)
+    if not cells:
+        return []
+    first, second = cells[0]["first"], cells[0]["second"]
+    header = [labels.get(panel, panel), labels.get(y, y), labels.get(x, x), f"rebuild time {first} / {second} (s)",
+              f"{second} / {first}", f"R rebuilding {first} / {second} (ms)", f"{second} / {first}", "faster rebuild",
+              "lower R"]
+    rows = []
+    for c in cells:
+        rows.append([show_value(c["panel"]), show_value(c["y"]), show_value(c["x"]),
+                     f"{_fmt(c['times'][0])} / {_fmt(c['times'][1])}", _fmt(c["time_ratio"], 2),
+                     f"{_fmt(c['responses'][0], 1)} / {_fmt(c['responses'][1], 1)}", _fmt(c["response_ratio"], 2),
+                     _winner(c["time_ratio"], first, second), _winner(c["response_ratio"], first, second)])
+    both = sum(1 for c in cells if c["time_ratio"] > 1 + TIE and c["response_ratio"] > 1 + TIE)
+    lines = [f"**Who wins where** ({labels.get(series, series)}): {first} is better on both measures in {both} of "
+             f"{len(cells)} cells; a cell whose ratio is within {TIE:.0%} of 1 is a tie (about the seeds' noise).", ""]
+    return lines + _markdown_table(header, rows, right_from=3)
+
+
+def _draw_regime(result: StudyResult, labels: Mapping[str, str]) -> Any:
+    import numpy as np
+    from matplotlib.colors import TwoSlopeNorm
+    from matplotlib.figure import Figure
+
+    study = result.study
+    x, y, panel = study.plot["x"], study.plot["y"], study.plot["panel"]
+    cells = _regime_cells(result)
+    panels = list(dict.fromkeys(c["panel"] for c in cells))
+    xs = sorted({c["x"] for c in cells})
+    ys = sorted({c["y"] for c in cells})
+    figure = Figure(figsize=(4.8 * len(panels) + 1, 4.4), layout="constrained")
+    axes = figure.subplots(1, len(panels), squeeze=False)[0]
+    ratios = [math.log2(c["time_ratio"]) for c in cells]
+    limit = max(0.1, max(abs(r) for r in ratios))
+    norm = TwoSlopeNorm(vmin=-limit, vcenter=0.0, vmax=limit)
+    image = None
+    for ax, panel_value in zip(axes, panels):
+        grid = np.full((len(ys), len(xs)), np.nan)
+        for c in (c for c in cells if c["panel"] == panel_value):
+            i, j = ys.index(c["y"]), xs.index(c["x"])
+            grid[i, j] = math.log2(c["time_ratio"])
+            ax.text(j, i, f"{c['time_ratio']:.2f}\nR {c['response_ratio']:.2f}", ha="center", va="center",
+                    fontsize="small")
+        image = ax.imshow(grid, cmap="RdBu", norm=norm, origin="lower", aspect="auto")
+        ax.set_xticks(range(len(xs)), [show_value(v) for v in xs])
+        ax.set_yticks(range(len(ys)), [show_value(v) for v in ys])
+        ax.set_xlabel(labels.get(x, x))
+        ax.set_ylabel(labels.get(y, y))
+        ax.set_title(f"{labels.get(panel, panel)} = {show_value(panel_value)}", fontsize="medium")
+    first, second = cells[0]["first"], cells[0]["second"]
+    bar = figure.colorbar(image, ax=list(axes), shrink=0.9)
+    bar.set_label(f"log2(rebuild time {second} / {first}); blue: {first} faster")
+    figure.suptitle(f"{study.title}\neach cell: {second}/{first} rebuild time, and R: {second}/{first} response while rebuilding")
+    return figure
+
+
 # -- report -----------------------------------------------------------------------------------
 
 
@@ -975,6 +1170,12 @@ def _case_table(result: StudyResult, labels: Mapping[str, str]) -> List[str]:
     header += ["R normal (ms)", "utilization"]
     if piggyback:
         header += ["piggybacked units"]
+    survivors = "blocked_share_mean" in table and table["blocked_share_mean"].notna().any()
+    model = "model_rebuild_time_s_mean" in table and table["model_rebuild_time_s_mean"].notna().any()
+    if survivors:
+        header += ["blocked (mean / most)", "reads per idle period"]
+    if model:
+        header += ["VSM model (s)"]
     rows = []
     for _, row in table.iterrows():
         cells = [show_value(row[k]) for k in keys]
@@ -988,11 +1189,22 @@ def _case_table(result: StudyResult, labels: Mapping[str, str]) -> List[str]:
         cells.append(_fmt(row["mean_utilization_mean"] * 100, 1, " %"))
         if piggyback:
             cells.append(_fmt(row["piggyback_fraction_mean"] * 100, 1, " %"))
+        if survivors:
+            cells.append(f"{_fmt(row['blocked_share_mean'] * 100, 1, ' %')} / {_fmt(row['blocked_share_max_mean'] * 100, 1, ' %')}")
+            cells.append(_fmt(row["reads_per_idle_period_mean"], 2))
+        if model:
+            cells.append(_fmt(row["model_rebuild_time_s_mean"]))
         rows.append(cells)
     lines = _markdown_table(header, rows, right_from=len(keys))
     sources = sorted({str(s) for s in table.get("paper_source", []) if isinstance(s, str) and s})
     if sources:
         lines += ["", "Paper numbers: " + "; ".join(sources) + "."]
+    if survivors or model:
+        lines += ["", "*Blocked*: the share of the rebuild time a survivor's DOR process waited on a full "
+                      "buffer (the survivors' mean, and the most any one waited). *Reads per idle period*: "
+                      "the survivors' rebuild reads between two user operations. *VSM model*: the rebuild "
+                      "time of a free-running VSM survivor (no buffer limit) by the M/G/1-with-vacations "
+                      "model of `raidlab.vsm_model`, from the run's own service times (VSM runs only)."]
     return lines
 
 
@@ -1162,6 +1374,10 @@ def render_report(
             lines += _case_table(result, labels)
         if kind == "sweep":
             lines += ["", "Trends (means):", ""] + _sweep_trends(result, labels)
+        if kind == "band":
+            lines += [""] + _band_lines(result, labels)
+        if kind == "regime":
+            lines += [""] + _regime_lines(result, labels)
         if result.ratio is not None:
             r = result.ratio
             spec = study.ratio or {}

@@ -84,7 +84,8 @@ TABLE_COLUMNS: Dict[str, List[str]] = {
 #: block) of each window, NaN in windows without reads and absent without a cache.
 OPTIONAL_COLUMNS: Dict[str, List[str]] = {
     "timeseries": ["rebuilt_fraction", "lost", "cache_read_hit_ratio", "cache_rgr"],
-    "drives": ["user_busy_s", "rebuild_busy_s", "rebuild_mb"],
+    "drives": ["user_busy_s", "rebuild_busy_s", "rebuild_mb", "rebuild_operations", "rebuild_runs",
+               "rebuild_run_first_busy_s", "rebuild_blocked_s"],
 }
 
 #: The documented columns that hold text; every other documented column holds numbers.
@@ -194,7 +195,11 @@ class Result:
     def drives(self) -> "pd.DataFrame":
         """Per drive slot (spares after the members): utilization, mean queue length,
         operations, failure time (NaN if none) and, in newer runs, busy seconds for user and
-        rebuild I/O (``user_busy_s``, ``rebuild_busy_s``) and rebuild megabytes (``rebuild_mb``)."""
+        rebuild I/O (``user_busy_s``, ``rebuild_busy_s``), rebuild megabytes (``rebuild_mb``),
+        rebuild operations (``rebuild_operations``), their runs between user operations
+        (``rebuild_runs``: under VSM, one idle period's worth each) and the busy seconds of each
+        run's first (``rebuild_run_first_busy_s``), and the seconds the slot's DOR process
+        waited on a full buffer (``rebuild_blocked_s``; 0 under SOR)."""
         return self.table("drives")
 
     @property
