@@ -454,7 +454,9 @@ impl Rebuild {
         if let Some(r) = controller.rebuilding() {
             self.discipline.begin(&r.sources, r.target, r.xor);
         }
-        self.order.sources(&source_pieces(controller));
+        if self.order.wants_sources() {
+            self.order.sources(&source_pieces(controller));
+        }
         if let Some(r) = controller.rebuilding() {
             self.order.phases(&controller.layout().rebuild_phases(r.member), r.target);
         }

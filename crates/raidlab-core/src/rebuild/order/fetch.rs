@@ -106,6 +106,9 @@ impl Order for Fetch {
         self.pieces.clear();
         self.pieces.extend_from_slice(pieces);
     }
+    fn wants_sources(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

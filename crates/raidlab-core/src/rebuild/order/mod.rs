@@ -32,8 +32,15 @@ pub trait Order: Send {
     /// Where the lost member's data lies on its sources (the layout's reads of the whole
     /// member, [`crate::layout::Layout::rebuild_reads`]), each as `(slot, first sector of the
     /// member, end sector, first sector on the source)`: given when a rebuild starts or
-    /// starts afresh on fewer sources. By default unused.
+    /// starts afresh on fewer sources, only to an order that [`Order::wants_sources`]. By
+    /// default unused.
     fn sources(&mut self, _pieces: &[SourcePiece]) {}
+    /// Whether the order wants [`Order::sources`]: the pieces are one per stripe and source
+    /// of the whole member (tens of bytes each, so gigabytes for a 20 TB member of a layout
+    /// with small stripe units), worked out only for an order that reads them. By default no.
+    fn wants_sources(&self) -> bool {
+        false
+    }
     /// The layout's rebuild phases ([`crate::layout::Layout::rebuild_phases`]: member
     /// sector ranges per phase, first phase first) and the target's slot: given when a
     /// rebuild starts or starts afresh. By default unused.
