@@ -111,6 +111,54 @@ def test_library_rejects_an_infinite_area_with_a_value_error():
             synth.generate("websearch1", requests=10, area_gib=area)
 
 
+def _stop_drawing(monkeypatch) -> list:
+    """Make drawing a trace stop at its first step (placing the hot regions, before any
+    per-request array): a count that is not refused fails the test at once instead of
+    allocating terabytes. Returns the list each attempt to draw is recorded in."""
+    drawn = []
+
+    def place_regions(*args, **kwargs):
+        drawn.append(args)
+        raise RuntimeError("the trace was drawn")
+
+    monkeypatch.setattr(synth, "_place_regions", place_regions)
+    return drawn
+
+
+@pytest.mark.parametrize("trace", [["websearch1"], ["--like", "websearch2"], ["financial1"], ["--like", "financial2"]])
+def test_a_huge_request_count_is_refused_naming_the_option_and_the_limit(trace, tmp_path, capsys, monkeypatch):
+    """`--requests 1000000000000` tried to draw every column whole (7.28 TiB for the first
+    one): now it is refused before anything is drawn, with the limit and the reason."""
+    monkeypatch.chdir(tmp_path)
+    drawn = _stop_drawing(monkeypatch)
+    assert main(["trace", "synth", *trace, "-o", "x.spc", "--requests", str(10**12)]) == 2
+    err = capsys.readouterr().err
+    assert f"--requests: at most {synth.MAX_REQUESTS:,} requests, not 1,000,000,000,000" in err
+    assert "drawn whole in memory" in err
+    assert "Traceback" not in err
+    assert drawn == []
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_the_request_limit_is_inclusive_and_the_library_keeps_it(monkeypatch):
+    """generate() refuses one request more than MAX_REQUESTS with a ValueError naming
+    `requests`, before drawing; MAX_REQUESTS itself goes on to be drawn."""
+    drawn = _stop_drawing(monkeypatch)
+    for name in ("websearch3", "financial2"):
+        with pytest.raises(ValueError, match=f"requests: at most {synth.MAX_REQUESTS:,} requests"):
+            synth.generate(name, requests=synth.MAX_REQUESTS + 1)
+        with pytest.raises(ValueError, match="requests: at most"):
+            synth.generate_like(name, requests=synth.MAX_REQUESTS + 1)
+        assert drawn == []
+        with pytest.raises(RuntimeError, match="the trace was drawn"):
+            synth.generate(name, requests=synth.MAX_REQUESTS)
+        assert len(drawn) == 1
+        drawn.clear()
+    # Every published trace, and the look-alikes' defaults, are far inside the limit.
+    assert max(p.requests for p in (*synth.PROFILES.values(), *synth.OLTP_PROFILES.values())) * 25 \
+        <= synth.MAX_REQUESTS
+
+
 @pytest.mark.parametrize("suffix, magic", [(".bz2", b"BZh"), (".gz", b"\x1f\x8b")])
 def test_a_compressed_name_writes_that_compression_which_raidlab_reads_back(suffix, magic, tmp_path):
     """`-o x.spc.bz2` wrote plain text under a bzip2 name; now the bytes are bzip2 (gzip for

@@ -84,12 +84,14 @@ __all__ = [
     "SIZE_WEIGHTS",
     "DEFAULT_AREA_GIB",
     "MAX_AREA_GIB",
+    "MAX_REQUESTS",
     "DEFAULT_HOT_REGIONS",
     "SyntheticTrace",
     "generate",
     "write",
     "compression_for",
     "check_area",
+    "check_requests",
     "read_spc",
     "hot_share",
     "characteristics",
@@ -192,6 +194,15 @@ DEFAULT_AREA_GIB = 5.0
 #: The largest area: 2^32 GiB (4 EiB), so every byte address stays well within 64 bits.
 MAX_AREA_GIB = float(2**32)
 DEFAULT_HOT_REGIONS = 8
+#: Peak memory per request of drawing, writing and measuring a trace, bytes (measured with
+#: ``raidlab trace synth``: 1 M requests of ``--like websearch1`` peak at 213 MB, 3 M at 575 MB).
+PEAK_BYTES_PER_REQUEST = 200
+#: The most requests one trace may have. A trace is drawn whole in memory, each column in one
+#: call of the generator, and cannot be drawn in pieces without changing every trace's bytes:
+#: the arrival times are scaled by the sum of all the gaps, and the writes are the first of a
+#: permutation of all the requests. So a count is bounded before anything is drawn (a larger
+#: one would fail only once memory ran out): 25 × the longest published prefix, about 5 GB.
+MAX_REQUESTS = 25_000_000
 #: Per-block popularity of a hot region is uniform in this range (relative).
 REGION_WEIGHT_RANGE = (1.0, 3.0)
 
@@ -244,6 +255,18 @@ def check_area(area_gib: float) -> None:
         raise ValueError(f"area_gib: at most {MAX_AREA_GIB:.0f} GiB (4 EiB), not {area_gib:g}")
 
 
+def check_requests(requests: int) -> None:
+    """Raise ``ValueError`` unless ``requests`` is a whole number from 1 to
+    :data:`MAX_REQUESTS`: before anything is drawn, so a huge count costs no memory."""
+    count = int(requests)
+    if count < 1:
+        raise ValueError(f"requests: at least 1, not {count}")
+    if count > MAX_REQUESTS:
+        raise ValueError(f"requests: at most {MAX_REQUESTS:,} requests, not {count:,}: a trace is drawn whole in "
+                         f"memory (about {PEAK_BYTES_PER_REQUEST} bytes a request, "
+                         f"{MAX_REQUESTS * PEAK_BYTES_PER_REQUEST / 1e9:.0f} GB at the limit)")
+
+
 def default_area_gib(name: str) -> float:
     """The area a trace named ``name`` covers by default: 5 GiB for the web-search traces,
     the SWO paper's 60 GB volume (60 GiB) for the OLTP ones."""
@@ -279,8 +302,7 @@ def generate(profile: Union[str, Profile, OltpProfile], *, seed: int = 1, reques
     if hot_regions is None:
         hot_regions = default_hot_regions(profile.name)
     count = profile.requests if requests is None else int(requests)
-    if count < 1:
-        raise ValueError(f"requests: at least 1, not {count}")
+    check_requests(count)
     if hot_regions < 1:
         raise ValueError(f"hot regions: at least 1, not {hot_regions}")
     check_area(area_gib)

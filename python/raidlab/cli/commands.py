@@ -259,6 +259,11 @@ def _command_trace_synth(args: argparse.Namespace, out: Console, err: Console) -
         synth.check_area(args.area_gib)
     except ValueError as error:
         raise ConfigError(str(error).removeprefix("area_gib: "), key="--area-gib") from None
+    if args.requests is not None:
+        try:  # before the output is checked or anything drawn: a huge count is refused at once
+            synth.check_requests(args.requests)
+        except ValueError as error:
+            raise ConfigError(str(error).removeprefix("requests: "), key="--requests") from None
     output = Path(args.output)
     try:
         compression = synth.compression_for(output)
