@@ -185,3 +185,53 @@ def test_compare_says_no_rebuild_where_a_group_has_none(spares_sweep_dir, tmp_pa
     assert len(rows) == 2 and "no rebuild" in rows[1]
     # Both groups have two seeds: no word about single runs.
     assert "single run" not in captured.err
+
+
+# -- labels: values the resolved configuration leaves out -------------------------------------
+
+
+def _labels(*configs):
+    from raidlab.compare import RunRecord, group_runs
+
+    records = [RunRecord(path=Path(f"run{number}"), metrics={}, config=config, seed=1)
+               for number, config in enumerate(configs)]
+    return [group.label for group in group_runs(records)]
+
+
+def _config(**tables):
+    config = {"seed": 1, "array": {"layout": "raid5", "drives": 5, "stripe_unit_kib": 16.0},
+              "workload": {"requests": 600}, "metrics": {"window_s": 1.0}, "content": {"check": False},
+              "rebuild": {"discipline": "vsm"}}
+    for name, table in tables.items():
+        config[name] = table if not isinstance(table, dict) else {**config.get(name, {}), **table}
+    return config
+
+
+def test_a_zero_or_false_the_resolved_configuration_leaves_out_is_labelled_with_its_value():
+    """The core writes no `spares = 0`, no false flag and no empty `failures` into a run's
+    config.toml: such a group was labelled `array.spares=—`, as if the value were missing."""
+    assert _labels(_config(array={"spares": 1}), _config()) == ["array.spares=1", "array.spares=0"]
+    assert _labels(_config(), _config(array={"spares": 2})) == ["array.spares=0", "array.spares=2"]
+    assert _labels(_config(metrics={"record_responses": True}), _config()) == [
+        "metrics.record_responses=true", "metrics.record_responses=false"]
+    # A false the configuration does write is shown as TOML writes it, not as Python's False.
+    assert _labels(_config(content={"check": True}), _config()) == ["content.check=true", "content.check=false"]
+    failed = [{"drive": 2, "at_s": 2.0}]
+    assert _labels(_config(failures=failed), _config()) == [f"failures={json.dumps(failed, sort_keys=True)}",
+                                                            "failures=[]"]
+
+
+def test_a_key_of_a_table_the_configuration_has_not_stays_missing():
+    """No `[rebuild]` at all is not the default rebuild: its keys have no value to show."""
+    without = _config()
+    del without["rebuild"]
+    assert _labels(_config(rebuild={"discipline": "pcm"}), without) == ["rebuild.discipline=pcm",
+                                                                       "rebuild.discipline=—"]
+
+
+@pytest.mark.engine
+def test_compare_labels_a_sweep_of_zero_spares_with_the_zero(spares_sweep_dir, tmp_path, capsys):
+    assert main(["compare", str(spares_sweep_dir), "-o", str(tmp_path / "fig"), "--json",
+                 "--metric", "response_ms.all.mean"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert [group["label"] for group in answer["groups"]] == ["array.spares=1 [2 seeds]", "array.spares=0 [2 seeds]"]

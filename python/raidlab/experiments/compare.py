@@ -12,6 +12,7 @@ response-time CDFs on shared axes, as PNG and SVG, from the runs' tables.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
@@ -229,11 +230,95 @@ def _flatten(config: Mapping[str, Any], prefix: str = "") -> Dict[str, Any]:
 
 
 def _show(value: str) -> str:
+    """A flattened value as a label shows it: numbers and text as such, truth values as TOML
+    writes them (``false``, not Python's ``False``), lists and tables as their JSON text."""
     try:
         shown = json.loads(value)
     except ValueError:
         return value
+    if isinstance(shown, bool):
+        return "true" if shown else "false"
     return str(shown) if not isinstance(shown, (list, dict)) else value
+
+
+@functools.lru_cache(maxsize=1)
+def _config_schema() -> Optional[Dict[str, Any]]:
+    try:
+        from raidlab import _core
+
+        return json.loads(_core.config_schema())
+    except Exception:  # noqa: BLE001 - defaults only complete labels; without them a left-out key shows "—"
+        return None
+
+
+def _schema_node(node: Any, definitions: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``node`` with its ``$ref`` (also inside a one-element ``allOf``) followed and an optional
+    value (``anyOf``/``oneOf`` of one schema and null) unwrapped; its ``default`` kept."""
+    for _ in range(16):  # references nest a few levels at most; never loop forever
+        if not isinstance(node, Mapping):
+            return {}
+        ref = node.get("$ref")
+        if ref is None and isinstance(node.get("allOf"), list) and len(node["allOf"]) == 1:
+            ref = node["allOf"][0].get("$ref") if isinstance(node["allOf"][0], Mapping) else None
+        choices = node.get("anyOf") or node.get("oneOf")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            target = definitions.get(ref[len("#/$defs/"):], {})
+        elif isinstance(choices, list) and "properties" not in node:
+            others = [c for c in choices if not (isinstance(c, Mapping) and c.get("type") == "null")]
+            if len(others) != 1:
+                return node
+            target = others[0]
+        else:
+            return node
+        node = {**target, **({"default": node["default"]} if "default" in node else {})}
+    return node if isinstance(node, Mapping) else {}
+
+
+def _default_of(key: str) -> Optional[str]:
+    """The default of the configuration key ``key`` (dotted) as :func:`_flatten` writes values
+    (JSON text), from the core's JSON Schema; ``None`` when the schema gives none."""
+    schema = _config_schema()
+    if schema is None:
+        return None
+    definitions = schema.get("$defs", {})
+    node: Mapping[str, Any] = schema
+    required = False
+    for part in key.split("."):
+        table = _schema_node(node, definitions)
+        properties = table.get("properties")
+        if not isinstance(properties, Mapping) or part not in properties:
+            return None
+        node, required = properties[part], part in (table.get("required") or ())
+    node = _schema_node(node, definitions)
+    if "default" in node:
+        return json.dumps(node["default"], sort_keys=True, default=str)
+    if node.get("type") == "array" and not required:
+        return "[]"  # a list the configuration may leave out is empty then (``failures``)
+    return None
+
+
+def _has_table(config: Mapping[str, Any], path: str) -> bool:
+    """Whether the table ``path`` (dotted; empty for the top level) is in ``config``."""
+    for part in path.split(".") if path else ():
+        config = config.get(part) if isinstance(config, Mapping) else None
+        if not isinstance(config, Mapping):
+            return False
+    return True
+
+
+def _with_defaults(flat: Dict[str, Any], config: Mapping[str, Any], keys: Sequence[str]) -> Dict[str, Any]:
+    """``flat`` with each of ``keys`` it lacks set to the key's default when its table is there.
+    A resolved configuration leaves out values equal to their default that way (the core
+    writes no ``spares = 0``, no ``false`` flag, no empty ``failures``), so a key missing from
+    a present table is its default, not a missing value; a key of an absent table (no
+    ``[rebuild]`` at all) stays missing."""
+    filled = dict(flat)
+    for key in keys:
+        if key not in filled and _has_table(config, key.rpartition(".")[0]):
+            default = _default_of(key)
+            if default is not None:
+                filled[key] = default
+    return filled
 
 
 def group_runs(records: Sequence[RunRecord]) -> List[Group]:
@@ -245,8 +330,10 @@ def group_runs(records: Sequence[RunRecord]) -> List[Group]:
         group = groups.setdefault(record.group_key, Group(key=record.group_key))
         group.runs.append(record)
     ordered = list(groups.values())
-    flats = [_flatten({k: v for k, v in group.runs[0].config.items() if k != "seed"}) for group in ordered]
+    configs = [{k: v for k, v in group.runs[0].config.items() if k != "seed"} for group in ordered]
+    flats = [_flatten(config) for config in configs]
     keys = sorted({key for flat in flats for key in flat})
+    flats = [_with_defaults(flat, config, keys) for flat, config in zip(flats, configs)]
     differing = [key for key in keys if len({flat.get(key) for flat in flats}) > 1]
     for group, flat in zip(ordered, flats):
         if differing:
