@@ -428,6 +428,64 @@ def test_a_worker_that_dies_fails_its_run_only(tmp_path):
     assert set(table.loc[table["status"] == "done", "seed"]) == {1, 3}
 
 
+#: Points that set `failures` (an array of tables), and one that keeps the base's, 2 seeds.
+SPEC_POINTS_FAILURES = """\
+base = "base.toml"
+seeds = 2
+
+[[points]]
+failures = [{ drive = 1, at_s = 1.0 }]
+
+[[points]]
+array.drives = 6
+failures = [{ drive = 2, at_s = 1.5 }, { drive = 3, at_s = 3.0 }]
+
+[[points]]
+array.drives = 4
+"""
+
+
+@pytest.mark.engine
+def test_a_points_axis_that_sets_failures_is_stored_as_toml_text_beside_the_runs_count(tmp_path):
+    """The axis `failures` and the run's metric `failures` (its count of failures) shared a
+    column: the finished rows got the count, the failed ones the TOML text, and writing
+    summary.parquet raised "column 'failures' mixes kinds of values". The axis keeps its
+    column, as TOML text that parses back to the point's value; the count is `run.failures`."""
+    import sweep_workers
+
+    from raidlab.config import parse_toml
+
+    spec = write(tmp_path, SPEC_POINTS_FAILURES)
+    outcome = run_sweep(spec, tmp_path / "out", jobs=2, run_function=sweep_workers.die_on_seed_2)
+    assert (outcome.ran, outcome.failed) == (3, 3)
+    table = store.read_summary(tmp_path / "out")
+    assert list(table["status"]) == ["done", "failed"] * 3
+    one, two = [{"drive": 1, "at_s": 1.0}], [{"drive": 2, "at_s": 1.5}, {"drive": 3, "at_s": 3.0}]
+    assert [None if pd.isna(text) else parse_toml("v = " + text)["v"] for text in table["failures"]] == \
+        [one, one, two, two, None, None]
+    # The runs' own count: the point's failures, or the base's one; none for a failed run.
+    assert table["run.failures"].tolist()[::2] == [1, 2, 1]
+    assert table["run.failures"].isna().tolist() == [False, True] * 3
+    schema = pq.read_schema(tmp_path / "out" / store.SUMMARY_FILE)
+    assert (str(schema.field("failures").type), str(schema.field("run.failures").type)) == ("string", "int64")
+    assert outcome.table["failures"].tolist() == table["failures"].tolist()  # the same table in memory
+
+
+@pytest.mark.engine
+def test_a_metric_beside_an_axis_of_its_name_is_plotted_under_its_column(tmp_path):
+    """`[[plots]]` may name `run.failures` where an axis sets `failures`, and not elsewhere."""
+    from raidlab.sweep import check_plot_metrics
+
+    plot = '\n[[plots]]\nx = "array.drives"\nmetrics = ["run.failures"]\n'
+    check_plot_metrics(load_sweep_spec(write(tmp_path, SPEC_POINTS_FAILURES + plot)))
+    with pytest.raises(SweepSpecError, match="no metric 'run.failures'"):
+        check_plot_metrics(load_sweep_spec(write(tmp_path, SPEC_24 + plot, name="grid.toml")))
+    spec = write(tmp_path, SPEC_POINTS_FAILURES.replace("seeds = 2", "seeds = 1") + plot, name="plotted.toml")
+    outcome = run_sweep(spec, tmp_path / "out", jobs=2)
+    assert sorted(path.name for path in outcome.plots) == ["run.failures-vs-array.drives.png",
+                                                           "run.failures-vs-array.drives.svg"]
+
+
 # -- the commands -----------------------------------------------------------------------------
 
 

@@ -90,6 +90,7 @@ __all__ = [
     "execute_run",
     "run_id",
     "code_version",
+    "metric_column",
     "SPEC_KEYS",
 ]
 
@@ -1116,10 +1117,27 @@ def _run_planned(spec: SweepSpec, output_dir: Path, pool: Optional[_LocalPool], 
                         executor=executor)
 
 
+#: Prefix of a run's metric whose name is also an axis key (:func:`metric_column`).
+SHADOWED_METRIC_PREFIX = "run."
+
+
+def metric_column(metric: str, axis_keys: Sequence[str]) -> str:
+    """The summary table's column for the run metric ``metric``: its name, or
+    ``run.<name>`` when an axis has that name (a ``[[points]]`` axis that sets ``failures``,
+    whose metric is the run's count of failures). The axis keeps the column: every row has
+    its value, done, failed or pending alike, and plots and ``raidlab compare`` read the
+    case's value there; the metric sharing it overwrote it for the finished runs only and
+    left a column of TOML text and numbers mixed, which Parquet refuses."""
+    return f"{SHADOWED_METRIC_PREFIX}{metric}" if metric in axis_keys else metric
+
+
 def _rows(plan: SweepPlan, answers: Mapping[str, Mapping[str, Any]]) -> List[Dict[str, Any]]:
-    """The summary table's rows: one per (case, seed) of the plan, in plan order."""
+    """The summary table's rows: one per (case, seed) of the plan, in plan order. An axis
+    value that is a list or a table is stored as its TOML text (``[{ drive = 2, at_s = 1.0
+    }]``), which :func:`raidlab.config.parse_toml` of ``"v = " + text`` reads back."""
     from raidlab.config import toml_literal
 
+    axis_keys = set(plan.axis_keys)
     metrics_of: Dict[str, Dict[str, Any]] = {}
     rows = []
     for planned in plan.rows:
@@ -1134,7 +1152,8 @@ def _rows(plan: SweepPlan, answers: Mapping[str, Mapping[str, Any]]) -> List[Dic
         elif answer.get("status") == "done":
             row["status"] = "done"
             if identity not in metrics_of:
-                metrics_of[identity] = store.summary_metrics(answer["summary"])
+                metrics_of[identity] = {metric_column(name, axis_keys): value
+                                        for name, value in store.summary_metrics(answer["summary"]).items()}
             row.update(metrics_of[identity])
         else:
             row["status"] = "failed"
@@ -1277,6 +1296,7 @@ def check_plot_metrics(spec: SweepSpec) -> None:
     if known is None:
         return
     names, open_ended = known
+    names = tuple(metric_column(name, spec.axis_keys) for name in names)
     columns = set(names) | set(spec.axis_keys) | {"seed", *store.FIXED_COLUMNS, *store.ERROR_COLUMNS}
     for number, plot in enumerate(spec.plots):
         for metric in plot.metrics:
