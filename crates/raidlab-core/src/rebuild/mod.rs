@@ -299,6 +299,17 @@ pub struct Ctx<'a> {
     pub wake_at: &'a mut Vec<Nanos>,
 }
 
+/// What [`Ctx::try_read_or_pass`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadStart {
+    /// The read is issued.
+    Issued,
+    /// The discipline did not let it in now.
+    Refused,
+    /// The source holds nothing of the unit: there is nothing to read.
+    Nothing,
+}
+
 /// What the rebuild policies see of the drives: where their heads are, and whether they are
 /// idle.
 pub trait DriveState {
@@ -339,25 +350,36 @@ impl Ctx<'_> {
     /// to be woken when it will (a clock), or wait for the drive's idle pull (a discipline
     /// that [waits for idle](Discipline::waits_for_idle)), and return false.
     pub fn try_read(&mut self, job: u32, drive: u32) -> bool {
-        let Some(sectors) = self.controller.job_read_sectors(job, drive) else {
+        match self.try_read_or_pass(job, drive) {
+            ReadStart::Issued => true,
+            ReadStart::Refused => false,
             // Nothing of this unit is on that source: no I/O for a discipline to let in.
-            self.controller.rebuild_read(job, drive, self.discipline.priority());
-            return true;
-        };
+            ReadStart::Nothing => {
+                self.controller.rebuild_read(job, drive, self.discipline.priority());
+                true
+            }
+        }
+    }
+
+    /// As [`Ctx::try_read`], for an executor that passes over a source holding nothing of
+    /// the unit (a declustered layout's unit lies on a few of its sources): such a source is
+    /// told [`ReadStart::Nothing`] and nothing is issued or told to the discipline.
+    pub fn try_read_or_pass(&mut self, job: u32, drive: u32) -> ReadStart {
+        let Some(sectors) = self.controller.job_read_sectors(job, drive) else { return ReadStart::Nothing };
         if self.discipline.waits_for_idle() && !self.drives.is_idle(drive) {
-            return false;
+            return ReadStart::Refused;
         }
         match self.discipline.admit(drive, self.now, self.drives) {
             discipline::Admit::Now => {}
             discipline::Admit::At(ready) => {
                 self.wake_at.push(ready.max(self.now));
-                return false;
+                return ReadStart::Refused;
             }
-            discipline::Admit::Later => return false,
+            discipline::Admit::Later => return ReadStart::Refused,
         }
         self.discipline.issued(drive, self.now, sectors);
         self.controller.rebuild_read(job, drive, self.discipline.priority());
-        true
+        ReadStart::Issued
     }
 
     /// Issue job `job`'s read of source `drive` now at user priority, whatever the

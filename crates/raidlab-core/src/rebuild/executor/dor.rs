@@ -1,7 +1,9 @@
 //! DOR, disk-oriented reconstruction (Holland; PRO §3.3; Fu §1): one process per surviving
 //! drive, each with one rebuild read outstanding, reading the units in one common sequence
 //! into its buffer; a unit read from every survivor is XORed and written to the target by the
-//! writer, which frees its buffers. A process whose buffer is full blocks.
+//! writer, which frees its buffers. A process whose buffer is full blocks. A source that holds
+//! nothing of a unit (a declustered layout spreads each unit over a few of its sources) passes
+//! over it at once: no read, no event, no buffer slot, nothing told to the discipline.
 //!
 //! Buffers (`rebuild.buffer`): `per_drive`, B units per survivor (Fu: "buffer size per disk B
 //! specified as number of tracks"; a slot is freed when the unit has been read on all
@@ -20,17 +22,30 @@ use rustc_hash::FxHashMap;
 
 use super::Executor;
 use crate::array::rebuild_io::RebuildEvent;
-use crate::rebuild::{BufferModel, Ctx, RebuildConfig};
+use crate::rebuild::{BufferModel, Ctx, ReadStart, RebuildConfig};
 use crate::sim::Nanos;
 
 pub const DOC: &str = "disk-oriented: one process per survivor, one read outstanding each, into per-drive or shared buffers";
+
+/// Where a source stands with a unit of the common sequence.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Share {
+    /// Its read is not issued yet.
+    Pending,
+    /// Its read is issued (by its process or forced): it holds a buffer slot until the unit
+    /// is read everywhere.
+    Issued,
+    /// It holds nothing of the unit (a declustered layout's unit lies on a few sources): read
+    /// back at once, with no I/O and no buffer.
+    Nothing,
+}
 
 /// A unit in the common sequence.
 struct Entry {
     job: u32,
     reads_back: usize,
-    /// Per source: its read of this unit is issued (by its process or forced).
-    issued: Vec<bool>,
+    /// Per source.
+    shares: Vec<Share>,
 }
 
 /// Disk-oriented reconstruction.
@@ -94,6 +109,37 @@ impl Dor {
         self.entry_of.get(&job).map(|&c| (c - self.base) as usize)
     }
 
+    /// One more source has read entry `k` (or holds nothing of it). Once every source has,
+    /// the unit is XORed and written, and the sources that read it free their buffer slots.
+    fn read_back(&mut self, k: usize, ctx: &mut Ctx<'_>) {
+        let entry = &mut self.seq[k];
+        entry.reads_back += 1;
+        if entry.reads_back == self.sources.len() {
+            self.entry_of.remove(&entry.job);
+            ctx.write(entry.job);
+            for (buffered, share) in self.buffered.iter_mut().zip(&entry.shares) {
+                if *share == Share::Issued {
+                    *buffered -= 1;
+                }
+            }
+        }
+    }
+
+    /// Units read everywhere leave the front of the sequence; a source whose cursor fell
+    /// behind the front had its units forced or passed over.
+    fn drop_done_front(&mut self) {
+        let before = self.base;
+        while self.seq.front().is_some_and(|e| e.reads_back == self.sources.len()) {
+            self.seq.pop_front();
+            self.base += 1;
+        }
+        if self.base != before {
+            for c in &mut self.cursor {
+                *c = (*c).max(self.base);
+            }
+        }
+    }
+
     /// Source `i` is not blocked on its buffer (any more) at `now`.
     fn unblock(&mut self, i: usize, now: Nanos) {
         if let Some(since) = self.blocked_since[i].take() {
@@ -136,48 +182,62 @@ impl Executor for Dor {
             if self.reading[i].is_some() {
                 continue;
             }
-            // Units a forced read already took are passed over.
-            while self.cursor[i] < self.end() && self.seq[(self.cursor[i] - self.base) as usize].issued[i] {
-                self.cursor[i] += 1;
-            }
-            let c = self.cursor[i];
-            if !self.has_room(i, c) {
-                // Blocked only while it has units left to read: at the end of the sequence,
-                // with nothing more to claim, it is done, not blocked.
-                if self.blocked_since[i].is_none() && (c < self.end() || !self.exhausted) {
-                    self.blocked_since[i] = Some(ctx.now);
+            // Each pass either issues the source's read, stops it, or passes over a unit it
+            // holds nothing of and looks at the next.
+            loop {
+                // Units a forced read already took, or it holds nothing of, are passed over.
+                while self.cursor[i] < self.end() && self.seq[(self.cursor[i] - self.base) as usize].shares[i] != Share::Pending {
+                    self.cursor[i] += 1;
                 }
-                continue;
-            }
-            self.unblock(i, ctx.now);
-            if c == self.end() {
-                if self.exhausted {
-                    continue;
-                }
-                match ctx.claim_next() {
-                    Some((job, _)) => {
-                        let issued = vec![false; self.sources.len()];
-                        self.entry_of.insert(job, self.end());
-                        self.seq.push_back(Entry { job, reads_back: 0, issued });
+                let c = self.cursor[i];
+                if !self.has_room(i, c) {
+                    // Blocked only while it has units left to read: at the end of the
+                    // sequence, with nothing more to claim, it is done, not blocked.
+                    if self.blocked_since[i].is_none() && (c < self.end() || !self.exhausted) {
+                        self.blocked_since[i] = Some(ctx.now);
                     }
-                    None => {
-                        self.exhausted = true;
-                        continue;
+                    break;
+                }
+                self.unblock(i, ctx.now);
+                if c == self.end() {
+                    if self.exhausted {
+                        break;
+                    }
+                    match ctx.claim_next() {
+                        Some((job, _)) => {
+                            let shares = vec![Share::Pending; self.sources.len()];
+                            self.entry_of.insert(job, self.end());
+                            self.seq.push_back(Entry { job, reads_back: 0, shares });
+                        }
+                        None => {
+                            self.exhausted = true;
+                            break;
+                        }
                     }
                 }
-            }
-            let k = (c - self.base) as usize;
-            let job = self.seq[k].job;
-            if !ctx.controller.job_locked(job) {
-                continue;
-            }
-            if ctx.try_read(job, self.sources[i]) {
-                self.reading[i] = Some(job);
-                self.seq[k].issued[i] = true;
-                self.cursor[i] += 1;
-                self.buffered[i] += 1;
+                let k = (c - self.base) as usize;
+                let job = self.seq[k].job;
+                if !ctx.controller.job_locked(job) {
+                    break;
+                }
+                match ctx.try_read_or_pass(job, self.sources[i]) {
+                    ReadStart::Issued => {
+                        self.reading[i] = Some(job);
+                        self.seq[k].shares[i] = Share::Issued;
+                        self.cursor[i] += 1;
+                        self.buffered[i] += 1;
+                        break;
+                    }
+                    ReadStart::Refused => break,
+                    ReadStart::Nothing => {
+                        self.seq[k].shares[i] = Share::Nothing;
+                        self.cursor[i] += 1;
+                        self.read_back(k, ctx);
+                    }
+                }
             }
         }
+        self.drop_done_front();
     }
 
     fn on_event(&mut self, event: RebuildEvent, ctx: &mut Ctx<'_>) {
@@ -189,35 +249,27 @@ impl Executor for Dor {
                     }
                 }
                 if let Some(k) = self.live_entry(job) {
-                    self.seq[k].reads_back += 1;
-                    if self.seq[k].reads_back == self.sources.len() {
-                        // Read everywhere: XORed, written, and its buffers free.
-                        self.entry_of.remove(&job);
-                        ctx.write(job);
-                        for b in &mut self.buffered {
-                            *b -= 1;
-                        }
-                    }
+                    self.read_back(k, ctx);
                 }
-                while self.seq.front().is_some_and(|e| e.reads_back == self.sources.len()) {
-                    self.seq.pop_front();
-                    self.base += 1;
-                }
-                // A source whose cursor fell behind the front had its units forced.
-                for c in &mut self.cursor {
-                    *c = (*c).max(self.base);
-                }
+                self.drop_done_front();
             }
             RebuildEvent::Force { job } => {
                 if let Some(k) = self.live_entry(job) {
                     if ctx.controller.job_locked(job) {
                         for i in 0..self.sources.len() {
-                            if !self.seq[k].issued[i] {
-                                self.seq[k].issued[i] = true;
+                            if self.seq[k].shares[i] != Share::Pending {
+                                continue;
+                            }
+                            if ctx.controller.job_read_sectors(job, self.sources[i]).is_none() {
+                                self.seq[k].shares[i] = Share::Nothing;
+                                self.read_back(k, ctx);
+                            } else {
+                                self.seq[k].shares[i] = Share::Issued;
                                 self.buffered[i] += 1;
                                 ctx.force_read(job, self.sources[i]);
                             }
                         }
+                        self.drop_done_front();
                     }
                 }
             }
