@@ -216,17 +216,9 @@ def _array_names(options: Mapping[str, Any], key: str, default: Sequence[Tuple[s
 def _given_traces(options: Mapping[str, Any]) -> Dict[str, Path]:
     """The user's real trace files (option ``trace_files``: trace name -> file, as
     ``--trace websearch1=FILE`` gives them), each checked readable."""
-    from raidlab.reproductions.reproduce import readable_trace
+    from raidlab.reproductions.reproduce import given_traces
 
-    given = options.get("trace_files") or {}
-    if not isinstance(given, Mapping):
-        raise ConfigError(f"expected a mapping of {list(TRACES)} to trace files, not {given!r}", key="trace_files")
-    files: Dict[str, Path] = {}
-    for name, path in given.items():
-        if name not in TRACES:
-            raise ConfigError(f"expected {', '.join(TRACES)}, not {name!r}", key="trace_files")
-        files[name] = readable_trace(path, option=f"--trace {name}")
-    return files
+    return given_traces(options, "trace_files", TRACES, lambda name: f"--trace {name}")
 
 
 def _real_trace_keys(files: Mapping[str, Path], requests: Optional[int]) -> Dict[str, Dict[str, Any]]:

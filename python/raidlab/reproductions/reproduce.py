@@ -49,6 +49,7 @@ __all__ = [
     "STUDIES_FILE",
     "default_experiments_dir",
     "readable_trace",
+    "given_traces",
     "known_papers",
     "load_paper",
     "expand",
@@ -190,6 +191,22 @@ def readable_trace(path: Any, option: str = "--trace", format: str = "auto") -> 
     except Exception as error:  # the core's trace errors and the OS's alike
         raise ConfigError(f"cannot read the trace file {path}: {error}", key=option) from None
     return path.resolve()
+
+
+def given_traces(options: Mapping[str, Any], option: str, names: Sequence[str],
+                 key_of: Callable[[str], str]) -> Dict[str, Path]:
+    """The user's real trace files: option ``option`` maps some of ``names`` to files (as
+    ``--trace NAME=FILE`` gives them). Each is checked readable (:func:`readable_trace`); a
+    bad one's error has the key ``key_of(name)``, a malformed option the key ``option``."""
+    given = options.get(option) or {}
+    if not isinstance(given, Mapping):
+        raise ConfigError(f"expected a mapping of {list(names)} to trace files, not {given!r}", key=option)
+    files: Dict[str, Path] = {}
+    for name, path in given.items():
+        if name not in names:
+            raise ConfigError(f"expected {' or '.join(names)}, not {name!r}", key=option)
+        files[name] = readable_trace(path, option=key_of(name))
+    return files
 
 
 def known_papers(experiments_dir: Path) -> List[str]:

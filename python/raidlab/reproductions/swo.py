@@ -269,18 +269,11 @@ def _trace_tag(path: Path) -> str:
 
 
 def _given_traces(options: Mapping[str, Any]) -> Dict[str, Path]:
-    given = options.get("traces") or {}
-    if not isinstance(given, Mapping):
-        raise ConfigError(f"expected a mapping of {list(TRACES)} to trace files, not {given!r}", key="traces")
-    paths: Dict[str, Path] = {}
-    for name, value in given.items():
-        if name not in TRACES:
-            raise ConfigError(f"expected {' or '.join(TRACES)}, not {name!r}", key="traces")
-        path = Path(value).expanduser()
-        if not path.is_file():
-            raise ConfigError(f"no such trace file: {path}", key=f"traces.{name}")
-        paths[name] = path.resolve()
-    return paths
+    """The user's real trace files (option ``traces``: trace name -> file), each checked
+    readable."""
+    from raidlab.reproductions.reproduce import given_traces
+
+    return given_traces(options, "traces", TRACES, lambda name: f"traces.{name}")
 
 
 def _columns(path: Path) -> Dict[str, Any]:
