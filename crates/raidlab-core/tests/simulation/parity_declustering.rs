@@ -89,3 +89,22 @@ fn an_idle_declustered_rebuild_lasts_what_the_drive_model_says() {
     assert!((took - expected).abs() / expected < 0.02, "the rebuild took {took} s; the drive model says {expected} s");
     eprintln!("declustered idle rebuild: {took} s, drive model {expected} s");
 }
+
+/// A survivor is charged only for what it reads: under the `rate` discipline (each drive's
+/// rebuild reads capped at `rate_mb_s`) an idle declustered rebuild reads α = 2/8 of the
+/// member from each survivor, so it lasts α × member / rate, a quarter of what a RAID-5 of the
+/// same drives takes (every survivor reads the whole member). The units a survivor holds
+/// nothing of cost it no time and no share of its rate.
+#[test]
+fn a_rate_capped_declustered_rebuild_lasts_alpha_of_the_member_over_the_rate() {
+    let (drives, width, rate_mb_s) = (9u32, 3u32, 0.05);
+    let rebuild = format!("discipline = \"rate\"\nrate_mb_s = {rate_mb_s}\nunit = {{ sectors = 8 }}");
+    let text = scenario(1, drives, width, 1, 1, &[(3, 0.0)], &rebuild).replace("[content]\ncheck = true\n", "");
+    let sim = simulate(&text);
+    assert_eq!(sim.rebuilds[0].outcome, "complete");
+    let took = (sim.rebuilds[0].ended_at.unwrap() - sim.rebuilds[0].started_at) as f64 / 1e9;
+    let member = sim.controller.layout().member_sectors() as f64 * 512.0;
+    let alpha = (width - 1) as f64 / (drives - 1) as f64;
+    let expected = alpha * member / (rate_mb_s * 1e6);
+    assert!((took - expected).abs() / expected < 0.02, "{took} s against α × member / rate = {expected} s");
+}
