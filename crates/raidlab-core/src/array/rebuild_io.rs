@@ -606,6 +606,16 @@ impl Controller {
         }
     }
 
+    /// How many distinct source slots job `job` reads from; `None` when it reads the whole
+    /// unit in place from every source. (Without allocating: a unit's reads are few.)
+    pub fn job_read_slot_count(&self, job: u32) -> Option<usize> {
+        let j = &self.jobs[job as usize];
+        if j.in_place {
+            return None;
+        }
+        Some(j.reads.iter().enumerate().filter(|&(i, r)| !j.reads[..i].iter().any(|e| e.slot == r.slot)).count())
+    }
+
     /// Sectors job `job` reads from source slot `drive`; `None` when it reads nothing there
     /// (no I/O, which no discipline need let in).
     pub fn job_read_sectors(&self, job: u32, drive: u32) -> Option<u64> {

@@ -75,6 +75,10 @@ pub struct Dor {
     blocked_ns_by_slot: Vec<u64>,
     /// The time of the last pump, which closes the blocked intervals still open at a reset.
     last_now: Nanos,
+    /// Units claimed, and the sources holding a piece of them, summed: while some unit lies
+    /// on fewer than all sources, they bound the sequence (see [`Dor::sequence_full`]).
+    claimed: u64,
+    pieces: u64,
 }
 
 impl Dor {
@@ -95,6 +99,8 @@ impl Dor {
             blocked_since: Vec::new(),
             blocked_ns_by_slot: Vec::new(),
             last_now: 0,
+            claimed: 0,
+            pieces: 0,
         })
     }
 
@@ -147,10 +153,22 @@ impl Dor {
         }
     }
 
+    /// Whether the sequence holds as many units as the buffers can: with per-drive buffers
+    /// the sources hold `buffer_units` units each, n·B slots in all, and a unit takes one
+    /// slot on each source that holds a piece of it, k on average, so n·B/k units. Where
+    /// every unit lies on every source (k = n) a source's own buffer bounds it first and this
+    /// never binds; where units lie on a few sources (declustering, dRAID), a source that
+    /// holds nothing of the units it claims would otherwise claim without end.
+    fn sequence_full(&self) -> bool {
+        let n = self.sources.len() as u64;
+        self.pieces < self.claimed * n
+            && (self.seq.len() as u64) * self.pieces >= self.buffer_units * n * self.claimed
+    }
+
     /// Whether source `i` may start reading sequence number `c`.
     fn has_room(&self, i: usize, c: u64) -> bool {
         match self.buffer {
-            BufferModel::PerDrive => self.buffered[i] < self.buffer_units,
+            BufferModel::PerDrive => self.buffered[i] < self.buffer_units && (c < self.end() || !self.sequence_full()),
             BufferModel::Shared => {
                 let slowest = self.cursor.iter().copied().min().unwrap_or(c);
                 c - slowest < self.head_separation && (c < self.end() || (self.seq.len() as u64) < self.buffer_units)
@@ -205,7 +223,10 @@ impl Executor for Dor {
                     }
                     match ctx.claim_next() {
                         Some((job, _)) => {
-                            let shares = vec![Share::Pending; self.sources.len()];
+                            let n = self.sources.len();
+                            self.claimed += 1;
+                            self.pieces += ctx.controller.job_read_slot_count(job).map_or(n, |k| k.min(n)) as u64;
+                            let shares = vec![Share::Pending; n];
                             self.entry_of.insert(job, self.end());
                             self.seq.push_back(Entry { job, reads_back: 0, shares });
                         }
@@ -303,5 +324,7 @@ impl Executor for Dor {
         self.reading.clear();
         self.buffered.clear();
         self.exhausted = false;
+        self.claimed = 0;
+        self.pieces = 0;
     }
 }
