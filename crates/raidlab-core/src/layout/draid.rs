@@ -302,9 +302,6 @@ impl Layout for DraidLayout {
     fn volatile_state(&self) -> &'static str {
         "nothing of its own (its map is fixed); a write caught in flight may leave its stripe's parity inconsistent with the data"
     }
-    fn crash_refusal(&self) -> Option<&'static str> {
-        (self.spec.parity == 2).then_some("dRAID2's P and Q have no re-synchronization after a crash in raidlab yet")
-    }
     fn rebuild_refusal(&self, rebuild: &super::RebuildAsked) -> Option<String> {
         (self.spec.parity == 2 && rebuild.piggyback).then(|| {
             "piggybacking writes a degraded read's XOR reconstruction to the target; dRAID2's units are not an XOR of the \

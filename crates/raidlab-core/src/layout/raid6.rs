@@ -73,9 +73,6 @@ impl Layout for Raid6Layout {
     fn volatile_state(&self) -> &'static str {
         "nothing of its own (its map is fixed); a write caught in flight may leave P and Q inconsistent with the data"
     }
-    fn crash_refusal(&self) -> Option<&'static str> {
-        Some("RAID-6 has no re-synchronization of P and Q after a crash in raidlab yet")
-    }
     fn rebuild_refusal(&self, rebuild: &RebuildAsked) -> Option<String> {
         rebuild.piggyback.then(|| {
             "piggybacking writes a degraded read's XOR reconstruction to the target; RAID-6's units are not an XOR \

@@ -34,11 +34,11 @@ check = true
 const CRASH: &str = "[[failures]]\nkind = \"crash\"\nat_s = 0.4\n";
 
 /// Every request ends once: answered, or caught in flight by the crash; the run goes on after
-/// it. Where nothing relies on redundancy (RAID-0, and RAID-5's reads of working drives),
-/// every read returns what the drives hold, an interrupted write's sectors included.
+/// it. Where nothing relies on redundancy (RAID-0, and RAID-5's and RAID-6's reads of working
+/// drives), every read returns what the drives hold, an interrupted write's sectors included.
 #[test]
 fn every_request_ends_once_and_reads_return_what_the_drives_hold() {
-    for layout in ["raid0", "raid5"] {
+    for layout in ["raid0", "raid5", "raid6"] {
         for seed in 1..=4 {
             let s = run(&scenario(layout, seed, CRASH, false)).summary;
             let what = format!("{layout} seed {seed}: {s}");
@@ -70,15 +70,16 @@ fn a_crash_then_a_failure_exposes_the_raid5_write_hole() {
 
 /// A crash during a rebuild: its units in flight are unrebuilt again, it goes on from the
 /// units already current, completes, and every rebuilt sector holds what the lost drive held:
-/// on a mirror with writes caught by the crash, and on RAID-5 under reads only. (A RAID-5
+/// on a mirror with writes caught by the crash, and on RAID-5 and RAID-6 under reads only. (A
+/// RAID-5
 /// write a crash catches in degraded mode can leave the lost unit's parity stale: the write
 /// hole corrupts data the failed drive held, which its rebuild then writes as it finds it.)
 #[test]
 fn a_rebuild_goes_on_after_a_crash_and_completes_correctly() {
     let failures = "[[failures]]\ndrive = 1\nat_s = 0.2\n[[failures]]\nkind = \"crash\"\nat_s = 1.0\n";
-    for layout in ["raid1", "raid5"] {
+    for layout in ["raid1", "raid5", "raid6"] {
         let mut text = scenario(layout, 3, failures, true);
-        if layout == "raid5" {
+        if layout != "raid1" {
             text = text.replace("read_fraction = 0.5", "read_fraction = 1.0");
         }
         let s = run(&text).summary;

@@ -298,7 +298,7 @@ fn schedule(seed: u64) -> Schedule {
         );
     }
     // A crash of the controller, without a cache (refused with one).
-    let crash = !text.contains("[cache]") && d.chance(0.15) && layout != "distorted" && layout != "raid6" && layout != "draid";
+    let crash = !text.contains("[cache]") && d.chance(0.15) && layout != "distorted";
     if crash {
         text += &format!("[[failures]]\nkind = \"crash\"\nat_s = {}\n", d.seconds(0.05, DURATION_S + 1.0));
     }
