@@ -149,3 +149,14 @@ def test_committed_reference_and_schema_match_the_core():
     committed = (REPO_ROOT / "docs" / "config.md").read_text()
     assert committed == render_config_reference(live), "docs/config.md is stale: run `make docs`"
     assert undocumented_keys(live) == []
+
+
+def test_a_keys_default_is_read_through_references_and_optional_values():
+    from raidlab.output.config_reference import NO_DEFAULT, key_default
+
+    schema = json.loads(_core.config_schema())
+    assert key_default(schema, "array.spares") == 0
+    assert key_default(schema, "metrics.window_s") == 1.0
+    assert key_default(schema, "failures") == []
+    assert key_default(schema, "array.no_such_key") is NO_DEFAULT
+    assert key_default(schema, "workload.arrival.rate_per_s") is NO_DEFAULT

@@ -251,50 +251,16 @@ def _config_schema() -> Optional[Dict[str, Any]]:
         return None
 
 
-def _schema_node(node: Any, definitions: Mapping[str, Any]) -> Mapping[str, Any]:
-    """``node`` with its ``$ref`` (also inside a one-element ``allOf``) followed and an optional
-    value (``anyOf``/``oneOf`` of one schema and null) unwrapped; its ``default`` kept."""
-    for _ in range(16):  # references nest a few levels at most; never loop forever
-        if not isinstance(node, Mapping):
-            return {}
-        ref = node.get("$ref")
-        if ref is None and isinstance(node.get("allOf"), list) and len(node["allOf"]) == 1:
-            ref = node["allOf"][0].get("$ref") if isinstance(node["allOf"][0], Mapping) else None
-        choices = node.get("anyOf") or node.get("oneOf")
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            target = definitions.get(ref[len("#/$defs/"):], {})
-        elif isinstance(choices, list) and "properties" not in node:
-            others = [c for c in choices if not (isinstance(c, Mapping) and c.get("type") == "null")]
-            if len(others) != 1:
-                return node
-            target = others[0]
-        else:
-            return node
-        node = {**target, **({"default": node["default"]} if "default" in node else {})}
-    return node if isinstance(node, Mapping) else {}
-
-
 def _default_of(key: str) -> Optional[str]:
     """The default of the configuration key ``key`` (dotted) as :func:`_flatten` writes values
     (JSON text), from the core's JSON Schema; ``None`` when the schema gives none."""
+    from raidlab.output.config_reference import NO_DEFAULT, key_default
+
     schema = _config_schema()
     if schema is None:
         return None
-    definitions = schema.get("$defs", {})
-    node: Mapping[str, Any] = schema
-    required = False
-    for part in key.split("."):
-        table = _schema_node(node, definitions)
-        properties = table.get("properties")
-        if not isinstance(properties, Mapping) or part not in properties:
-            return None
-        node, required = properties[part], part in (table.get("required") or ())
-    node = _schema_node(node, definitions)
-    if "default" in node:
-        return json.dumps(node["default"], sort_keys=True, default=str)
-    if node.get("type") == "array" and not required:
-        return "[]"  # a list the configuration may leave out is empty then (``failures``)
-    return None
+    default = key_default(schema, key)
+    return None if default is NO_DEFAULT else json.dumps(default, sort_keys=True, default=str)
 
 
 def _has_table(config: Mapping[str, Any], path: str) -> bool:

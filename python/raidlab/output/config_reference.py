@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-__all__ = ["render_config_reference", "undocumented_keys", "UNIT_SUFFIXES", "unit_of"]
+__all__ = ["render_config_reference", "undocumented_keys", "UNIT_SUFFIXES", "unit_of", "key_default", "NO_DEFAULT"]
 
 #: Key-name suffixes that state a unit, checked in order (longest first where they overlap).
 UNIT_SUFFIXES: Sequence[Tuple[str, str]] = (
@@ -389,6 +389,38 @@ def _walk(section: _Section) -> List[_Row]:
     for child in section.children:
         rows.extend(_walk(child))
     return rows
+
+
+#: :func:`key_default`'s answer for a key the schema gives no default.
+NO_DEFAULT = object()
+
+
+def key_default(schema: Mapping[str, Any], key: str) -> Any:
+    """The default of configuration key ``key`` (dotted) in ``schema``: its ``default``, or an
+    empty list for a list the configuration may leave out (``failures``); :data:`NO_DEFAULT`
+    when the schema gives none or has no such key."""
+    renderer = _Renderer(schema)
+
+    def plain(node: Mapping[str, Any]) -> Mapping[str, Any]:
+        node, _ = renderer.resolve(node)
+        node, _ = renderer.unwrap_optional(node)
+        node, _ = renderer.resolve(node)
+        return node
+
+    node: Mapping[str, Any] = schema
+    required = False
+    for part in key.split("."):
+        table = plain(node)
+        properties = table.get("properties")
+        if not isinstance(properties, Mapping) or part not in properties:
+            return NO_DEFAULT
+        node, required = properties[part], part in (table.get("required") or ())
+    node = plain(node)
+    if "default" in node:
+        return node["default"]
+    if node.get("type") == "array" and not required:
+        return []
+    return NO_DEFAULT
 
 
 def undocumented_keys(schema: Mapping[str, Any]) -> List[str]:
