@@ -43,6 +43,7 @@ __all__ = [
     "rebuild_read_rate",
     "rebuild_time_s",
     "survivor_of_run",
+    "survivors_of_run",
 ]
 
 
@@ -122,30 +123,45 @@ def rebuild_time_s(survivor: Survivor, redirect: bool = True, steps: int = 4000)
     return total
 
 
+def survivors_of_run(result: Any) -> Tuple[Any, Dict[str, float]]:
+    """The rows of a finished run's drives table that are survivors of its first rebuild
+    (members that read for it), and what they measured: ``blocked_s`` (the most any spent
+    blocked on its buffer), ``blocked_share`` and ``blocked_share_max`` (the survivors' mean
+    and most blocked time over the rebuild time), ``reads_per_idle_period`` (their mean)."""
+    summary, drives = result.summary, result.tables["drives"]
+    members = int(summary["drives_in_array"])
+    survivors = drives[(drives["drive"] < members) & (drives["rebuild_operations"] > 0)]
+    if survivors.empty:
+        raise ValueError("the run has no survivor that read for a rebuild")
+    took = float(summary["rebuilds"][0]["rebuild_time_s"])
+    share = (lambda seconds: seconds / took) if took > 0 else (lambda seconds: math.nan)
+    measured = {
+        "blocked_s": float(survivors["rebuild_blocked_s"].max()),
+        "blocked_share": share(float(survivors["rebuild_blocked_s"].mean())),
+        "blocked_share_max": share(float(survivors["rebuild_blocked_s"].max())),
+        "reads_per_idle_period": float((survivors["rebuild_operations"] / survivors["rebuild_runs"]).mean()),
+    }
+    return survivors, measured
+
+
 def survivor_of_run(result: Any) -> Tuple[Survivor, Dict[str, float]]:
     """The mean survivor of a finished run (a :class:`raidlab.Result` of a RAID-5 that lost one
-    drive under uniform random reads, as Fu's setup), and what it measured.
+    drive under uniform random reads, as Fu's setup), and what it measured
+    (:func:`survivors_of_run`).
 
     The model's inputs come from the run: the per-drive user rate is the arrival rate over
     the members, both for the survivor's own data and for the lost drive's; the service
     times are the survivors' means (``user_busy_s`` over their user operations; the first
     rebuild read of each run and the others, from ``rebuild_run_first_busy_s``). These are
     mechanics, not queueing: what the model predicts from them is how the reads fall into
-    idle periods, and so the rate. ``measured``: ``blocked_s`` (the most any survivor spent
-    blocked on its buffer), ``blocked_share`` (the survivors' mean blocked time over the
-    rebuild time), ``reads_per_idle_period`` (their mean).
+    idle periods, and so the rate.
     """
-    summary, drives = result.summary, result.tables["drives"]
-    members = int(summary["drives_in_array"])
-    rebuild = summary["rebuilds"][0]
-    survivors = drives[(drives["drive"] < members) & (drives["rebuild_operations"] > 0)]
-    if survivors.empty:
-        raise ValueError("the run has no survivor that read for a rebuild")
+    survivors, measured = survivors_of_run(result)
     if (survivors["rebuild_operations"] == survivors["rebuild_runs"]).all():
         raise ValueError("every idle period held a single rebuild read: the later reads cannot be timed")
     user_ops = survivors["operations"] - survivors["rebuild_operations"]
     later = survivors["rebuild_operations"] - survivors["rebuild_runs"]
-    rate = float(summary["arrival_rate_per_s"]) / members
+    rate = float(result.summary["arrival_rate_per_s"]) / int(result.summary["drives_in_array"])
     survivor = Survivor(
         own_rate_per_s=rate,
         lost_rate_per_s=rate,
@@ -154,10 +170,4 @@ def survivor_of_run(result: Any) -> Tuple[Survivor, Dict[str, float]]:
         next_read_s=float(((survivors["rebuild_busy_s"] - survivors["rebuild_run_first_busy_s"]) / later).mean()),
         units=int(round(float(survivors["rebuild_operations"].mean()))),
     )
-    took = float(rebuild["rebuild_time_s"])
-    measured = {
-        "blocked_s": float(survivors["rebuild_blocked_s"].max()),
-        "blocked_share": float(survivors["rebuild_blocked_s"].mean()) / took if took > 0 else math.nan,
-        "reads_per_idle_period": float((survivors["rebuild_operations"] / survivors["rebuild_runs"]).mean()),
-    }
     return survivor, measured

@@ -539,11 +539,9 @@ def _survivor_metrics(result: Any) -> Dict[str, float]:
     from raidlab import vsm_model
     from raidlab.config import parse_toml
 
-    drives = result.tables["drives"]
-    members = int(result.summary["drives_in_array"])
-    took = float(result.summary["rebuilds"][0]["rebuild_time_s"])
-    survivors = drives[(drives["drive"] < members) & (drives["rebuild_operations"] > 0)]
-    if survivors.empty or not took > 0:
+    try:
+        _, measured = vsm_model.survivors_of_run(result)
+    except (KeyError, ValueError):
         return {"blocked_share": math.nan, "blocked_share_max": math.nan, "reads_per_idle_period": math.nan,
                 "model_rebuild_time_s": math.nan}
     rebuild = parse_toml(result.resolved_config).get("rebuild") or {}
@@ -556,9 +554,9 @@ def _survivor_metrics(result: Any) -> Dict[str, float]:
             # Every idle period held one read (no later read to time): the model has no input.
             model = math.nan
     return {
-        "blocked_share": float(survivors["rebuild_blocked_s"].mean()) / took,
-        "blocked_share_max": float(survivors["rebuild_blocked_s"].max()) / took,
-        "reads_per_idle_period": float((survivors["rebuild_operations"] / survivors["rebuild_runs"]).mean()),
+        "blocked_share": measured["blocked_share"],
+        "blocked_share_max": measured["blocked_share_max"],
+        "reads_per_idle_period": measured["reads_per_idle_period"],
         "model_rebuild_time_s": model,
     }
 

@@ -100,3 +100,13 @@ pub fn content_scenario(array: &str, seed: u64, requests: u64, spares: u32, fail
     }
     text
 }
+
+/// A column of table `name` of a run's output, as f64.
+pub fn table_column(out: &raidlab_core::api::RunOutput, name: &str, column: &str) -> Vec<f64> {
+    let table = out.tables.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("no table {name}"));
+    match &table.columns.iter().find(|c| c.name == column).unwrap_or_else(|| panic!("no column {name}.{column}")).data {
+        raidlab_core::api::ColumnData::F64(v) => v.clone(),
+        raidlab_core::api::ColumnData::I64(v) => v.iter().map(|&x| x as f64).collect(),
+        raidlab_core::api::ColumnData::Str(_) => panic!("{name}.{column} is not a number"),
+    }
+}

@@ -445,16 +445,6 @@ fn rebuild_without_rotational_latency_costs_transfers_and_seeks_only() {
     assert!(((drive - none) / latency - 1.0).abs() < 0.02, "the drive's latency adds {} s, expected {latency} s", drive - none);
 }
 
-/// A column of table `name` of a run's output, as f64.
-fn table_column(out: &raidlab_core::api::RunOutput, name: &str, column: &str) -> Vec<f64> {
-    let table = out.tables.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("no table {name}"));
-    match &table.columns.iter().find(|c| c.name == column).unwrap_or_else(|| panic!("no column {name}.{column}")).data {
-        raidlab_core::api::ColumnData::F64(v) => v.clone(),
-        raidlab_core::api::ColumnData::I64(v) => v.iter().map(|&x| x as f64).collect(),
-        raidlab_core::api::ColumnData::Str(_) => panic!("{name}.{column} is not a number"),
-    }
-}
-
 /// DOR's blocked time, worked out by hand on a two-survivor array: a 3-drive RAID-5 of
 /// zero-latency drives (4 tracks a cylinder) loses drive 0 at 1 ms onto a spare and rebuilds
 /// it a track at a time under VSM, B = 4 units per survivor. A burst of 200 user reads at
