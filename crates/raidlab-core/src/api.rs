@@ -221,7 +221,13 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
     });
     let mut by_period = serde_json::Map::new();
     let period_histograms = rec.period_histograms();
+    let healed = sim.rebuilds.iter().any(|r| r.healing);
     for (i, name) in crate::metrics::PERIOD_NAMES.iter().enumerate() {
+        // (The healing period is reported only for runs that copied a member out of a
+        // distributed spare.)
+        if i == crate::metrics::Period::Healing as usize && !healed {
+            continue;
+        }
         let starts: Vec<f64> = rec.period_starts().iter().filter(|p| p.1 as usize == i).map(|p| ns_to_s(p.0)).collect();
         let mut stats = response_stats(&period_histograms[i]);
         stats["starts_s"] = json!(starts);
@@ -241,6 +247,7 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
                 "ended_at_s": r.ended_at.map(ns_to_s),
                 "rebuild_time_s": seconds,
                 "outcome": r.outcome,
+                "kind": if r.healing { "healing" } else { "rebuild" },
                 "reason": if r.reason.is_empty() { serde_json::Value::Null } else { json!(r.reason) },
                 "units": r.units,
                 "units_by_executor": r.made_current[0],
@@ -264,7 +271,8 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
         .filter(|o| o.kind == "drive_failed")
         .map(|o| json!({"drive": o.drive, "at_s": ns_to_s(o.time), "held": o.detail}))
         .collect();
-    let rebuild_time_s = sim.rebuilds.iter().find(|r| r.outcome == "complete").and_then(|r| r.ended_at.map(|e| ns_to_s(e - r.started_at)));
+    let rebuild_time_s =
+        sim.rebuilds.iter().find(|r| r.outcome == "complete" && !r.healing).and_then(|r| r.ended_at.map(|e| ns_to_s(e - r.started_at)));
     let mut summary = json!({
         "raidlab_version": env!("CARGO_PKG_VERSION"),
         "seed": sim.config.seed,
@@ -319,6 +327,12 @@ pub fn summary(sim: &Simulation, config_hash: &str) -> serde_json::Value {
         "events": sim.events_processed,
         "warnings": sim.warnings,
     });
+    if healed {
+        // The first healing copy that completed, s (reported only for runs that healed).
+        summary["healing_time_s"] =
+            json!(sim.rebuilds.iter().find(|r| r.outcome == "complete" && r.healing).and_then(|r| r.ended_at.map(|e| ns_to_s(e - r.started_at))));
+    }
+
     // Only a log-assisted array's summary has the key (the others' are unchanged).
     if let Some(log) = log {
         summary["log"] = log;

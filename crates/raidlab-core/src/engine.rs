@@ -189,6 +189,9 @@ pub struct RebuildRecord {
     pub made_current: [u64; 3],
     /// What the rebuild order counted, when it ended (PRO's zones and decisions).
     pub order_counters: Vec<(&'static str, u64)>,
+    /// A healing copy out of a distributed spare (`rebuild.healing`), not a rebuild of a
+    /// lost member.
+    pub healing: bool,
 }
 
 impl DriveState for Vec<DriveSlot> {
@@ -1412,6 +1415,8 @@ impl Simulation {
         use crate::metrics::Period;
         let period = if self.controller.data_lost() {
             Period::DataLoss
+        } else if self.controller.rebuilding().is_some_and(|r| r.healing) {
+            Period::Healing
         } else if self.controller.rebuilding().is_some() {
             Period::Rebuilding
         } else if !self.controller.failed_members().is_empty() {
@@ -1432,10 +1437,23 @@ impl Simulation {
         let ready = now + s_to_ns(self.config.rebuild.as_ref().map_or(0.0, |r| r.delay_s));
         self.controller.add_spare(slot, ready);
         self.recorder.outcomes.push(Outcome { time: now, kind: "spare_arrived", drive: slot as i64, detail: String::new() });
-        if !self.controller.state().waiting_members().is_empty() {
+        if !self.controller.state().waiting_members().is_empty() || self.healing_may_start() {
             self.events.push(ready, Event::RebuildStart);
         }
         Ok(())
+    }
+
+    /// Whether a healing copy may start (`rebuild.healing`): a member lives in a distributed
+    /// spare and a spare drive is in the pool.
+    fn healing_may_start(&self) -> bool {
+        self.config.rebuild.as_ref().is_some_and(|r| r.healing) && self.controller.healing_may_start(false)
+    }
+
+    /// Whether a healing copy is to follow: one may start now, or once a spare drive the
+    /// failure schedule brings later arrives.
+    fn healing_to_follow(&self) -> bool {
+        let arriving = self.config.failures.iter().any(|f| f.kind == FailureKind::SpareArrives && s_to_ns(f.at_s) > self.now);
+        self.config.rebuild.as_ref().is_some_and(|r| r.healing) && self.controller.healing_may_start(arriving)
     }
 
     /// Start the next rebuild if nothing rebuilds, a spare is ready, and a waiting member is
@@ -1446,10 +1464,21 @@ impl Simulation {
     fn on_rebuild_start(&mut self) -> Result<()> {
         let now = self.now;
         let Some(rebuild) = self.rebuild.as_mut() else { return Ok(()) };
-        let Some((member, target)) = self.controller.next_rebuild(now) else { return Ok(()) };
+        let (member, target, healing) = match self.controller.next_rebuild(now) {
+            Some((member, target)) => (member, target, false),
+            None => match self.controller.next_healing(now).filter(|_| rebuild.config.healing) {
+                Some((member, target)) => (member, target, true),
+                None => return Ok(()),
+            },
+        };
         let units = RebuildUnits::new(&self.model.geometry, self.controller.layout().member_sectors(), rebuild.config.measure());
         let count = units.count();
-        self.controller.start_rebuild(member, target, units, rebuild.config.redirect_reads, rebuild.config.piggyback)?;
+        let from = self.controller.member_slot(member);
+        if healing {
+            self.controller.start_healing(member, target, units)?;
+        } else {
+            self.controller.start_rebuild(member, target, units, rebuild.config.redirect_reads, rebuild.config.piggyback)?;
+        }
         rebuild.begin(&mut self.controller);
         self.rebuilds.push(RebuildRecord {
             member,
@@ -1462,12 +1491,17 @@ impl Simulation {
             units: count,
             made_current: [0; 3],
             order_counters: Vec::new(),
+            healing,
         });
         self.recorder.outcomes.push(Outcome {
             time: now,
-            kind: "rebuild_started",
+            kind: if healing { "healing_started" } else { "rebuild_started" },
             drive: member as i64,
-            detail: format!("member {member} onto slot {target}, {count} units"),
+            detail: if healing {
+                format!("member {member} copied out of distributed spare slot {from} onto slot {target}, {count} units")
+            } else {
+                format!("member {member} onto slot {target}, {count} units")
+            },
         });
         self.update_period();
         self.note_progress();
@@ -1526,7 +1560,13 @@ impl Simulation {
             record.made_current = made_current;
             record.order_counters = self.rebuild.as_ref().map(Rebuild::order_counters).unwrap_or_default();
         }
-        let kind = if outcome == "complete" { "rebuild_complete" } else { "rebuild_abandoned" };
+        let healing = self.rebuilds.last().is_some_and(|r| r.healing);
+        let kind = match (healing, outcome == "complete") {
+            (false, true) => "rebuild_complete",
+            (false, false) => "rebuild_abandoned",
+            (true, true) => "healing_complete",
+            (true, false) => "healing_abandoned",
+        };
         self.recorder.outcomes.push(Outcome { time: now, kind, drive: member as i64, detail });
     }
 
@@ -1583,10 +1623,12 @@ impl Simulation {
         if events.iter().any(|e| matches!(e, RebuildEvent::Complete { .. } | RebuildEvent::Abandoned { .. })) {
             self.update_period();
             // A rebuild that can start again on another spare is not the end.
-            let ended =
-                events.iter().any(|e| matches!(e, RebuildEvent::Complete { .. })) || !self.controller.another_rebuild_may_start();
+            // (A healing copy that is to follow the rebuild is part of it: `rebuild.healing`.)
+            let ended = (events.iter().any(|e| matches!(e, RebuildEvent::Complete { .. }))
+                || !self.controller.another_rebuild_may_start())
+                && !self.healing_to_follow();
             self.stop_now |= ended && self.config.rebuild.as_ref().is_some_and(|r| r.end_run);
-            if !self.controller.state().waiting_members().is_empty() {
+            if !self.controller.state().waiting_members().is_empty() || self.healing_may_start() {
                 self.events.push(now, Event::RebuildStart);
             }
         }

@@ -92,7 +92,7 @@ OPTIONAL_COLUMNS: Dict[str, List[str]] = {
 TEXT_COLUMNS = {"histogram": ["class"], "outcomes": ["kind", "detail"]}
 
 #: The periods of ``summary["response_ms_by_period"]``, in the order a run passes through them.
-REBUILD_PERIODS = ("normal", "degraded", "rebuilding", "after", "data_loss")
+REBUILD_PERIODS = ("normal", "degraded", "rebuilding", "after", "healing", "data_loss")
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -206,7 +206,7 @@ class Result:
     def outcomes(self) -> "pd.DataFrame":
         """Events that change the array's state, by ``kind``: ``drive_failed``,
         ``spare_arrived``, ``rebuild_started``, ``rebuild_complete``, ``rebuild_abandoned``,
-        ``data_loss``."""
+        ``healing_started``, ``healing_complete``, ``healing_abandoned``, ``data_loss``."""
         return self.table("outcomes")
 
     # -- summary shortcuts ------------------------------------------------------------------

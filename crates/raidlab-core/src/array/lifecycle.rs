@@ -67,6 +67,46 @@ impl Controller {
         })
     }
 
+    /// The healing copy to start now, as (member, target slot), if nothing rebuilds and no
+    /// member is failed: the first member living in a distributed spare, onto the first
+    /// ready spare that is a drive of its own (a replacement that arrived, or a hot spare).
+    /// Failed members come first: their rebuild restores redundancy, a healing copy only
+    /// frees the distributed spare.
+    pub fn next_healing(&self, now: Nanos) -> Option<(u32, u32)> {
+        if self.state.rebuild.is_some() || !self.state.failed_members.is_empty() {
+            return None;
+        }
+        let member = self.member_in_distributed_spare()?;
+        let &(target, _) = self.state.spare_pool.iter().find(|&&(slot, ready)| ready <= now && !self.state.is_distributed_spare(slot))?;
+        Some((member, target))
+    }
+
+    /// Whether a healing copy may start, now or once a spare is ready: a member lives in a
+    /// distributed spare, a drive of its own is in the pool (or `arriving`: one is to come),
+    /// and no member is failed.
+    pub fn healing_may_start(&self, arriving: bool) -> bool {
+        self.state.failed_members.is_empty()
+            && self.member_in_distributed_spare().is_some()
+            && (arriving || self.state.spare_pool.iter().any(|&(slot, _)| !self.state.is_distributed_spare(slot)))
+    }
+
+    /// The first member (by slot) living in a distributed spare.
+    fn member_in_distributed_spare(&self) -> Option<u32> {
+        if self.state.first_distributed_spare >= self.state.slots() {
+            return None;
+        }
+        (self.state.first_distributed_spare..self.state.slots()).find_map(|slot| self.state.member_in_slot(slot))
+    }
+
+    /// Slot `slot`, working and holding no member, is a spare again from `ready_at` (ns):
+    /// back in the pool where it belongs, distributed spares first, each kind in slot order.
+    pub(super) fn return_spare(&mut self, slot: u32, ready_at: Nanos) {
+        self.state.roles[slot as usize] = SlotRole::Spare;
+        let key = |s: u32| (!self.state.is_distributed_spare(s), s);
+        let at = self.state.spare_pool.iter().position(|&(s, _)| key(s) > key(slot)).unwrap_or(self.state.spare_pool.len());
+        self.state.spare_pool.insert(at, (slot, ready_at));
+    }
+
     /// Whether spare slot `slot` can take member `member`'s rebuild: a distributed spare
     /// only while no other member is failed, since its sectors lie in every member's free
     /// columns (a failed member's columns of it are gone).
@@ -176,6 +216,7 @@ impl Controller {
                 crashed.push(CrashedRequest { id: op.id, origin: op.origin, arrival: op.arrival, is_write: op.is_write });
             }
         }
+        let healing = self.state.rebuild.as_deref().is_some_and(|r| r.healing);
         self.forget_jobs();
         self.pieces.clear();
         self.free_pieces.clear();
@@ -198,6 +239,9 @@ impl Controller {
         self.resync_wanted = true;
         if let Some(placement) = self.state.placement.as_deref_mut() {
             placement.lose_volatile();
+        }
+        if healing {
+            self.abandon_rebuild(super::rebuild_io::AbandonReason::HealingCrashed);
         }
         crashed.sort_by_key(|c| c.id);
         crashed

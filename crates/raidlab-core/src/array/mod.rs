@@ -362,6 +362,9 @@ pub struct Controller {
     generation: u32,
     /// Whether the target of the rebuild being abandoned failed.
     target_dead: bool,
+    /// The slot the last healing copy wrote ([`Controller::start_healing`]): where a copy of
+    /// a user write goes in the content model, even when it completes after the copy.
+    healing_target: u32,
     /// What happened to rebuild jobs, filled by every call; the engine drains it.
     pub rebuild_events: Vec<RebuildEvent>,
     /// Whether requests that are one op take the short way (see the module doc); switched
@@ -403,6 +406,10 @@ pub struct Controller {
 
 use jobs::OP_BITS;
 
+/// Set in the op index of a healing copy's write ([`Controller::start_healing`]): the copy
+/// of the plan's op at the index without it, to the healing target.
+const HEALING_COPY: u32 = 1 << (OP_BITS - 1);
+
 /// The most sectors one stripe piece may move with the content model on (8 GiB): the model
 /// keeps a value per sector of the piece's plan in memory (8 bytes each, here 128 MiB), and a
 /// plan's value offsets are 32-bit.
@@ -430,6 +437,7 @@ impl Controller {
             source_reads: Vec::new(),
             generation: 0,
             target_dead: false,
+            healing_target: NONE,
             rebuild_events: Vec::new(),
             one_op_requests: true,
             pieces: Vec::new(),
@@ -916,7 +924,30 @@ impl Controller {
             }
         }
         p.outstanding = issued;
+        if self.state.rebuild.as_deref().is_some_and(|r| r.healing) {
+            self.copy_writes_to_healing_target(idx);
+        }
         Ok(())
+    }
+
+    /// While a healing copy runs ([`Controller::start_healing`]), every write of piece
+    /// `idx`'s phase to the member being copied is also written to the target, at the same
+    /// sectors, as ZFS writes both children of a replacing vdev: a unit already copied stays
+    /// current, and the job that copies a unit not yet copied holds its stripes' locks, so
+    /// it reads what the write left. The piece's phase waits for both writes. Each copy's op
+    /// index is its original's with [`HEALING_COPY`] set.
+    #[cold]
+    #[inline(never)]
+    fn copy_writes_to_healing_target(&mut self, idx: u32) {
+        let Some((source, target)) = self.state.rebuild.as_deref().map(|r| (r.member_slot, r.target)) else { return };
+        let p = &mut self.pieces[idx as usize];
+        for (i, op) in p.plan.ops.iter().enumerate() {
+            if op.phase == p.phase && op.kind == OpKind::Write && op.drive == source {
+                let copy = PlanOp { drive: target, ..*op };
+                self.outbox.push(Self::issued(idx, i | HEALING_COPY as usize, &copy));
+                p.outstanding += 1;
+            }
+        }
     }
 
     /// The disk operation to queue for op `op_index`, `op`, of piece `idx`'s plan.
@@ -951,10 +982,18 @@ impl Controller {
             }
             None => return Err(Error::Invariant(format!("completion of unknown op {token:#x}"))),
         }
-        if op_index >= self.pieces.get(idx as usize).map_or(0, |p| p.plan.ops.len()) {
-            return Err(Error::Invariant(format!("completion of unknown op {token:#x}")));
-        }
-        if ok && self.content.is_some() {
+        let ops = self.pieces.get(idx as usize).map_or(0, |p| p.plan.ops.len());
+        if op_index >= ops {
+            // (A healing copy's write is far past any plan's ops: the check costs the plain
+            // completion nothing.)
+            let original = op_index & !(HEALING_COPY as usize);
+            if op_index & HEALING_COPY as usize == 0 || original >= ops {
+                return Err(Error::Invariant(format!("completion of unknown op {token:#x}")));
+            }
+            if ok && self.content.is_some() {
+                self.move_healing_copy_values(idx, original)?;
+            }
+        } else if ok && self.content.is_some() {
             self.move_values(idx, op_index)?;
         }
         let p = &mut self.pieces[idx as usize];
@@ -1026,6 +1065,18 @@ impl Controller {
         let op = &p.plan.ops[op_index];
         let values = &mut p.values[op.value_offset as usize..][..op.sectors as usize];
         content.op_done(self.layout.as_ref(), Access::User { op, values })
+    }
+
+    /// The content model's side of a healing copy's write of op `op_index` of piece `idx`:
+    /// the target stores what the op wrote to the member being copied.
+    #[cold]
+    fn move_healing_copy_values(&mut self, idx: u32, op_index: usize) -> Result<()> {
+        let target = self.healing_target;
+        let Some(content) = self.content.as_mut() else { return Ok(()) };
+        let p = &mut self.pieces[idx as usize];
+        let op = PlanOp { drive: target, ..p.plan.ops[op_index] };
+        let values = &mut p.values[op.value_offset as usize..][..op.sectors as usize];
+        content.op_done(self.layout.as_ref(), Access::User { op: &op, values })
     }
 
     fn finish_piece(&mut self, idx: u32) -> Result<()> {

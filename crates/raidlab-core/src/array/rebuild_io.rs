@@ -86,6 +86,14 @@ pub enum AbandonReason {
     /// A source the lost data depends on failed (a parity layout's survivor, or a mirror's
     /// last surviving copy): the data of the unrebuilt units is lost.
     SourceFailed { slot: u32 },
+    /// The distributed spare a healing copy read from failed (its sectors lay on a member
+    /// that failed): the member is failed and waits to be rebuilt from its redundancy; the
+    /// healing target is a spare again.
+    HealingSourceFailed { slot: u32 },
+    /// The controller crashed during a healing copy: a user write in flight may have reached
+    /// the distributed spare and not the target, so the copy starts again from its first
+    /// unit (conservative: ZFS resumes a resilver from its last checkpoint).
+    HealingCrashed,
 }
 
 impl AbandonReason {
@@ -96,16 +104,28 @@ impl AbandonReason {
             AbandonReason::SourceFailed { slot } => {
                 format!("source slot {slot} failed, and no other source holds the unrebuilt units: their data is lost")
             }
+            AbandonReason::HealingSourceFailed { slot } => {
+                format!("the distributed spare it copied from, slot {slot}, failed: the member is rebuilt again from its redundancy")
+            }
+            AbandonReason::HealingCrashed => {
+                "the controller crashed: the healing copy starts again from its first unit".into()
+            }
         }
     }
 }
 
-/// The rebuild of one lost member onto a target slot.
+/// The rebuild of one lost member onto a target slot, or a healing copy of a working member
+/// out of a distributed spare onto a replacement drive.
 #[derive(Debug)]
 pub struct Rebuilding {
-    /// The lost member and the slot it lived in.
+    /// The lost member and the slot it lived in (for a healing copy: the member, working,
+    /// and the distributed spare slot it lives in).
     pub member: u32,
     pub member_slot: u32,
+    /// A healing copy ([`Controller::start_healing`]): the member is not lost; each unit is
+    /// copied from `member_slot` to the target, user I/O goes on at `member_slot`, and every
+    /// user write to it is also written to the target.
+    pub healing: bool,
     /// The slot being written.
     pub target: u32,
     /// The source slots and whether the lost sectors are their XOR.
@@ -318,6 +338,7 @@ impl Controller {
         self.state.rebuild = Some(Box::new(Rebuilding {
             member,
             member_slot,
+            healing: false,
             target,
             sources,
             xor: reconstruction.xor,
@@ -334,6 +355,65 @@ impl Controller {
             map: StripeMap::default(),
         }));
         // Until a unit is current, the target takes writes and serves no read.
+        self.state.write_only[target as usize] = true;
+        self.state.failed[target as usize] = true;
+        if let Some(c) = self.content.as_mut() {
+            c.start_target(target);
+        }
+        Ok(())
+    }
+
+    /// Start the healing copy of member `member`, which lives in a distributed spare, onto
+    /// working slot `target` (a replacement drive), in rebuild units `units` over the
+    /// member's sectors: ZFS's healing resilver after `zpool replace`, which frees the
+    /// distributed spare. Each unit is read from the distributed spare at its own sectors
+    /// and written to the target; user reads go on at the distributed spare, and user writes
+    /// to it are also written to the target ([`Controller::issue_phase`]), so a unit copied
+    /// stays current. When every unit is copied the member lives in `target` and the
+    /// distributed spare is a spare again. Errors if a rebuild runs, or the member does not
+    /// live, working, in a distributed spare.
+    pub fn start_healing(&mut self, member: u32, target: u32, units: RebuildUnits) -> Result<()> {
+        if self.state.rebuild.is_some() {
+            return Err(Error::Invariant("a healing copy started while a rebuild runs".into()));
+        }
+        let member_slot = self.state.member_slot[member as usize];
+        if !self.state.is_distributed_spare(member_slot)
+            || self.state.failed[member_slot as usize]
+            || self.state.failed[target as usize]
+            || self.state.is_distributed_spare(target)
+        {
+            return Err(Error::Invariant(format!("healing copy of member {member} (slot {member_slot}) onto slot {target}")));
+        }
+        // (A plan that writes one unit alone skips `issue_phase`, which mirrors the writes;
+        // no layout with distributed spares has one: parity is updated with every write.)
+        if self.one_op_writes {
+            return Err(Error::Invariant(format!("healing copy on layout {}, whose writes may skip the copy", self.layout.name())));
+        }
+        self.generation += 1;
+        self.rebuild_taken(member, target);
+        self.healing_target = target;
+        let states = UnitStates::new(units.count());
+        self.state.rebuild = Some(Box::new(Rebuilding {
+            member,
+            member_slot,
+            healing: true,
+            target,
+            sources: vec![member_slot],
+            xor: false,
+            reconstruction: crate::layout::Reconstruction { sources: vec![member], xor: false, erasures: 0 },
+            in_place: true,
+            units,
+            states,
+            // (User reads stay at the distributed spare, which holds every unit.)
+            redirect_reads: false,
+            piggyback: false,
+            made_current: [0; 3],
+            generation: self.generation,
+            watch_reads: false,
+            reads: Vec::new(),
+            map: StripeMap::default(),
+        }));
+        // Until a unit is copied the target serves no read; it takes every write of the member.
         self.state.write_only[target as usize] = true;
         self.state.failed[target as usize] = true;
         if let Some(c) = self.content.as_mut() {
@@ -416,7 +496,7 @@ impl Controller {
     }
 
     /// The rebuild stops unfinished: its jobs drain, the target is no longer written.
-    fn abandon_rebuild(&mut self, reason: AbandonReason) {
+    pub(super) fn abandon_rebuild(&mut self, reason: AbandonReason) {
         let Some(r) = self.state.rebuild.take() else { return };
         if let Some(placement) = self.state.placement.as_deref_mut() {
             placement.rebuilding(None);
@@ -434,7 +514,19 @@ impl Controller {
                 }
             }
         }
-        self.rebuild_abandoned(r.member, r.target);
+        if r.healing {
+            // The member was not lost: it stays where it is (or, its distributed spare gone,
+            // it waits as a failed member, `Controller::fail_drive`). After a crash the target
+            // is a spare again (nothing is queued at it any more); otherwise copies of user
+            // writes may still be queued at it, so, as an abandoned rebuild's, it is not.
+            if matches!(reason, AbandonReason::HealingCrashed) {
+                self.return_spare(r.target, 0);
+            } else {
+                self.state.roles[r.target as usize] = SlotRole::Retired;
+            }
+        } else {
+            self.rebuild_abandoned(r.member, r.target);
+        }
         self.rebuild_events.push(RebuildEvent::Abandoned { member: r.member, made_current: r.made_current, reason });
     }
 
@@ -445,6 +537,10 @@ impl Controller {
         if slot == r.target {
             self.target_dead = true;
             self.abandon_rebuild(AbandonReason::TargetFailed { slot });
+        } else if r.healing {
+            if slot == r.member_slot {
+                self.abandon_rebuild(AbandonReason::HealingSourceFailed { slot });
+            }
         } else if r.sources.contains(&slot) {
             // A mirror goes on while the layout says the member's data survives the source's
             // loss too (another copy holds what the source did).
@@ -943,7 +1039,7 @@ impl Controller {
         self.source_reads.clear();
         if r.in_place {
             #[cfg(debug_assertions)]
-            {
+            if !r.healing {
                 // The shortcut's claim: the layout's own answer is every source, whole, in place.
                 self.layout.rebuild_reads(member, &r.reconstruction, start, end, None, &mut self.source_reads);
                 let plain: Vec<_> = r
@@ -1071,14 +1167,21 @@ impl Controller {
             return Ok(());
         }
         let r = self.state.rebuild.take().expect("checked above");
-        if let Some(placement) = self.state.placement.as_deref_mut() {
+        if let Some(placement) = self.state.placement.as_deref_mut().filter(|_| !r.healing) {
             placement.rebuilding(None);
         }
         self.state.write_only[r.target as usize] = false;
         self.state.failed[r.target as usize] = false;
         self.state.member_slot[r.member as usize] = r.target;
         self.state.roles[r.target as usize] = SlotRole::Member(r.member);
-        self.state.roles[r.member_slot as usize] = SlotRole::Retired;
+        if r.healing {
+            // The distributed spare is free again: its space on the members is spare space.
+            // What was planned against it goes to the member's new home.
+            self.repoint_live_work(r.member_slot, r.target);
+            self.return_spare(r.member_slot, 0);
+        } else {
+            self.state.roles[r.member_slot as usize] = SlotRole::Retired;
+        }
         self.state.failed_members.retain(|&m| m != r.member);
         self.state.member_status[r.member as usize] = super::state::MemberStatus::Working;
         self.state.member_failed_at[r.member as usize] = None;
@@ -1092,6 +1195,37 @@ impl Controller {
         Ok(())
     }
 
+    /// A healing copy out of slot `from` onto slot `to` completed: user work planned against
+    /// `from` (a piece between its pre-reads and its writes, an op in flight, a one-op
+    /// request waiting for its lock) reads and writes `to` from now on, where the member
+    /// lives, complete; an op in flight to `from` completes as if it were to `to`, which
+    /// holds the same sectors. So `from` takes no more of the member's writes, and is a
+    /// spare again at once.
+    #[cold]
+    fn repoint_live_work(&mut self, from: u32, to: u32) {
+        let mut live_piece = vec![true; self.pieces.len()];
+        for &free in &self.free_pieces {
+            live_piece[free as usize] = false;
+        }
+        let repoint = |drive: &mut u32| {
+            if *drive == from {
+                *drive = to;
+            }
+        };
+        for (p, _) in self.pieces.iter_mut().zip(&live_piece).filter(|(_, &live)| live) {
+            p.plan.ops.iter_mut().for_each(|op| repoint(&mut op.drive));
+            p.map.data.iter_mut().chain(p.map.parity.iter_mut()).for_each(|u| repoint(&mut u.drive));
+            p.plan.placed_map.data.iter_mut().chain(p.plan.placed_map.parity.iter_mut()).for_each(|u| repoint(&mut u.drive));
+        }
+        let mut live_one_op = vec![true; self.one_ops.len()];
+        for &free in &self.free_one_ops {
+            live_one_op[free as usize] = false;
+        }
+        for (op, _) in self.one_ops.iter_mut().zip(&live_one_op).filter(|(_, &live)| live) {
+            repoint(&mut op.drive);
+        }
+    }
+
     /// Resolve the rebuild's effect on a piece's freshly mapped stripe: the lost member's
     /// unit moves to the target, readable when every rebuild unit under it is current (and
     /// reads are redirected, or the piece writes), else write-only. Returns the target when
@@ -1099,6 +1233,11 @@ impl Controller {
     /// [`Controller::restore_target`]).
     pub(super) fn resolve_rebuild(&mut self, idx: u32, is_write: bool) -> Option<u32> {
         let r = self.state.rebuild.as_deref()?;
+        if r.healing {
+            // The member works where it lives: its units stay there (writes are copied to the
+            // target when issued).
+            return None;
+        }
         let unit_sectors = self.unit_sectors.size;
         let p = &mut self.pieces[idx as usize];
         let placement = self.state.placement.as_deref();

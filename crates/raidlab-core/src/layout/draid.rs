@@ -32,10 +32,13 @@
 //! rebuilt into) another member, raidlab fails the spare whole and rebuilds that member again:
 //! conservative (ZFS repairs only the blocks that lay on the lost child).
 //!
+//! **Healing.** Once a member lives in a distributed spare and a spare drive is ready, the
+//! controller copies it onto the drive (`Controller::start_healing`, `rebuild.healing`),
+//! which frees the distributed spare, as ZFS's healing resilver after `zpool replace` does.
+//!
 //! **Not modelled here** (said where a run would meet it): ZFS writes whole, variable-width
 //! stripes padded with skip sectors (copy-on-write), not read-modify-write; raidlab's dRAID
-//! updates stripes in place as md would. The healing rebuild onto a replacement drive, which
-//! frees the distributed spare, is not built yet.
+//! updates stripes in place as md would.
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;

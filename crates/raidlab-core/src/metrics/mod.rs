@@ -126,13 +126,16 @@ pub enum Period {
     /// After the failures lost data: some of it has no surviving copy or parity group, for
     /// the rest of the run.
     DataLoss = 4,
+    /// Every member working, one being copied out of a distributed spare onto a spare drive
+    /// (`rebuild.healing`).
+    Healing = 5,
 }
 
 /// Periods there are.
-pub const PERIODS: usize = 5;
+pub const PERIODS: usize = 6;
 
 /// Names of the periods in results, in `Period` order.
-pub const PERIOD_NAMES: [&str; PERIODS] = ["normal", "degraded", "rebuilding", "after", "data_loss"];
+pub const PERIOD_NAMES: [&str; PERIODS] = ["normal", "degraded", "rebuilding", "after", "data_loss", "healing"];
 
 /// Names of the classes in result tables, in `Class` order.
 pub const CLASS_NAMES: [&str; 5] = ["all", "read", "write", "degraded_read", "failed_set_read"];

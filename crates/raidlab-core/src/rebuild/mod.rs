@@ -132,6 +132,16 @@ pub struct RebuildConfig {
     /// Seconds between a failure (or a spare's arrival) and the rebuild's start.
     #[serde(default)]
     pub delay_s: f64,
+    /// After a member was rebuilt onto a distributed spare (dRAID's), copy it onto the first
+    /// spare drive that is ready (a hot spare, or a replacement that arrives,
+    /// `spare_arrives`), which frees the distributed spare for the next failure: ZFS's
+    /// healing resilver after `zpool replace`. The copy reads the distributed spare and
+    /// writes the drive, with the same executor, order and discipline as the rebuild (the
+    /// `zfs` discipline in its `healing` mode); user writes go to both meanwhile. `false`:
+    /// the member stays in the distributed spare.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    #[schemars(extend("default" = true))]
+    pub healing: bool,
     /// End the run when a rebuild completes, or is abandoned with no other spare to start
     /// again on, whatever the workload still holds: for experiments that measure the rebuild
     /// itself. Requests still in flight then are left out.
@@ -188,6 +198,9 @@ fn default_parallel() -> u32 {
 }
 fn yes() -> bool {
     true
+}
+fn is_true(value: &bool) -> bool {
+    *value
 }
 
 impl RebuildConfig {
@@ -408,6 +421,11 @@ impl Ctx<'_> {
 /// whole member, as runs ([`order::SourcePiece`]). Empty when no rebuild runs.
 fn source_pieces(controller: &Controller) -> Vec<order::SourcePiece> {
     let Some(r) = controller.rebuilding() else { return Vec::new() };
+    if r.healing {
+        // A healing copy reads the distributed spare, the whole member in place.
+        let sectors = r.units.capacity();
+        return vec![order::SourcePiece { slot: r.member_slot, member_start: 0, member_end: sectors, source_start: 0 }];
+    }
     let mut reads = Vec::new();
     let placement = controller.state().placement();
     let Some(reconstruction) = controller.layout().reconstruction(r.member) else { return Vec::new() };
@@ -474,6 +492,7 @@ impl Rebuild {
     fn start_afresh(&mut self, controller: &Controller) {
         self.executor.reset();
         if let Some(r) = controller.rebuilding() {
+            self.discipline.healing(r.healing);
             self.discipline.begin(&r.sources, r.target, r.xor);
         }
         if self.order.wants_sources() {

@@ -72,6 +72,10 @@ pub trait Discipline: Send {
     /// lost sectors are the sources' XOR (RAID-5), else a copy (RAID-1). Forget any earlier
     /// rebuild. By default nothing to do.
     fn begin(&mut self, _sources: &[u32], _target: u32, _parity: bool) {}
+    /// Whether the work that begins is a healing copy out of a distributed spare
+    /// (`rebuild.healing`), told before [`Discipline::begin`]: a discipline that throttles
+    /// the two differently switches. By default the same throttle.
+    fn healing(&mut self, _healing: bool) {}
     /// Whether a rebuild read may enter only a drive with nothing queued or in service. The
     /// engine then pulls: a drive that goes idle asks the executor for its next read. By
     /// default false.

@@ -217,6 +217,11 @@ struct Leaf {
 pub struct Zfs {
     min_active: i64,
     max_active: i64,
+    /// The class limits of the configured mode, and of a healing resilver: (min active,
+    /// max active, bytes in flight as sectors). A healing copy out of a distributed spare
+    /// is a healing resilver whatever the mode ([`Discipline::healing`]).
+    configured: (i64, i64, u64),
+    resilver: (i64, i64, u64),
     nia_delay: i64,
     nia_credit: i64,
     limit_sectors: u64,
@@ -238,12 +243,15 @@ impl Zfs {
                 zfs.rebuild_vdev_limit_mib,
             ),
         };
+        let sectors = |mib: f64| (mib * 1024.0 * 1024.0 / SECTOR_BYTES as f64) as u64;
         Box::new(Zfs {
             min_active,
             max_active,
+            configured: (min_active, max_active, sectors(limit_mib)),
+            resilver: (zfs.vdev_scrub_min_active, zfs.vdev_scrub_max_active, sectors(zfs.scan_vdev_limit_mib)),
             nia_delay: zfs.vdev_nia_delay,
             nia_credit: zfs.vdev_nia_credit,
-            limit_sectors: (limit_mib * 1024.0 * 1024.0 / SECTOR_BYTES as f64) as u64,
+            limit_sectors: sectors(limit_mib),
             leaves: vec![
                 Leaf {
                     credit: zfs.vdev_nia_credit,
@@ -279,6 +287,10 @@ impl Zfs {
 impl Discipline for Zfs {
     fn priority(&self) -> Priority {
         Priority::Foreground
+    }
+
+    fn healing(&mut self, healing: bool) {
+        (self.min_active, self.max_active, self.limit_sectors) = if healing { self.resilver } else { self.configured };
     }
 
     fn admit(&mut self, drive: u32, _now: Nanos, drives: &dyn DriveState) -> Admit {
