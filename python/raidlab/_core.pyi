@@ -74,6 +74,13 @@ class _MemberExposure(TypedDict):
     members: List[int]
     """Their slots, lowest first, at most 64 of them."""
 
+class _DriveZone(TypedDict):
+    cylinders: int
+    sectors_per_track: int
+    """512-byte sectors on every track of the zone."""
+    track_skew_sectors: int
+    """Skew at a switch to the next track of a cylinder, sectors."""
+
 class _LayoutFacts(TypedDict):
     layout: str
     """Registry name of the layout (``raid5``)."""
@@ -94,6 +101,16 @@ class _LayoutFacts(TypedDict):
     every_member_examined: bool
     same_exposure_count: bool
     """Whether every member in ``exposure`` has the same count."""
+    stripe_width: int
+    """Units of one stripe (data and parity, or every copy): the drives one stripe spans."""
+    member_stripe_fraction: float
+    """The fraction of the stripes with a unit on one member: 1 for RAID-5 and RAID-6, G/C for
+    parity declustering."""
+    drive_rpm: float
+    drive_surfaces: int
+    drive_zones: List[_DriveZone]
+    """The drive's zones, outermost first, over the whole drive (whatever
+    ``drive.capacity_sectors`` leaves of it)."""
 
 def layout_facts(config_toml: str, base_dir: str) -> _LayoutFacts:
     """The configured array's layout as the simulation builds it, from the layout's own

@@ -989,7 +989,7 @@ pub const EXPOSURE_LISTED_MAX: usize = 64;
 
 /// The configured array's layout as the simulation builds it, described by the layout's own
 /// answers ([`layout_facts`]). Sectors are 512 bytes.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct LayoutFacts {
     /// Registry name of the layout (`raid5`).
     pub layout: String,
@@ -1016,6 +1016,31 @@ pub struct LayoutFacts {
     /// Whether every member in `exposure` has the same count (every member of the array when
     /// `every_member_examined`).
     pub same_exposure_count: bool,
+    /// Units of one stripe (data and parity, or every copy of a mirror's): the drives one
+    /// stripe spans.
+    pub stripe_width: u32,
+    /// The fraction of the array's stripes with a unit on one member (member 0): 1 for RAID-5
+    /// and RAID-6, G/C for parity declustering. While a member is lost, this share of the
+    /// stripes has lost a unit, until the rebuild restores it.
+    pub member_stripe_fraction: f64,
+    /// The drive's spindle speed, revolutions per minute, and recording surfaces.
+    pub drive_rpm: f64,
+    pub drive_surfaces: u32,
+    /// The drive's zones, outermost first, as its model describes the whole drive (whatever
+    /// `drive.capacity_sectors` leaves of it): what a sequential pass over each costs.
+    pub drive_zones: Vec<DriveZone>,
+}
+
+/// One zone of the drive model ([`LayoutFacts::drive_zones`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DriveZone {
+    /// Cylinders in the zone.
+    pub cylinders: u32,
+    /// 512-byte sectors on every track of the zone.
+    pub sectors_per_track: u32,
+    /// Skew at a switch to the next track of a cylinder, sectors: what a sequential pass
+    /// loses per track beside the revolution.
+    pub track_skew_sectors: u32,
 }
 
 /// The members whose failure, while `member` is failed, takes the data closer to loss: those
@@ -1076,6 +1101,12 @@ pub fn layout_facts(config_toml: &str, base_dir: &Path) -> Result<LayoutFacts> {
         })
         .collect();
     let same_exposure_count = exposure.windows(2).all(|pair| pair[0].count == pair[1].count);
+    let mut map = crate::layout::StripeMap::default();
+    layout.map_stripe(0, &mut map);
+    let stripe_width = (map.data.len() + map.parity.len()) as u32;
+    // (A stripe has at most one unit on a member, so the member's units count its stripes.)
+    let member_units = layout.member_sectors() / layout.stripe_unit_sectors();
+    let member_stripe_fraction = (member_units as f64 / layout.stripes().max(1) as f64).min(1.0);
     let sector_bytes = crate::disk::SECTOR_BYTES;
     Ok(LayoutFacts {
         layout: layout.name().to_string(),
@@ -1088,6 +1119,19 @@ pub fn layout_facts(config_toml: &str, base_dir: &Path) -> Result<LayoutFacts> {
         exposure,
         every_member_examined,
         same_exposure_count,
+        stripe_width,
+        member_stripe_fraction,
+        drive_rpm: model_config.rpm,
+        drive_surfaces: model_config.surfaces,
+        drive_zones: model_config
+            .zones
+            .iter()
+            .map(|zone| DriveZone {
+                cylinders: zone.cylinders,
+                sectors_per_track: zone.sectors_per_track,
+                track_skew_sectors: zone.track_switch_skew_sectors.unwrap_or(model_config.track_skew_sectors),
+            })
+            .collect(),
     })
 }
 
@@ -1131,6 +1175,19 @@ mod layout_facts_tests {
             let others: Vec<u32> = (0..5).filter(|&o| o != e.member).collect();
             assert_eq!(e.members, others);
         }
+    }
+
+    /// The share of stripes with a unit on a member is 1 where every stripe spans every
+    /// drive, and G/C for parity declustering (each drive in r of the b tuples, r/b = G/C).
+    #[test]
+    fn a_member_holds_a_unit_of_every_stripe_or_of_the_declustering_share() {
+        let raid5 = facts("layout = \"raid5\"\ndrives = 5");
+        assert_eq!((raid5.stripe_width, raid5.member_stripe_fraction), (5, 1.0));
+        let raid6 = facts("layout = \"raid6\"\ndrives = 6");
+        assert_eq!((raid6.stripe_width, raid6.member_stripe_fraction), (6, 1.0));
+        let declustered = facts("layout = \"declustered\"\ndrives = 7\nstripe_width = 3");
+        assert_eq!(declustered.stripe_width, 3);
+        assert!((declustered.member_stripe_fraction - 3.0 / 7.0).abs() < 1e-12, "{}", declustered.member_stripe_fraction);
     }
 
     #[test]
