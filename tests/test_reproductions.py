@@ -53,9 +53,9 @@ def test_notes_end_at_the_next_section():
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["reproduce"], "name a paper (fu, pro, vdf, thesis, mirroring, validation, swo) or give --all"),
+    (["reproduce"], "name a paper (fu, pro, vdf, thesis, mirroring, validation, swo, draid) or give --all"),
     (["reproduce", "fu", "--all"], "not both"),
-    (["reproduce", "nope"], "unknown paper 'nope'; known: fu, pro, vdf, thesis, mirroring, validation, swo"),
+    (["reproduce", "nope"], "unknown paper 'nope'; known: fu, pro, vdf, thesis, mirroring, validation, swo, draid"),
 ])
 def test_reproduce_needs_one_known_name_or_all(argv, words, tmp_path, capsys):
     assert main([*argv, "-o", str(tmp_path / "out")]) == 2
@@ -142,6 +142,8 @@ def test_the_all_report_renders_in_chromium_with_every_figure_and_table(tmp_path
         "mirroring": {"seeds": 1, "options": {"quick": True}},
         "validation": {"options": {"drives": ["ibm18es", "hp_c2247a"]}},
         "swo": {"seeds": 1, "options": {"quick": True}},
+        "draid": {"seeds": 1, "options": {"capacity_sectors": 4_000_000, "pool_drives": 24, "pool_rate_per_s": 480.0,
+                                          "layouts": ["draid2:4d:2s"], "checks": False}},
     }
     done = reproductions.reproduce_all(tmp_path / "all", contexts=contexts, jobs=2,
                                        diskspecs_dir=DISKSPECS, command_line="pytest")

@@ -733,7 +733,7 @@ def _add_reproduce_arguments(reproduce: argparse.ArgumentParser) -> None:
                              "each into its own subdirectory and one report.md and self-contained report.html of "
                              "every paper: its tables, figures and the notes of docs/reproduction.md.")
     reproduce.add_argument("paper", metavar="PAPER", nargs="?",
-                           help="the reproduction (raidlab.reproductions.REPRODUCTIONS: fu, pro, vdf, thesis, mirroring, validation, swo)")
+                           help="the reproduction (raidlab.reproductions.REPRODUCTIONS: fu, pro, vdf, thesis, mirroring, validation, swo, draid)")
     reproduce.add_argument("--all", action="store_true",
                            help="run every reproduction and write report.md and a self-contained report.html")
     reproduce.add_argument("--diskspecs", metavar="DIR",

@@ -51,6 +51,7 @@ REPRODUCTIONS = (
     Reproduction("validation", "DiskSim's validation traces: the drive models against real drives",
                  notes="DiskSim's validation traces", module="raidlab.reproductions.validation"),
     Reproduction("swo", "SWO: log-assisted RAID-5 write schemes (Table II, Figs. 6-8, 10-11)", notes="SWO (seed 002)", module="raidlab.reproductions.swo"),
+    Reproduction("draid", "OpenZFS dRAID against RAID-6 groups with a hot spare: 100 18 TB drives, rebuild time and user p99", notes="dRAID: distributed spares against RAID-6 groups with a hot spare", module="raidlab.reproductions.draid"),
 )
 
 
