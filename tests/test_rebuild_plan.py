@@ -713,3 +713,257 @@ def test_data_loss_uses_the_cores_tolerance_of_double_parity_and_declustering(tm
     assert facts["fault_tolerance"] == tolerance and _survivors_at_risk(facts, 0) == 7
     expected = constant_repair_loss_probability(8, tolerance, 1 / hourly_failure_rate(0.0157), 3.0, 8766.0)
     assert data_loss_probability(facts, 7, 3.0, 0.0157) == pytest.approx(expected, rel=1e-12)
+
+
+# --------------------------------------------------------------------------------------------
+# Layouts compared: dRAID's healing, and the stripes at risk over time
+# --------------------------------------------------------------------------------------------
+
+
+def test_distributed_spares_of_a_draid_spec():
+    from raidlab.rebuild_plan import distributed_spares
+
+    assert distributed_spares({"layout": "draid", "draid": "draid2:8d:2s"}) == 2
+    assert distributed_spares({"layout": "draid", "draid": "draid1:3d:1s"}) == 1
+    assert distributed_spares({"layout": "draid", "draid": "draid1:3d:20c"}) == 0  # ZFS's default: none
+    assert distributed_spares({"layout": "draid"}) == 0
+    assert distributed_spares({"layout": "raid5", "spares": 2}) == 0  # hot spares are not distributed ones
+
+
+def test_stripes_at_risk_of_a_linear_rebuild_by_hand():
+    from raidlab.rebuild_plan import stripe_hours_at_risk, stripes_at_risk_curve
+
+    # The lost member's units restored at a steady pace over T = 2 h, sampled every 10 min
+    # (c = k/12 at the end of window k): a falls in a straight line from m to 0, and the area
+    # under it is m·T/2 = m · 1 h.
+    ends = [600.0 * k for k in range(1, 13)]
+    fractions = [k / 12 for k in range(1, 13)]
+    for m in (1.0, 0.5, 4 / 7):
+        times, at_risk = stripes_at_risk_curve(ends, fractions, failed_at_s=0.0, started_at_s=0.0,
+                                               ended_at_s=7200.0, member_stripe_fraction=m)
+        assert times[0] == 0.0 and at_risk[0] == m and (times[-1], at_risk[-1]) == (7200.0, 0.0)
+        assert at_risk[6] == pytest.approx(m / 2)  # half restored at 1 h
+        assert stripe_hours_at_risk(times, at_risk) == pytest.approx(m * 1.0, rel=1e-12)
+    # The failure 30 min before the rebuild starts (rebuild.delay_s): the whole m meanwhile,
+    # m · 0.5 h more. Times count from the failure.
+    shifted = [e + 1800.0 for e in ends]
+    times, at_risk = stripes_at_risk_curve([600.0, 1200.0, *shifted], [math.nan, math.nan, *fractions],
+                                           failed_at_s=0.0, started_at_s=1800.0, ended_at_s=9000.0,
+                                           member_stripe_fraction=0.5)
+    assert times[:2] == [0.0, 1800.0] and at_risk[:2] == [0.5, 0.5]
+    assert stripe_hours_at_risk(times, at_risk) == pytest.approx(0.5 * 0.5 + 0.5 * 1.0, rel=1e-12)
+
+
+def test_windows_after_the_rebuild_are_not_at_risk():
+    from raidlab.rebuild_plan import stripe_hours_at_risk, stripes_at_risk_curve
+
+    # dRAID: the rebuild onto the distributed spare ends at 20.5 s; the healing copy's windows
+    # after it (c starting again from 0.02) restore no redundancy and are left out, as are
+    # windows before the rebuild started (NaN) and the one that ends with it.
+    ends = [5.0, 10.0, 15.0, 20.0, 21.0, 25.0]
+    fractions = [math.nan, 0.0, 0.25, 0.75, 0.02, 1.0]
+    times, at_risk = stripes_at_risk_curve(ends, fractions, failed_at_s=8.0, started_at_s=8.0, ended_at_s=20.5,
+                                           member_stripe_fraction=0.5)
+    assert times == [0.0, 2.0, 7.0, 12.0, 12.5]
+    assert at_risk == [0.5, 0.5, 0.375, 0.125, 0.0]
+    # Trapezoids: 2 · 0.5 + 5 · 0.4375 + 5 · 0.25 + 0.5 · 0.0625 = 4.46875 stripe-seconds.
+    assert stripe_hours_at_risk(times, at_risk) == pytest.approx(4.46875 / 3600, rel=1e-12)
+    # Without a window inside the rebuild: a straight line from its start to its end.
+    times, at_risk = stripes_at_risk_curve([], [], failed_at_s=0.0, started_at_s=0.0, ended_at_s=3600.0,
+                                           member_stripe_fraction=1.0)
+    assert stripe_hours_at_risk(times, at_risk) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="member_stripe_fraction"):
+        stripes_at_risk_curve([], [], failed_at_s=0.0, started_at_s=0.0, ended_at_s=1.0, member_stripe_fraction=2.0)
+    with pytest.raises(ValueError, match="started_at_s"):
+        stripes_at_risk_curve([], [], failed_at_s=5.0, started_at_s=1.0, ended_at_s=9.0, member_stripe_fraction=1.0)
+
+
+def test_expected_lost_stripe_fraction_by_hand():
+    from raidlab.rebuild_plan import expected_lost_stripe_fraction
+
+    lam = hourly_failure_rate(0.0157)  # 1.80522e-6 per drive-hour
+    # RAID-5 of n = 5 drives (W = 5, m = 1), a linear 2 h rebuild: ∫ a = 1 h, and
+    # λ (n − 1) · m · T/2 = 4 · 1.80522e-6 · 1 h = 7.22088e-6 of the stripes.
+    assert expected_lost_stripe_fraction(1.0, 5, 1, 0.0157) == pytest.approx(7.22088e-6, rel=1e-5)
+    assert expected_lost_stripe_fraction(1.0, 5, 1, 0.0157) == pytest.approx(lam * 4 * 1 * 2 / 2, rel=1e-12)
+    # Parity declustering, G = 4 over C = 8 (m = 1/2), the same rebuild: λ · 3 · 0.5 h.
+    assert expected_lost_stripe_fraction(0.5, 4, 1, 0.0157) == pytest.approx(lam * 3 * 0.5, rel=1e-12)
+    # Two or more failures survived: one more loses nothing; no figure.
+    assert expected_lost_stripe_fraction(1.0, 6, 2, 0.0157) is None
+    assert expected_lost_stripe_fraction(1.0, 5, 1, 0.0) == 0.0
+    with pytest.raises(ValueError, match="stripe_hours"):
+        expected_lost_stripe_fraction(-1.0, 5, 1, 0.0157)
+
+
+def test_one_more_failure_loses_w_minus_1_times_the_stripes_at_risk():
+    """The (W − 1) of the formula, counted: a layout whose stripes are every 4 of 8 drives (70
+    stripes, 35 on each drive: m = 1/2, W = 4). Drive 0 fails; with k of its stripes
+    restored, each survivor's failure loses the unrestored stripes holding it and drive 0, and
+    the survivors' losses add up to (W − 1) × a of the stripes."""
+    from itertools import combinations
+
+    stripes = list(combinations(range(8), 4))
+    on_failed = [stripe for stripe in stripes if 0 in stripe]
+    assert len(on_failed) / len(stripes) == 0.5
+    for restored in (0, 10, 35):
+        unrestored = on_failed[restored:]
+        a = len(unrestored) / len(stripes)
+        lost = sum(sum(1 for stripe in unrestored if survivor in stripe) for survivor in range(1, 8)) / len(stripes)
+        assert lost == pytest.approx((4 - 1) * a)
+
+
+def test_plan_rows_read_the_healing_and_the_rebuilt_fraction(tmp_path):
+    """A dRAID row that healed: the healing time and period from the sweep's row, the stripes at
+    risk from the run's timeseries; a RAID-5 row beside it has no healing columns."""
+    from raidlab.rebuild_plan import plan_rows
+
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    # The rebuild runs 10 s → 30 s, c rising by 0.25 every 5 s; the healing copy after it.
+    pd.DataFrame({"window_end_s": [5.0, 10.0, 15.0, 20.0, 25.0, 30.0, 35.0],
+                  "rebuilt_fraction": [math.nan, 0.0, 0.25, 0.5, 0.75, 1.0, 0.4]}
+                 ).to_parquet(run_dir / "timeseries.parquet")
+    common = {"status": "done", "rebuild.outcome": "complete", "rebuild.failed_at_s": 10.0,
+              "rebuild.started_at_s": 10.0, "rebuild.ended_at_s": 30.0, "rebuild.rebuild_time_s": 20.0,
+              "rebuild.member": 0, "response_ms_by_period.rebuilding.p50": 5.0,
+              "response_ms_by_period.rebuilding.p99": 20.0}
+    summary = pd.DataFrame([
+        {**common, "run_id": "draid", "healing_time_s": 12.5, "response_ms_by_period.healing.p50": 4.0,
+         "response_ms_by_period.healing.p99": 15.0},
+        {**common, "run_id": "raid5", "healing_time_s": math.nan},
+    ])
+    exposure = [{"member": m, "count": 7, "members": [o for o in range(8) if o != m]} for m in range(8)]
+    draid = {"layout": "draid", "drives": 8, "fault_tolerance": 1, "member_bytes": 10**9, "stripe_width": 4,
+             "member_stripe_fraction": 4 / 7, "exposure": exposure}
+    raid5 = {"layout": "raid5", "drives": 8, "fault_tolerance": 1, "member_bytes": 10**9, "stripe_width": 8,
+             "member_stripe_fraction": 1.0, "exposure": exposure}
+    candidates = [Candidate("draid", {"array.layout": "draid"}), Candidate("raid5", {"array.layout": "raid5"})]
+    curves = {}
+    table = plan_rows(candidates, ["vsm", "vsm"], [dict(c.overrides) for c in candidates], summary,
+                      [run_dir, run_dir], {}, layouts=[draid, raid5], afr=0.0157, ure_per_bit=1e-15, curves=curves)
+    healed, plain = table.iloc[0], table.iloc[1]
+    assert (healed["healing_time_s"], healed["healing_p50_ms"], healed["healing_p99_ms"]) == (12.5, 4.0, 15.0)
+    assert pd.isna(plain["healing_time_s"]) and pd.isna(plain["healing_p99_ms"])
+    # c linear over the 20 s (the healing's 0.4 at 35 s left out): ∫ a = m · 20 s / 2.
+    assert healed["stripe_hours_at_risk"] == pytest.approx(4 / 7 * 10 / 3600, rel=1e-12)
+    assert plain["stripe_hours_at_risk"] == pytest.approx(1.0 * 10 / 3600, rel=1e-12)
+    lam = hourly_failure_rate(0.0157)
+    assert healed["expected_lost_stripe_fraction"] == pytest.approx(lam * 3 * 4 / 7 * 10 / 3600, rel=1e-12)
+    assert plain["expected_lost_stripe_fraction"] == pytest.approx(lam * 7 * 10 / 3600, rel=1e-12)
+    assert list(curves) == ["draid", "raid5"] and curves["draid"][0] == [0.0, 5.0, 10.0, 15.0, 20.0]
+
+
+def _layout_candidates() -> str:
+    return """\
+[[rebuild_plan.candidates]]
+label = "raid5"
+"array.layout" = "raid5"
+"array.drives" = 8
+
+[[rebuild_plan.candidates]]
+label = "declustered"
+"array.layout" = "declustered"
+"array.drives" = 8
+"array.stripe_width" = 4
+
+[[rebuild_plan.candidates]]
+label = "draid"
+"array.layout" = "draid"
+"array.drives" = 8
+"array.draid" = "draid1:3d:1s"
+# TINY's drives hold 19.7 MB: rows of 1 MiB, not ZFS's 16 MiB.
+"array.row_kib" = 1024
+"""
+
+
+@pytest.mark.engine
+def test_a_draid_candidate_gets_a_spare_drive_for_its_healing(tmp_path):
+    from raidlab.config import parse_toml
+
+    # A configuration that says it has no spare drive: the dRAID candidate is given one (its
+    # healing copy needs it), the others keep the configuration's none, and a candidate that
+    # sets array.spares itself keeps what it sets.
+    document = parse_toml(TINY)
+    document["array"]["spares"] = 0
+    base = prepare_base(document, tmp_path, fail_at_s=5)
+    assert "array.spares" not in " ".join(base.notes)
+    candidates = candidates_from_table(parse_toml(_layout_candidates())["rebuild_plan"])
+    own = Candidate("draid, no spare", {**candidates[2].overrides, "array.spares": 0})
+    notes = []
+    _, settings, _ = check_candidates([*candidates, own], base, tmp_path, None, notes=notes)
+    assert [values.get("array.spares") for values in settings] == [None, None, 1, 0]
+    assert notes == ["candidate 'draid': set array.spares = 1 (a spare drive for the healing copy off its "
+                     "distributed spare, at hand when the rebuild ends)"]
+    # A replacement that arrives, or healing turned off: nothing to add.
+    document["failures"] = [{"drive": 0, "at_s": 5.0}, {"kind": "spare_arrives", "at_s": 6.0}]
+    notes = []
+    check_candidates([candidates[2]], prepare_base(document, tmp_path), tmp_path, None, notes=notes)
+    assert notes == []
+    off = Candidate("draid, no healing", {**candidates[2].overrides, "rebuild.healing": False})
+    check_candidates([off], base, tmp_path, None, notes=notes)
+    assert notes == []
+
+
+@pytest.mark.engine
+def test_layouts_end_to_end_healing_and_stripes_at_risk(tmp_path, capsys):
+    """RAID-5, parity declustering and dRAID on eight drives. Rebuild reads of one stripe unit
+    (rebuild.unit = 8 sectors) make a unit cost about the same whatever the layout, so the
+    declustered layout's fewer stripes per member (4/8) show in its stripes at risk. With
+    one-track units TINY's small drives rebuild the declustered member about 3 times slower
+    than RAID-5's, which more than undoes the factor 1/2: the comparison depends on the
+    rebuild as well as on the layout, which is why the plan measures it."""
+    from raidlab import load_result
+
+    listing = tmp_path / "layouts.toml"
+    listing.write_text(_layout_candidates(), encoding="utf-8")
+    output = tmp_path / "plan"
+    arguments = ["rebuild-plan", str(_config(tmp_path)), "-o", str(output), "--fail-at", "5", "-j", "2",
+                 "--candidates", str(listing), "--set", "rebuild.unit={ sectors = 8 }"]
+    assert main([*arguments, "--json"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    rows = {row["candidate"]: row for row in answer["candidates"]}
+    assert list(rows) == ["raid5", "declustered", "draid"]
+    # TINY has no spare drive: rebuild-plan gives every candidate one, dRAID's included.
+    assert "added array.spares = 1 (a hot spare to rebuild onto)" in answer["changes"]
+    lam = hourly_failure_rate(0.0157)
+    for label, row in rows.items():
+        assert row["status"] == "done" and row["outcome"] == "complete" and row["rebuild_time_s"] > 0
+        # The stripes at risk from the layout's m and the run's own c(t), computed again here.
+        m, width = row["member_stripe_fraction"], row["stripe_width"]
+        result = load_result(output / "runs" / row["run_id"])
+        record = result.summary["rebuilds"][0]
+        series = result.timeseries
+        inside = series[(series["window_end_s"] > record["started_at_s"]) & (series["window_end_s"] < record["ended_at_s"])
+                         & series["rebuilt_fraction"].notna()]
+        times = [0.0, record["started_at_s"] - record["failed_at_s"],
+                 *(inside["window_end_s"] - record["failed_at_s"]), record["ended_at_s"] - record["failed_at_s"]]
+        at_risk = [m, m, *(m * (1 - inside["rebuilt_fraction"])), 0.0]
+        area_s = sum((t1 - t0) * (a0 + a1) / 2 for t0, t1, a0, a1 in zip(times, times[1:], at_risk, at_risk[1:]))
+        assert row["stripe_hours_at_risk"] == pytest.approx(area_s / 3600, rel=1e-9)
+        assert 0 < row["stripe_hours_at_risk"] <= m * row["degraded_s"] / 3600  # a(t) never above m
+        assert row["expected_lost_stripe_fraction"] == pytest.approx(lam * (width - 1) * row["stripe_hours_at_risk"],
+                                                                     rel=1e-12)
+    assert (rows["raid5"]["member_stripe_fraction"], rows["raid5"]["stripe_width"]) == (1.0, 8)
+    assert (rows["declustered"]["member_stripe_fraction"], rows["declustered"]["stripe_width"]) == (0.5, 4)
+    assert rows["draid"]["member_stripe_fraction"] == pytest.approx(4 / 7) and rows["draid"]["stripe_width"] == 4
+    # dRAID rebuilt onto its distributed spare, then copied the member onto the spare drive.
+    assert rows["draid"]["healing_time_s"] > 0 and rows["draid"]["healing_p99_ms"] > 0
+    assert rows["draid"]["survivor_read_source"] == "measured, with healing"
+    for label in ("raid5", "declustered"):
+        assert rows[label]["healing_time_s"] is None and rows[label]["healing_p99_ms"] is None
+    # Half as many stripes on the failed member, and a rebuild no longer than RAID-5's here
+    # (each survivor reads 3 units per lost unit instead of 7): fewer stripe-hours at risk.
+    # The declustered area is at most m · its degraded window (a(t) <= m), which is below
+    # RAID-5's area.
+    assert rows["declustered"]["rebuild_time_s"] <= rows["raid5"]["rebuild_time_s"]
+    assert 0.5 * rows["declustered"]["degraded_s"] / 3600 < rows["raid5"]["stripe_hours_at_risk"]
+    assert rows["declustered"]["stripe_hours_at_risk"] < rows["raid5"]["stripe_hours_at_risk"]
+    for name in ("stripes-at-risk.png", "stripes-at-risk.svg", "pareto.png"):
+        assert (output / name).is_file(), name
+    table = pd.read_parquet(output / "plan.parquet")
+    assert table["healing_time_s"].notna().tolist() == [False, False, True]
+
+    # The printed table has the healing columns when a candidate healed (the runs are done).
+    assert main(arguments) == 0
+    out = capsys.readouterr().out
+    assert "heal p99" in out and "stripe-h at risk" in out and "E[lost]" in out

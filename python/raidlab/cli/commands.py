@@ -796,7 +796,7 @@ COMMANDS: Sequence[Tuple[str, str, Callable[[argparse.ArgumentParser], None]]] =
      _elsewhere("raidlab.cli.experiments", "add_compare_arguments")),
     ("list", "list what a configuration can name: presets, layouts, schedulers, trace formats, policies",
      _elsewhere("raidlab.cli.experiments", "add_list_arguments")),
-    ("rebuild-plan", "how long will my rebuild take, and what will it cost? (one run per rebuild setting)",
+    ("rebuild-plan", "how long will my rebuild take, and what will it cost? (one run per rebuild setting or layout)",
      _elsewhere("raidlab.cli.rebuild_plan", "add_arguments")),
 )
 

@@ -1,23 +1,29 @@
 """``raidlab rebuild-plan CONFIG``: how long will my rebuild take, and what will it cost?
 
 For the user's own array, drive and workload (a run configuration), one member fails and is
-rebuilt onto a hot spare under each candidate rebuild discipline or setting; each candidate
-is one run of a sweep (:mod:`raidlab.experiments.sweep`: the local process pool or Dask, content-addressed
+rebuilt onto a hot spare under each candidate rebuild discipline, setting or layout; each
+candidate is one run of a sweep (:mod:`raidlab.experiments.sweep`: the local process pool or Dask, content-addressed
 run directories, resuming). The answer is one row per candidate::
 
     candidate ─▶ rebuild time, user p50 / p99 while rebuilding,
+                 healing time and user p50 / p99 while healing (dRAID's copy onto a spare drive),
                  P(second drive failure in the group while it is degraded),
                  P(unrecoverable read error while reading the survivors),
-                 P(data loss within a mission time, every rebuild taking as long as this one)
+                 P(data loss within a mission time, every rebuild taking as long as this one),
+                 stripe-hours at risk (the stripes missing a unit, over the degraded window)
+                 and the expected share of the stripes one more failure would lose
 
-and a Pareto plot of rebuild time against user p99, with, given an SLO on p99, the fastest
-rebuild that keeps it.
+a Pareto plot of rebuild time against user p99, with, given an SLO on p99, the fastest
+rebuild that keeps it, and a plot of the stripes at risk against the time since the failure.
 
 The pieces are pure functions where they can be (tests call them on tables they build):
 
 * :data:`DEFAULT_CANDIDATES`: the default set, as data (:class:`Candidate`);
 * :func:`second_failure_probability`, :func:`ure_probability`, :func:`data_loss_probability`:
   the exposure formulas (the last is :mod:`raidlab.exposure`'s chain for the layout);
+* :func:`stripes_at_risk_curve`, :func:`stripe_hours_at_risk`,
+  :func:`expected_lost_stripe_fraction`: the stripes at risk over time, from a run's rebuilt
+  fraction and the layout's stripes per member;
 * :func:`pareto_front`, :func:`pick_for_slo`: the front and the SLO pick on a results table;
 * :func:`prepare_base`: the configuration with a failure, a spare and ``rebuild.end_run``;
 * :func:`run_plan`: everything, writing the output directory; the command is
@@ -62,6 +68,10 @@ __all__ = [
     "DEFAULT_MISSION_YEARS",
     "check_ure_per_bit",
     "check_slo_ms",
+    "distributed_spares",
+    "stripes_at_risk_curve",
+    "stripe_hours_at_risk",
+    "expected_lost_stripe_fraction",
     "pareto_front",
     "SloChoice",
     "pick_for_slo",
@@ -70,6 +80,7 @@ __all__ = [
     "measure_media_rate_mb_s",
     "PlanOutcome",
     "run_plan",
+    "draw_stripes_at_risk",
     "add_arguments",
 ]
 
@@ -325,6 +336,116 @@ def ure_probability(bits_read: float, ure_per_bit: float) -> float:
     if not (bits_read >= 0):
         raise ValueError(f"expected bits_read >= 0, not {bits_read}")
     return -math.expm1(-bits_read * check_ure_per_bit(ure_per_bit))
+
+
+# ---------------------------------------------------------------------------------------------
+# Stripes at risk over time (pure functions of a run's rebuild and timeseries)
+# ---------------------------------------------------------------------------------------------
+
+
+def distributed_spares(array: Mapping[str, Any]) -> int:
+    """The distributed spares S of an ``[array]`` table: the ``Ss`` part of ``array.draid``
+    for ``layout = "draid"`` (``"draid2:8d:2s"``: 2); 0 for another layout, or a dRAID without
+    that part (ZFS's default)."""
+    if array.get("layout") != "draid":
+        return 0
+    spec = array.get("draid", "draid1")
+    for part in str(spec).split(":")[1:]:
+        part = part.strip().lower()
+        if part.endswith("s") and part[:-1].isdigit():
+            return int(part[:-1])
+    return 0
+
+
+def stripes_at_risk_curve(
+    window_end_s: Sequence[Any],
+    rebuilt_fraction: Sequence[Any],
+    *,
+    failed_at_s: float,
+    started_at_s: float,
+    ended_at_s: float,
+    member_stripe_fraction: float,
+) -> Tuple[List[float], List[float]]:
+    """a(t): the fraction of the array's stripes that have lost a unit not yet restored, from
+    the failure (t = 0, seconds) to the rebuild's end, as points to join by straight lines.
+
+    a = m (``member_stripe_fraction``: the stripes with a unit on the failed member) from the
+    failure until the rebuild starts; then m × (1 − c(t)) at each window's end inside the
+    rebuild, c being the timeseries' ``rebuilt_fraction`` (the lost member's units current at
+    the window's end; missing values are skipped); 0 when the rebuild ends. Windows ending at
+    or after ``ended_at_s`` are left out: what follows (dRAID's healing copy) restores no
+    redundancy. Without any window inside the rebuild, a falls in a straight line from its
+    start to its end."""
+    m = float(member_stripe_fraction)
+    if not (0.0 <= m <= 1.0):
+        raise ValueError(f"member_stripe_fraction: expected a fraction in [0, 1], not {member_stripe_fraction}")
+    failed, started, ended = float(failed_at_s), float(started_at_s), float(ended_at_s)
+    if not (math.isfinite(failed) and math.isfinite(started) and math.isfinite(ended)):
+        raise ValueError(f"failed_at_s, started_at_s, ended_at_s: expected finite seconds, not "
+                         f"{failed_at_s}, {started_at_s}, {ended_at_s}")
+    if not failed <= started <= ended:
+        raise ValueError(f"started_at_s: expected failed_at_s <= started_at_s <= ended_at_s, not "
+                         f"{failed:g}, {started:g}, {ended:g}")
+    if len(window_end_s) != len(rebuilt_fraction):
+        raise ValueError(f"rebuilt_fraction: expected one value per window end ({len(window_end_s)}), "
+                         f"not {len(rebuilt_fraction)}")
+    times, at_risk = [0.0], [m]
+    if started > failed:
+        times.append(started - failed)
+        at_risk.append(m)
+    for end, fraction in sorted((float(e), float(f)) for e, f in zip(window_end_s, rebuilt_fraction)
+                                if _finite_number(e) and _finite_number(f)):
+        if started < end < ended:
+            times.append(end - failed)
+            at_risk.append(m * (1.0 - min(1.0, max(0.0, fraction))))
+    times.append(ended - failed)
+    at_risk.append(0.0)
+    return times, at_risk
+
+
+def stripe_hours_at_risk(times_s: Sequence[float], at_risk: Sequence[float]) -> float:
+    """∫ a(t) dt over the curve's points (:func:`stripes_at_risk_curve`: seconds, fractions
+    of the array's stripes) by trapezoids, in stripe-hours: the hours the whole array would
+    have to be exposed to match (a rebuilt fraction rising in a straight line from 0 to 1
+    over T hours gives m·T/2)."""
+    if len(times_s) != len(at_risk):
+        raise ValueError(f"at_risk: expected one value per time ({len(times_s)}), not {len(at_risk)}")
+    area = 0.0
+    for (t0, a0), (t1, a1) in zip(zip(times_s, at_risk), zip(times_s[1:], at_risk[1:])):
+        if t1 < t0:
+            raise ValueError(f"times_s: expected times in increasing order, not {t0:g} then {t1:g}")
+        area += (t1 - t0) * (a0 + a1) / 2.0
+    return area / 3600.0
+
+
+def expected_lost_stripe_fraction(stripe_hours: float, stripe_width: int, fault_tolerance: int,
+                                  afr: float) -> Optional[float]:
+    """The expected fraction of the array's stripes lost to one more drive failure while
+    degraded, for a layout that survives one failure: λ × (W − 1) × ``stripe_hours``, λ the
+    per-drive hourly failure rate (:func:`hourly_failure_rate`), W the ``stripe_width``.
+
+    Why W − 1: a stripe still missing its unit of the failed member has W − 1 other units on
+    W − 1 different survivors, and survivor s failing at t loses the unrestored stripes that
+    hold a unit of s; summed over the survivors that is (W − 1) × a(t) of the stripes, each
+    survivor failing at λ. First order in λ·hours (no third failure), drives independent.
+    ``None`` for a ``fault_tolerance`` other than 1: with two or more, one more failure loses
+    nothing, and a loss needs two more failures within the window."""
+    if not _finite_number(stripe_hours) or stripe_hours < 0:
+        raise ValueError(f"stripe_hours: expected stripe-hours >= 0, not {stripe_hours}")
+    if fault_tolerance != 1:
+        return None
+    width = int(stripe_width)
+    if width < 2:
+        raise ValueError(f"stripe_width: expected a stripe of at least 2 units, not {stripe_width}")
+    return hourly_failure_rate(afr) * (width - 1) * float(stripe_hours)
+
+
+def _finite_number(value: Any) -> bool:
+    """A finite int or float, numpy's included (a table's cells)."""
+    try:
+        return not isinstance(value, bool) and value is not None and math.isfinite(float(value))
+    except (TypeError, ValueError):
+        return False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -616,8 +737,10 @@ def measure_media_rate_mb_s(drive: Mapping[str, Any]) -> float:
 #: Columns of the results table (plan.csv, plan.parquet), in order.
 COLUMNS = (
     "candidate", "discipline", "status", "rebuild_time_s", "p50_ms", "p99_ms", "mean_ms", "requests_during_rebuild",
+    "healing_time_s", "healing_p50_ms", "healing_p99_ms", "layout", "stripe_width", "member_stripe_fraction",
     "degraded_s", "survivors", "survivor_read_bytes", "survivor_read_source", "p_second_failure", "p_ure",
-    "p_data_loss", "pareto", "outcome", "run_id", "error", "settings",
+    "p_data_loss", "stripe_hours_at_risk", "expected_lost_stripe_fraction", "pareto", "outcome", "run_id", "error",
+    "settings",
 )
 
 
@@ -649,13 +772,18 @@ class PlanOutcome:
     runs: Optional[int] = None
     #: The mission time of ``p_data_loss``, years.
     mission_years: float = DEFAULT_MISSION_YEARS
+    #: What was changed in single candidates, in words (a spare drive for dRAID's healing).
+    candidate_notes: List[str] = field(default_factory=list)
+    #: Each completed rebuild's a(t) by candidate label: (seconds since the failure, fraction
+    #: of the array's stripes at risk), as :func:`stripes_at_risk_curve` gives it.
+    curves: Dict[str, Tuple[List[float], List[float]]] = field(default_factory=dict)
 
     def as_json(self) -> Dict[str, Any]:
         rows = [{key: _json_cell(value) for key, value in row.items()} for row in self.table.to_dict("records")]
         return {
             "directory": str(self.directory),
             "failure": {"drive": self.base.fail_drive, "at_s": self.base.fail_at_s},
-            "changes": list(self.base.notes),
+            "changes": list(self.base.notes) + list(self.candidate_notes),
             "warnings": list(self.warnings),
             "left_out": [{"candidate": label, "same_as": same} for label, same in self.repeated],
             "afr": self.afr,
@@ -719,6 +847,40 @@ def _survivor_read_bytes(run_dir: Path, member: Any, target: Any) -> Optional[fl
     return float(drives.loc[keep, "rebuild_mb"].sum()) * 1e6
 
 
+def _rebuilt_fraction_series(run_dir: Path) -> Optional[Tuple[List[float], List[float]]]:
+    """The run's timeseries ``window_end_s`` and ``rebuilt_fraction`` (seconds, fractions);
+    ``None`` when the run directory has no such table or column (a run of an older raidlab)."""
+    import pandas as pd
+
+    path = run_dir / "timeseries.parquet"
+    if not path.is_file():
+        return None
+    try:
+        series = pd.read_parquet(path, columns=["window_end_s", "rebuilt_fraction"], page_checksum_verification=True)
+    except Exception:  # noqa: BLE001 - no such column, or an unreadable table: a straight line instead
+        return None
+    return series["window_end_s"].astype(float).tolist(), series["rebuilt_fraction"].astype(float).tolist()
+
+
+def _at_risk_curve(source: Mapping[str, Any], run_dir: Optional[Path],
+                   layout: Mapping[str, Any]) -> Optional[Tuple[List[float], List[float]]]:
+    """a(t) of a completed first rebuild (:func:`stripes_at_risk_curve`) from its sweep row
+    (``rebuild.failed_at_s`` … ``rebuild.ended_at_s``), its run's timeseries and the layout's
+    ``member_stripe_fraction``; ``None`` when one of them is missing."""
+    failed, started, ended = (source.get(f"rebuild.{name}") for name in ("failed_at_s", "started_at_s", "ended_at_s"))
+    fraction = layout.get("member_stripe_fraction")
+    if not all(_finite_number(value) for value in (failed, ended, fraction)):
+        return None
+    started = started if _finite_number(started) else failed
+    series = _rebuilt_fraction_series(run_dir) if run_dir is not None else None
+    ends, fractions = series if series is not None else ([], [])
+    try:
+        return stripes_at_risk_curve(ends, fractions, failed_at_s=float(failed), started_at_s=float(started),
+                                     ended_at_s=float(ended), member_stripe_fraction=float(fraction))
+    except ValueError:
+        return None
+
+
 def _no_rebuild(settings: Mapping[str, Any], base_document: Mapping[str, Any]) -> str:
     """Why a run has no rebuild, in words: no spare to rebuild onto, or no rebuild at all."""
     array = base_document.get("array", {}) if isinstance(base_document.get("array"), Mapping) else {}
@@ -740,11 +902,15 @@ def plan_rows(
     afr: float,
     ure_per_bit: float,
     mission_h: float = HOURS_PER_YEAR,
+    curves: Optional[Dict[str, Tuple[List[float], List[float]]]] = None,
 ) -> "pd.DataFrame":
     """The results table: one row per candidate from its sweep row (``summary``, in candidate
-    order), run directory (for the survivors' reads) and layout (``layouts``: the core's
-    ``_core.layout_facts`` of its configuration, for the members at risk and a member's bytes),
-    with the exposure computed (P(data loss) within ``mission_h`` hours)."""
+    order), run directory (for the survivors' reads and the rebuilt fraction over time) and
+    layout (``layouts``: the core's ``_core.layout_facts`` of its configuration, for the
+    members at risk, a member's bytes, the stripe width and the stripes on a member), with the
+    exposure computed (P(data loss) within ``mission_h`` hours, the stripe-hours at risk).
+    ``curves``, if given, receives each completed rebuild's a(t) by candidate label (seconds
+    since the failure, fractions of the array's stripes) for the plot."""
     import pandas as pd
 
     from raidlab.config import toml_literal
@@ -755,6 +921,9 @@ def plan_rows(
         row: Dict[str, Any] = {key: None for key in COLUMNS}
         row.update(candidate=candidate.label, discipline=disciplines[number], run_id=source.get("run_id"),
                    settings=", ".join(f"{k}={toml_literal(v)}" for k, v in settings[number].items()))
+        layout = layouts[number]
+        row.update(layout=layout.get("layout"), stripe_width=layout.get("stripe_width"),
+                   member_stripe_fraction=layout.get("member_stripe_fraction"))
         status = source.get("status")
         # A run without a rebuild has no outcome: None, or NaN in a table where others have one.
         outcome = _json_cell(source.get("rebuild.outcome"))
@@ -777,14 +946,24 @@ def plan_rows(
         ended, failed = source.get("rebuild.ended_at_s"), source.get("rebuild.failed_at_s")
         degraded = float(ended) - float(failed) if _finite(ended) and _finite(failed) else row["rebuild_time_s"]
         row["degraded_s"] = degraded
-        layout = layouts[number]
+        # dRAID's healing copy: the summary's healing_time_s and healing period, present only
+        # for runs that healed.
+        healing = source.get("healing_time_s")
+        if _finite_number(healing):
+            row["healing_time_s"] = float(healing)
+            for column, metric in (("healing_p50_ms", "p50"), ("healing_p99_ms", "p99")):
+                value = source.get(f"response_ms_by_period.healing.{metric}")
+                row[column] = float(value) if _finite_number(value) else None
         survivors = _survivors_at_risk(layout, source.get("rebuild.member"))
         row["survivors"] = survivors
         measured = None
         if run_dirs[number] is not None:
             measured = _survivor_read_bytes(run_dirs[number], source.get("rebuild.member"), source.get("rebuild.target_slot"))
         if measured is not None and measured > 0:
-            row["survivor_read_bytes"], row["survivor_read_source"] = measured, "measured"
+            # A run that healed read the distributed spare for the copy too, and the drives
+            # table does not tell the two apart: the figure is the rebuild's reads and the copy's.
+            row["survivor_read_bytes"] = measured
+            row["survivor_read_source"] = "measured, with healing" if row["healing_time_s"] is not None else "measured"
         else:
             row["survivor_read_bytes"] = survivors * float(layout["member_bytes"]) if survivors is not None else None
             row["survivor_read_source"] = "capacity"
@@ -794,14 +973,26 @@ def plan_rows(
             row["p_ure"] = ure_probability(8.0 * row["survivor_read_bytes"], ure_per_bit)
         if degraded is not None:
             row["p_data_loss"] = data_loss_probability(layout, survivors, degraded / 3600.0, afr, mission_h)
+        curve = _at_risk_curve(source, run_dirs[number], layout)
+        if curve is not None:
+            row["stripe_hours_at_risk"] = stripe_hours_at_risk(*curve)
+            width, tolerance = layout.get("stripe_width"), layout.get("fault_tolerance")
+            if _finite_number(width) and _finite_number(tolerance):
+                row["expected_lost_stripe_fraction"] = expected_lost_stripe_fraction(
+                    row["stripe_hours_at_risk"], int(width), int(tolerance), afr)
+            if curves is not None:
+                curves[candidate.label] = curve
         rows.append(row)
     table = pd.DataFrame(rows, columns=list(COLUMNS))
     front = set(pareto_front(table["rebuild_time_s"].tolist(), table["p99_ms"].tolist()))
     table["pareto"] = [index in front for index in range(len(table))]
-    for column in ("status", "candidate", "discipline", "survivor_read_source", "outcome", "run_id", "error", "settings"):
+    for column in ("status", "candidate", "discipline", "layout", "survivor_read_source", "outcome", "run_id", "error",
+                   "settings"):
         table[column] = table[column].astype("string")
     for column in ("rebuild_time_s", "p50_ms", "p99_ms", "mean_ms", "degraded_s", "survivor_read_bytes",
-                   "p_second_failure", "p_ure", "p_data_loss", "requests_during_rebuild", "survivors"):
+                   "p_second_failure", "p_ure", "p_data_loss", "requests_during_rebuild", "survivors",
+                   "healing_time_s", "healing_p50_ms", "healing_p99_ms", "stripe_width", "member_stripe_fraction",
+                   "stripe_hours_at_risk", "expected_lost_stripe_fraction"):
         table[column] = pd.to_numeric(table[column], errors="coerce").astype("float64")
     return table
 
@@ -812,15 +1003,22 @@ def check_candidates(
     base_dir: Path,
     media_rate_mb_s: Optional[float],
     extra: Sequence[str] = (),
+    notes: Optional[List[str]] = None,
 ) -> Tuple[List[str], List[Dict[str, Any]], List[Dict[str, Any]]]:
     """Each candidate's discipline, settings (the overrides it runs with) and layout (the
     core's ``_core.layout_facts`` of its configuration), checked before anything runs: a
     discipline this build does not know, or a configuration the core refuses, is a
     :class:`ConfigError` naming the candidate; a failure rebuild-plan added (``--fail-drive``)
-    of a slot that is not one of the candidate's members is one naming ``--fail-drive``."""
+    of a slot that is not one of the candidate's members is one naming ``--fail-drive``.
+
+    A candidate with distributed spares (dRAID, :func:`distributed_spares`) whose array has no
+    spare drive (``array.spares = 0`` in the base, the candidate not setting it) and no
+    replacement arriving (``spare_arrives``) is given ``array.spares = 1``, so that its healing
+    copy onto a drive is measured (:func:`_healing_spare`); ``notes``, if given, receives a line
+    saying so for each."""
     from raidlab import _core
     from raidlab.catalogue import family
-    from raidlab.config import apply_overrides, to_toml
+    from raidlab.config import apply_overrides, parse_toml, to_toml
     from raidlab.config import toml_literal
     from raidlab.experiments.sweep import _core_message
 
@@ -844,6 +1042,13 @@ def check_candidates(
         overrides = [f"{key}={toml_literal(value)}" for key, value in values.items()] + list(extra)
         try:
             candidate_text = apply_overrides(text, overrides)
+            if _healing_spare(parse_toml(candidate_text), values):
+                values["array.spares"] = 1
+                overrides = [f"{key}={toml_literal(value)}" for key, value in values.items()] + list(extra)
+                candidate_text = apply_overrides(text, overrides)
+                if notes is not None:
+                    notes.append(f"candidate {candidate.label!r}: set array.spares = 1 (a spare drive for the "
+                                 "healing copy off its distributed spare, at hand when the rebuild ends)")
             layout = _candidate_layout(candidate_text, base, overrides, base_dir, layouts_known)
         except ConfigError as error:
             raise ConfigError(f"candidate {candidate.label!r}: {_core_message(error)}", key=error.key) from None
@@ -863,6 +1068,23 @@ def check_candidates(
         settings.append(values)
         layouts.append(layout)
     return disciplines, settings, layouts
+
+
+def _healing_spare(document: Mapping[str, Any], values: Mapping[str, Any]) -> bool:
+    """Whether a candidate's configuration (``document``, its keys ``values``) needs a spare
+    drive added for its dRAID healing copy to be measured: the layout has distributed spares,
+    healing is on (``rebuild.healing``, default true), the array has no spare drive, no
+    ``spare_arrives`` brings one, and the candidate did not set ``array.spares`` itself (a
+    candidate without a spare drive on purpose keeps it so)."""
+    array = document.get("array") if isinstance(document.get("array"), Mapping) else {}
+    rebuild = document.get("rebuild") if isinstance(document.get("rebuild"), Mapping) else {}
+    failures = document.get("failures") if isinstance(document.get("failures"), list) else []
+    if "array.spares" in values or distributed_spares(array) <= 0 or rebuild.get("healing", True) is False:
+        return False
+    spares = array.get("spares", 0)
+    if not _finite(spares) or spares > 0:
+        return False
+    return not any(isinstance(f, Mapping) and f.get("kind") == "spare_arrives" for f in failures)
 
 
 def _candidate_layout(candidate_text: str, base: PreparedBase, overrides: Sequence[str], base_dir: Path,
@@ -990,7 +1212,8 @@ def run_plan(
     media_rate = None
     if any(candidate.needs_media_rate() for candidate in chosen):
         media_rate = measure_media_rate_mb_s(base.document.get("drive", {}))
-    disciplines, settings, layouts = check_candidates(chosen, base, loaded.base_dir, media_rate)
+    candidate_notes: List[str] = []
+    disciplines, settings, layouts = check_candidates(chosen, base, loaded.base_dir, media_rate, notes=candidate_notes)
     layout_of = {candidate.label: layout for candidate, layout in zip(chosen, layouts)}  # labels are unique
     chosen, disciplines, settings, repeated = _without_repeats(chosen, disciplines, settings)
     warnings += [f"candidate {label!r} sets the same as {same!r}: left out (it would be the same run)"
@@ -1020,20 +1243,28 @@ def run_plan(
                         command_line=list(command_line) if command_line is not None else None, progress=progress)
 
     run_dirs = [outcome.plan.output / "runs" / str(row["run_id"]) for row in outcome.plan.rows]
+    curves: Dict[str, Tuple[List[float], List[float]]] = {}
     table = plan_rows(chosen, disciplines, settings, outcome.table, run_dirs, base.document,
                       layouts=[layout_of[candidate.label] for candidate in chosen], afr=afr, ure_per_bit=ure_per_bit,
-                      mission_h=mission_years * HOURS_PER_YEAR)
+                      mission_h=mission_years * HOURS_PER_YEAR, curves=curves)
     front = [i for i in pareto_front(table["rebuild_time_s"].tolist(), table["p99_ms"].tolist())]
     slo = pick_for_slo(table, p99_slo_ms) if p99_slo_ms is not None else None
 
     files = _write_results(directory, table)
     files += draw_pareto(table, directory / "pareto", title=f"Rebuild plan: {name}",
                          slo_ms=p99_slo_ms, chosen=None if slo is None or not slo.within else slo.index)
+    if curves:
+        files += draw_stripes_at_risk(curves, directory / "stripes-at-risk", title=f"Stripes at risk: {name}")
+    else:
+        # No rebuild completed: an earlier plan's figure in this directory would describe other runs.
+        for suffix in (".png", ".svg"):
+            (directory / f"stripes-at-risk{suffix}").unlink(missing_ok=True)
     result = PlanOutcome(directory=directory, table=table, candidates=chosen, base=base, afr=afr,
                          ure_per_bit=ure_per_bit, media_rate_mb_s=media_rate, slo=slo, pareto=front, files=files,
                          wall_s=time.monotonic() - started, executor=outcome.executor, ran=outcome.ran,
                          skipped=outcome.skipped, failed=outcome.failed, warnings=warnings, repeated=repeated,
-                         runs=len(outcome.plan.tasks), mission_years=mission_years)
+                         runs=len(outcome.plan.tasks), mission_years=mission_years,
+                         candidate_notes=candidate_notes, curves=curves)
     atomic_write_text(directory / "plan.json", json.dumps(result.as_json(), indent=2) + "\n")
     result.files.append(directory / "plan.json")
     return result
@@ -1140,6 +1371,42 @@ def _labels_inside(figure: Any, axes: Any, labels: Sequence[Any]) -> None:
                 setter(low - lower * per_pixel, high + upper * per_pixel)
 
 
+def draw_stripes_at_risk(curves: Mapping[str, Tuple[Sequence[float], Sequence[float]]], output_stem: Path, *,
+                         title: str = "Stripes at risk") -> List[Path]:
+    """a(t), the fraction of the array's stripes missing a unit not yet restored, against the
+    time since the failure, one line per candidate with a rebuild (``curves``: label → (seconds,
+    fractions), :func:`stripes_at_risk_curve`): PNG and SVG."""
+    from raidlab.experiments.sweep_plots import save_png_and_svg
+
+    return save_png_and_svg(stripes_at_risk_figure(curves, title=title), output_stem)
+
+
+def stripes_at_risk_figure(curves: Mapping[str, Tuple[Sequence[float], Sequence[float]]], *,
+                           title: str = "Stripes at risk") -> Any:
+    """The figure :func:`draw_stripes_at_risk` writes (a matplotlib ``Figure``): times in the
+    unit :func:`time_unit` picks for the longest degraded window; the area under each line is
+    the candidate's ``stripe_hours_at_risk``."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(7.6, 4.6), layout="constrained")
+    axes = figure.subplots()
+    scale, unit = time_unit([times[-1] for times, _ in curves.values() if len(times)])
+    # Lines drawn on top of one another (two candidates of one layout and discipline) would
+    # hide one: a dashed style for every other line keeps both visible.
+    for number, (label, (times, at_risk)) in enumerate(curves.items()):
+        axes.plot([t / scale for t in times], list(at_risk), label=str(label), linewidth=1.4,
+                  linestyle="-" if number % 2 == 0 else "--")
+    axes.set_xlabel(f"time since the failure ({unit})")
+    axes.set_ylabel("stripes at risk, a(t) (fraction of the array's)")
+    axes.set_ylim(0.0, 1.05 * max([max(a) for _, a in curves.values() if len(a)] + [1e-9]))
+    axes.set_xlim(left=0.0)
+    axes.set_title(title)
+    axes.grid(True, alpha=0.3)
+    if curves:
+        axes.legend(fontsize=8, loc="best")
+    return figure
+
+
 # ---------------------------------------------------------------------------------------------
 # The command
 # ---------------------------------------------------------------------------------------------
@@ -1205,16 +1472,29 @@ def _ms(value: Any) -> str:
     return f"{float(value):.1f}" if _finite(value) else "—"
 
 
+def _stripe_hours(value: Any) -> str:
+    if not _finite(value):
+        return "—"
+    return f"{float(value):.3g}" if value == 0 or value >= 0.001 else f"{float(value):.1e}"
+
+
 def print_plan(console: "Console", outcome: PlanOutcome) -> None:
     """The results as a rich table, then the front and the SLO pick."""
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title=f"Rebuild plan: {outcome.directory}", title_justify="left")
     mission = f"{outcome.mission_years:g} y"
-    for heading, justify in (("candidate", "left"), ("rebuild time", "right"), ("p50 ms", "right"),
-                             ("p99 ms", "right"), ("P(2nd failure)", "right"), ("P(URE)", "right"),
-                             (f"P(loss, {mission})", "right"), ("", "left")):
-        table.add_column(heading, justify=justify, no_wrap=heading == "candidate")
+    # The healing columns only when a candidate healed (dRAID with a spare drive): for the
+    # others they would be empty.
+    healed = any(_finite(value) for value in outcome.table["healing_time_s"].tolist())
+    headings = [("candidate", "left"), ("rebuild time", "right"), ("p50 ms", "right"), ("p99 ms", "right")]
+    if healed:
+        headings += [("healing", "right"), ("heal p50", "right"), ("heal p99", "right")]
+    headings += [("P(2nd failure)", "right"), ("P(URE)", "right"), (f"P(loss, {mission})", "right"),
+                 ("stripe-h at risk", "right"), ("E[lost]", "right"), ("", "left")]
+    for heading, justify in headings:
+        table.add_column(escape(heading), justify=justify, no_wrap=heading == "candidate")  # "E[lost]" is no markup
     unit = time_unit(outcome.table["rebuild_time_s"].tolist())  # one unit for the column, as the plot's axis
     for index, row in enumerate(outcome.table.to_dict("records")):
         marks = []
@@ -1224,16 +1504,24 @@ def print_plan(console: "Console", outcome: PlanOutcome) -> None:
             marks.append("SLO pick" if outcome.slo.within else "closest to SLO")
         if row["status"] != "done":
             marks.append(str(row["status"]) + (f": {row['error']}" if _json_cell(row["error"]) else ""))
-        table.add_row(str(row["candidate"]), _duration(row["rebuild_time_s"], unit), _ms(row["p50_ms"]), _ms(row["p99_ms"]),
-                      _percent(row["p_second_failure"]), _percent(row["p_ure"]), _percent(row["p_data_loss"]),
-                      ", ".join(marks))
+        cells = [str(row["candidate"]), _duration(row["rebuild_time_s"], unit), _ms(row["p50_ms"]), _ms(row["p99_ms"])]
+        if healed:
+            # In the rebuild time's unit, so the two read side by side.
+            cells += [_duration(row["healing_time_s"], unit), _ms(row["healing_p50_ms"]), _ms(row["healing_p99_ms"])]
+        cells += [_percent(row["p_second_failure"]), _percent(row["p_ure"]), _percent(row["p_data_loss"]),
+                  _stripe_hours(row["stripe_hours_at_risk"]), _percent(row["expected_lost_stripe_fraction"]),
+                  ", ".join(marks)]
+        table.add_row(*cells)
     console.print(table)
     base = outcome.base
     media = f"; drive's sustained read rate {outcome.media_rate_mb_s:.1f} MB/s (pilot)" if outcome.media_rate_mb_s else ""
     mttf = f" (MTTF {1.0 / hourly_failure_rate(outcome.afr):,.0f} h)" if outcome.afr > 0 else ""
     console.print(f"drive {base.fail_drive} fails at {base.fail_at_s:g} s; p50/p99: user requests while rebuilding; "
                   f"AFR {outcome.afr * 100:.3g} %{mttf}, URE {outcome.ure_per_bit:g} per bit{media}; "
-                  f"P(loss, {mission}): every rebuild as long as the candidate's, one at a time",
+                  f"P(loss, {mission}): every rebuild as long as the candidate's, one at a time; stripe-h at risk: "
+                  f"the stripes missing a unit, integrated over the degraded window; E[lost]: the share of the "
+                  f"stripes one more failure in it loses (fault tolerance 1)"
+                  + ("; healing: dRAID's copy onto the spare drive, heal p50/p99: user requests meanwhile, ms" if healed else ""),
                   markup=False, highlight=False)
     if outcome.slo is not None:
         console.print(outcome.slo.text, markup=False, highlight=False)
@@ -1264,7 +1552,7 @@ def _command(args: argparse.Namespace, out: "Console", err: "Console") -> int:
     elif args.quiet:
         out.print(str(outcome.directory), markup=False, highlight=False)
     else:
-        for note in outcome.base.notes:
+        for note in [*outcome.base.notes, *outcome.candidate_notes]:
             out.print(note, markup=False, highlight=False)
         print_plan(out, outcome)
         runs = len(outcome.candidates) if outcome.runs is None else outcome.runs
@@ -1282,11 +1570,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from raidlab.cli.experiments import _jobs
 
     parser.description = ("Fail one member of the configuration's array (unless it has failures) and rebuild it onto "
-                          "a hot spare under each candidate rebuild discipline or setting, one run each (the sweep "
-                          "machinery: local cores or Dask); print the rebuild time, the user p50 and p99 while "
-                          "rebuilding and the exposure (a second drive failure, an unrecoverable read error, data "
-                          "loss within a mission time), draw "
-                          "the Pareto plot of rebuild time against p99, and with --p99-slo-ms name the fastest "
+                          "a hot spare under each candidate rebuild discipline, setting or layout, one run each (the "
+                          "sweep machinery: local cores or Dask); print the rebuild time, the user p50 and p99 while "
+                          "rebuilding, dRAID's healing copy onto a spare drive (its time, p50 and p99) and the "
+                          "exposure (a second drive failure, an unrecoverable read error, data loss within a mission "
+                          "time, the stripes at risk over the degraded window and the share one more failure would "
+                          "lose), draw the Pareto plot of rebuild time against p99 and the stripes at risk against "
+                          "time, and with --p99-slo-ms name the fastest "
                           "rebuild within the SLO. Candidates: --policy (with --with), --candidates FILE, the "
                           "configuration's [rebuild_plan] table, or the default set (md at three settings, VSM, "
                           "PCM, Ceph mClock's three profiles). See docs/rebuild-plan.md.")
