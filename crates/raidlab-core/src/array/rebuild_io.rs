@@ -156,6 +156,44 @@ pub struct Rebuilding {
     map: StripeMap,
 }
 
+impl Rebuilding {
+    /// The rebuild of `member` (living in `member_slot`) onto `target` from the source slots
+    /// `sources` by `reconstruction`, every unit unrebuilt; no read redirection, no
+    /// piggybacking, not a healing copy.
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        member: u32,
+        member_slot: u32,
+        target: u32,
+        sources: Vec<u32>,
+        reconstruction: crate::layout::Reconstruction,
+        in_place: bool,
+        units: RebuildUnits,
+        generation: u32,
+    ) -> Rebuilding {
+        let states = UnitStates::new(units.count());
+        Rebuilding {
+            member,
+            member_slot,
+            healing: false,
+            target,
+            sources,
+            xor: reconstruction.xor,
+            reconstruction,
+            in_place,
+            units,
+            states,
+            redirect_reads: false,
+            piggyback: false,
+            made_current: [0; 3],
+            generation,
+            watch_reads: false,
+            reads: Vec::new(),
+            map: StripeMap::default(),
+        }
+    }
+}
+
 /// One rebuild unit being made current.
 #[derive(Debug, Default, Clone)]
 pub struct Job {
@@ -334,33 +372,23 @@ impl Controller {
         if let Some(placement) = self.state.placement.as_deref_mut() {
             placement.rebuilding(Some(member));
         }
-        let states = UnitStates::new(units.count());
-        self.state.rebuild = Some(Box::new(Rebuilding {
-            member,
-            member_slot,
-            healing: false,
-            target,
-            sources,
-            xor: reconstruction.xor,
-            reconstruction,
-            in_place: self.layout.rebuilds_units_in_place(),
-            units,
-            states,
-            redirect_reads,
-            piggyback,
-            made_current: [0; 3],
-            generation: self.generation,
-            watch_reads: false,
-            reads: Vec::new(),
-            map: StripeMap::default(),
-        }));
-        // Until a unit is current, the target takes writes and serves no read.
+        let in_place = self.layout.rebuilds_units_in_place();
+        let mut r = Rebuilding::new(member, member_slot, target, sources, reconstruction, in_place, units, self.generation);
+        (r.redirect_reads, r.piggyback) = (redirect_reads, piggyback);
+        self.begin_writing_target(r);
+        Ok(())
+    }
+
+    /// Rebuild `r` runs from now: until a unit is current, its target takes writes and
+    /// serves no read, and whatever it held is garbage.
+    fn begin_writing_target(&mut self, r: Rebuilding) {
+        let target = r.target;
+        self.state.rebuild = Some(Box::new(r));
         self.state.write_only[target as usize] = true;
         self.state.failed[target as usize] = true;
         if let Some(c) = self.content.as_mut() {
             c.start_target(target);
         }
-        Ok(())
     }
 
     /// Start the healing copy of member `member`, which lives in a distributed spare, onto
@@ -392,33 +420,12 @@ impl Controller {
         self.generation += 1;
         self.rebuild_taken(member, target);
         self.healing_target = target;
-        let states = UnitStates::new(units.count());
-        self.state.rebuild = Some(Box::new(Rebuilding {
-            member,
-            member_slot,
-            healing: true,
-            target,
-            sources: vec![member_slot],
-            xor: false,
-            reconstruction: crate::layout::Reconstruction { sources: vec![member], xor: false, erasures: 0 },
-            in_place: true,
-            units,
-            states,
-            // (User reads stay at the distributed spare, which holds every unit.)
-            redirect_reads: false,
-            piggyback: false,
-            made_current: [0; 3],
-            generation: self.generation,
-            watch_reads: false,
-            reads: Vec::new(),
-            map: StripeMap::default(),
-        }));
-        // Until a unit is copied the target serves no read; it takes every write of the member.
-        self.state.write_only[target as usize] = true;
-        self.state.failed[target as usize] = true;
-        if let Some(c) = self.content.as_mut() {
-            c.start_target(target);
-        }
+        // A copy of the member where it lives, each unit read whole in place. (User reads stay
+        // at the distributed spare, which holds every unit: nothing to redirect.)
+        let copy = crate::layout::Reconstruction { sources: vec![member], xor: false, erasures: 0 };
+        let mut r = Rebuilding::new(member, member_slot, target, vec![member_slot], copy, true, units, self.generation);
+        r.healing = true;
+        self.begin_writing_target(r);
         Ok(())
     }
 
