@@ -367,6 +367,25 @@ def test_print_rebuilds_says_why_a_rebuild_stopped_and_why_a_member_is_not_rebui
     assert "member 2 not rebuilt: no spare was left to rebuild it onto" in text
 
 
+def test_print_rebuilds_marks_a_healing_copy_and_its_period():
+    """dRAID's copy of a member out of its distributed spare is a row of its own, marked (the
+    member was not lost), and the healing period comes after the rebuild's."""
+    summary = json.loads(json.dumps(REBUILD_SUMMARY))
+    first = summary["rebuilds"][0]
+    summary["rebuilds"][0]["kind"] = "rebuild"
+    summary["rebuilds"].append(dict(first, kind="healing", target_slot=9, failed_at_s=559.25, started_at_s=559.25,
+                                    ended_at_s=800.0, rebuild_time_s=240.75, outcome="abandoned",
+                                    reason="its target, slot 9, failed"))
+    summary["response_ms_by_period"]["after"]["starts_s"] = [559.25]
+    summary["response_ms_by_period"]["healing"] = dict(period(9_000, 16.0, 70.0), starts_s=[559.25])
+    text = printed(cli.print_rebuilds, summary)
+    assert row(text, "2 (healing copy)", "9", "559.2", "559.2", "800.0", "abandoned after 240.8 s")
+    assert row(text, "2", "6", "120.0", "559.2", "439.2 s")
+    assert "member 2's healing copy onto slot 9 was abandoned: its target, slot 9, failed" in " ".join(text.split())
+    assert row(text, "healing", "9,000", "16.00", "70.00")
+    assert text.index("rebuilding") < text.index("healing   ")
+
+
 @pytest.mark.parametrize("summary", [{}, {"rebuilds": []}, {"rebuilds": [], "response_ms_by_period": REBUILD_SUMMARY["response_ms_by_period"]}])
 def test_print_rebuilds_prints_nothing_for_a_run_without_rebuild(summary):
     assert printed(cli.print_rebuilds, summary) == ""

@@ -133,7 +133,8 @@ def print_rebuilds(console: Console, summary: Mapping[str, Any]) -> None:
     # Why a rebuild stopped or was still running, and why a failed member is not rebuilt.
     for rebuild in rebuilds:
         if rebuild.get("reason"):
-            console.print(f"member {rebuild.get('member')}'s rebuild onto slot {rebuild.get('target_slot')} "
+            what = "healing copy" if rebuild.get("kind") == "healing" else "rebuild"
+            console.print(f"member {rebuild.get('member')}'s {what} onto slot {rebuild.get('target_slot')} "
                           f"{'was abandoned' if rebuild.get('outcome') == 'abandoned' else 'was still running'}: "
                           f"{rebuild['reason']}", highlight=False)
     for waiting in summary.get("members_not_rebuilt") or []:
@@ -152,8 +153,9 @@ def _print_rebuild_table(console: Console, rebuilds: Sequence[Mapping[str, Any]]
                     "by rebuild I/O", "by user writes", *(("by piggyback",) if piggyback else ())):
         table.add_column(heading, justify="right")
     for rebuild in rebuilds:
+        # (A healing copy out of a distributed spare is marked: the member was not lost.)
         row = [
-            str(rebuild.get("member")),
+            f"{rebuild.get('member')}{' (healing copy)' if rebuild.get('kind') == 'healing' else ''}",
             str(rebuild.get("target_slot")),
             _seconds(rebuild.get("failed_at_s")),
             _seconds(rebuild.get("started_at_s")),
