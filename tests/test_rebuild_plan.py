@@ -720,14 +720,21 @@ def test_data_loss_uses_the_cores_tolerance_of_double_parity_and_declustering(tm
 # --------------------------------------------------------------------------------------------
 
 
-def test_distributed_spares_of_a_draid_spec():
-    from raidlab.rebuild_plan import distributed_spares
+def test_distributed_spares_are_the_cores_reading_of_the_draid_spec():
+    """Whether a candidate heals comes from the layout the core builds (``layout_facts``'s
+    ``distributed_spares``), not from a second reading of ``array.draid``."""
+    from raidlab import _core
 
-    assert distributed_spares({"layout": "draid", "draid": "draid2:8d:2s"}) == 2
-    assert distributed_spares({"layout": "draid", "draid": "draid1:3d:1s"}) == 1
-    assert distributed_spares({"layout": "draid", "draid": "draid1:3d:20c"}) == 0  # ZFS's default: none
-    assert distributed_spares({"layout": "draid"}) == 0
-    assert distributed_spares({"layout": "raid5", "spares": 2}) == 0  # hot spares are not distributed ones
+    def spares(array: str, failures: str = "") -> int:
+        config = f"[array]\n{array}\nstripe_unit_kib = 4\n[drive]\npreset = \"ibm0661\"\n[workload]\nrequests = 1\n{failures}"
+        return _core.layout_facts(config, ".")["distributed_spares"]
+
+    assert spares('layout = "draid"\ndrives = 12\ndraid = "draid2:8d:2s"') == 2
+    assert spares('layout = "draid"\ndrives = 8\ndraid = "draid1:3d:1s"') == 1
+    assert spares('layout = "draid"\ndrives = 20\ndraid = "draid1:3d:20c"') == 0  # ZFS's default: none
+    assert spares('layout = "draid"\ndrives = 12') == 0
+    # Hot spares are not distributed ones (a failure gives them a use, as the core asks).
+    assert spares('layout = "raid5"\ndrives = 6\nspares = 2', "[[failures]]\ndrive = 0\nat_s = 1.0\n[rebuild]\n") == 0
 
 
 def test_stripes_at_risk_of_a_linear_rebuild_by_hand():

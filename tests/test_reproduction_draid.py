@@ -70,21 +70,28 @@ def test_the_extrapolation_is_bounded_by_the_sector_and_the_transfer_ratios():
 # -- declustering -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("spec, children, parsed, bound", [
-    ("draid2:8d:2s", 100, (2, 8, 100, 2), 9.8),
-    ("draid2:4d:2s", 24, (2, 4, 24, 2), 22 / 6),
-    ("draid2:11d:106c", 50, (2, 11, 106, 0), 106 / 13),   # rebuild-controls.md §4.2: ≈ 8.2
-    ("draid", 10, (1, 8, 10, 0), 10 / 9),
+def _draid_config(spec: str, children: int) -> str:
+    return (f'[array]\nlayout = "draid"\ndrives = {children}\ndraid = "{spec}"\nstripe_unit_kib = 4\n'
+            '[drive]\npreset = "ibm0661"\n[workload]\nrequests = 1\n')
+
+
+@pytest.mark.parametrize("spec, children, shape, bound", [
+    ("draid2:8d:2s", 100, (100, 2, 10), 9.8),
+    ("draid2:4d:2s", 24, (24, 2, 6), 22 / 6),
+    ("draid2:11d:106c", 106, (106, 0, 13), 106 / 13),   # rebuild-controls.md §4.2: ≈ 8.2
+    ("draid", 10, (10, 0, 9), 10 / 9),                  # ZFS's defaults: P = 1, D = 8, S = 0
 ])
-def test_the_declustering_bound_is_c_minus_s_over_d_plus_p(spec, children, parsed, bound):
-    assert draid.parse_draid(spec, children) == parsed
-    parity, data, c, s = parsed
-    assert draid.declustering_bound(c, s, data, parity) == pytest.approx(bound)
+def test_the_declustering_bound_is_c_minus_s_over_d_plus_p(spec, children, shape, bound):
+    assert draid.draid_shape(_draid_config(spec, children), str(REPO_ROOT)) == shape
+    assert draid.declustering_bound(*shape) == pytest.approx(bound)
 
 
 def test_a_spec_that_is_not_draid_is_refused():
-    with pytest.raises(ValueError):
-        draid.parse_draid("raidz2", 10)
+    from raidlab.exceptions import ConfigError
+
+    with pytest.raises(ConfigError) as refused:
+        draid.draid_shape(_draid_config("raidz2", 10), str(REPO_ROOT))
+    assert refused.value.key == "array.draid"
 
 
 # -- response times ---------------------------------------------------------------------------
@@ -165,7 +172,7 @@ def test_a_small_pool_rebuilds_faster_than_a_raid6_group_and_within_the_docs_bou
     assert pool["rebuild.outcome"].tolist() == ["complete"] and group["rebuild.outcome"].tolist() == ["complete"]
     draid_rate = float(pool["rebuild.target_write_mb_s"].iloc[0])
     group_rate = float(group["rebuild.target_write_mb_s"].iloc[0])
-    bound = draid.declustering_bound(24, 2, 4, 2)
+    bound = draid.declustering_bound(24, 2, 4 + 2)
     assert 1.0 < draid_rate / group_rate <= bound, (draid_rate, group_rate, bound)
 
     # The group's p99 while rebuilding, from its responses table, is the summary's (whose

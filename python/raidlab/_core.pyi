@@ -106,6 +106,8 @@ class _LayoutFacts(TypedDict):
     member_stripe_fraction: float
     """The fraction of the stripes with a unit on one member: 1 for RAID-5 and RAID-6, G/C for
     parity declustering."""
+    distributed_spares: int
+    """dRAID's S (the layout's own parse of ``array.draid``); 0 for every other layout."""
     drive_rpm: float
     drive_surfaces: int
     drive_zones: List[_DriveZone]

@@ -1023,6 +1023,9 @@ pub struct LayoutFacts {
     /// and RAID-6, G/C for parity declustering. While a member is lost, this share of the
     /// stripes has lost a unit, until the rebuild restores it.
     pub member_stripe_fraction: f64,
+    /// Distributed spares the layout keeps in its members' free columns (dRAID's S, parsed
+    /// from `array.draid` by the layout itself); 0 for every other layout.
+    pub distributed_spares: u32,
     /// The drive's spindle speed, revolutions per minute, and recording surfaces.
     pub drive_rpm: f64,
     pub drive_surfaces: u32,
@@ -1121,6 +1124,7 @@ pub fn layout_facts(config_toml: &str, base_dir: &Path) -> Result<LayoutFacts> {
         same_exposure_count,
         stripe_width,
         member_stripe_fraction,
+        distributed_spares: layout.distributed_spares(),
         drive_rpm: model_config.rpm,
         drive_surfaces: model_config.surfaces,
         drive_zones: model_config
@@ -1188,6 +1192,7 @@ mod layout_facts_tests {
         let declustered = facts("layout = \"declustered\"\ndrives = 7\nstripe_width = 3");
         assert_eq!(declustered.stripe_width, 3);
         assert!((declustered.member_stripe_fraction - 3.0 / 7.0).abs() < 1e-12, "{}", declustered.member_stripe_fraction);
+        assert_eq!((raid5.distributed_spares, declustered.distributed_spares), (0, 0));
     }
 
     #[test]

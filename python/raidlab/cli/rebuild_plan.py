@@ -68,7 +68,6 @@ __all__ = [
     "DEFAULT_MISSION_YEARS",
     "check_ure_per_bit",
     "check_slo_ms",
-    "distributed_spares",
     "stripes_at_risk_curve",
     "stripe_hours_at_risk",
     "expected_lost_stripe_fraction",
@@ -341,20 +340,6 @@ def ure_probability(bits_read: float, ure_per_bit: float) -> float:
 # ---------------------------------------------------------------------------------------------
 # Stripes at risk over time (pure functions of a run's rebuild and timeseries)
 # ---------------------------------------------------------------------------------------------
-
-
-def distributed_spares(array: Mapping[str, Any]) -> int:
-    """The distributed spares S of an ``[array]`` table: the ``Ss`` part of ``array.draid``
-    for ``layout = "draid"`` (``"draid2:8d:2s"``: 2); 0 for another layout, or a dRAID without
-    that part (ZFS's default)."""
-    if array.get("layout") != "draid":
-        return 0
-    spec = array.get("draid", "draid1")
-    for part in str(spec).split(":")[1:]:
-        part = part.strip().lower()
-        if part.endswith("s") and part[:-1].isdigit():
-            return int(part[:-1])
-    return 0
 
 
 def stripes_at_risk_curve(
@@ -1011,7 +996,7 @@ def check_candidates(
     :class:`ConfigError` naming the candidate; a failure rebuild-plan added (``--fail-drive``)
     of a slot that is not one of the candidate's members is one naming ``--fail-drive``.
 
-    A candidate with distributed spares (dRAID, :func:`distributed_spares`) whose array has no
+    A candidate with distributed spares (dRAID: the core's ``layout_facts``) whose array has no
     spare drive (``array.spares = 0`` in the base, the candidate not setting it) and no
     replacement arriving (``spare_arrives``) is given ``array.spares = 1``, so that its healing
     copy onto a drive is measured (:func:`_healing_spare`); ``notes``, if given, receives a line
@@ -1042,14 +1027,15 @@ def check_candidates(
         overrides = [f"{key}={toml_literal(value)}" for key, value in values.items()] + list(extra)
         try:
             candidate_text = apply_overrides(text, overrides)
-            if _healing_spare(parse_toml(candidate_text), values):
+            layout = _candidate_layout(candidate_text, base, overrides, base_dir, layouts_known)
+            if _healing_spare(parse_toml(candidate_text), values, int(layout.get("distributed_spares") or 0)):
                 values["array.spares"] = 1
                 overrides = [f"{key}={toml_literal(value)}" for key, value in values.items()] + list(extra)
                 candidate_text = apply_overrides(text, overrides)
+                layout = _candidate_layout(candidate_text, base, overrides, base_dir, layouts_known)
                 if notes is not None:
                     notes.append(f"candidate {candidate.label!r}: set array.spares = 1 (a spare drive for the "
                                  "healing copy off its distributed spare, at hand when the rebuild ends)")
-            layout = _candidate_layout(candidate_text, base, overrides, base_dir, layouts_known)
         except ConfigError as error:
             raise ConfigError(f"candidate {candidate.label!r}: {_core_message(error)}", key=error.key) from None
         members = int(layout["drives"])
@@ -1070,16 +1056,17 @@ def check_candidates(
     return disciplines, settings, layouts
 
 
-def _healing_spare(document: Mapping[str, Any], values: Mapping[str, Any]) -> bool:
+def _healing_spare(document: Mapping[str, Any], values: Mapping[str, Any], distributed_spares: int) -> bool:
     """Whether a candidate's configuration (``document``, its keys ``values``) needs a spare
-    drive added for its dRAID healing copy to be measured: the layout has distributed spares,
+    drive added for its dRAID healing copy to be measured: the layout has distributed spares
+    (``distributed_spares``, the core's ``layout_facts``),
     healing is on (``rebuild.healing``, default true), the array has no spare drive, no
     ``spare_arrives`` brings one, and the candidate did not set ``array.spares`` itself (a
     candidate without a spare drive on purpose keeps it so)."""
     array = document.get("array") if isinstance(document.get("array"), Mapping) else {}
     rebuild = document.get("rebuild") if isinstance(document.get("rebuild"), Mapping) else {}
     failures = document.get("failures") if isinstance(document.get("failures"), list) else []
-    if "array.spares" in values or distributed_spares(array) <= 0 or rebuild.get("healing", True) is False:
+    if "array.spares" in values or distributed_spares <= 0 or rebuild.get("healing", True) is False:
         return False
     spares = array.get("spares", 0)
     if not _finite(spares) or spares > 0:

@@ -32,7 +32,6 @@ the zfs-rebuilt group only).
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -54,7 +53,7 @@ __all__ = [
     "sequential_transfer_s",
     "extrapolation_ratios",
     "extrapolate_rebuild_s",
-    "parse_draid",
+    "draid_shape",
     "declustering_bound",
     "mixture_quantile",
     "split_reads_and_writes",
@@ -170,24 +169,24 @@ def extrapolate_rebuild_s(simulated_s: float, region_sectors: float, geometry: D
 # -- declustering -----------------------------------------------------------------------------
 
 
-def parse_draid(spec: str, children: int) -> Tuple[int, int, int, int]:
-    """(parity P, data D, children C, spares S) of ``draid[P][:Dd][:Cc][:Ss]``, with ZFS's
-    defaults (P = 1, D = 8, S = 0) and C = ``children`` unless the spec gives it."""
-    found = re.fullmatch(r"draid([0-9]*)((?::[0-9]+[dcs])*)", spec.strip())
-    if found is None:
-        raise ValueError(f"not a dRAID spec: {spec!r}")
-    parity = int(found.group(1) or 1)
-    fields = {kind: int(number) for number, kind in re.findall(r":([0-9]+)([dcs])", found.group(2))}
-    return parity, fields.get("d", 8), fields.get("c", children), fields.get("s", 0)
+def draid_shape(config_text: str, base_dir: str) -> Tuple[int, int, int]:
+    """(children C, distributed spares S, group width D + P) of the dRAID a configuration
+    describes, as the core builds its layout (``_core.layout_facts``: ``drives``,
+    ``distributed_spares``, ``stripe_width``); a spec the core refuses is its
+    :class:`ConfigError` naming ``array.draid``."""
+    from raidlab import _core
+
+    facts = _core.layout_facts(config_text, base_dir)
+    return int(facts["drives"]), int(facts["distributed_spares"]), int(facts["stripe_width"])
 
 
-def declustering_bound(children: int, spares: int, data: int, parity: int) -> float:
+def declustering_bound(children: int, spares: int, width: int) -> float:
     """(C − S) / (D + P): how many times faster than onto one drive a rebuild onto distributed
     spares can be, by the OpenZFS docs' rule ("performance scales with the number of disks
     divided by the stripe width (D+P)"): a lost unit costs D + P units of work (its group's
     other units read, itself written), spread over C − S drives' worth of columns, where a
-    traditional spare's drive does one unit of work per lost unit."""
-    return (children - spares) / float(data + parity)
+    traditional spare's drive does one unit of work per lost unit. ``width``: D + P."""
+    return (children - spares) / float(width)
 
 
 # -- response times ---------------------------------------------------------------------------
@@ -357,6 +356,8 @@ def _measure(run_dir: Path, case: Case, geometry: DriveGeometry) -> Dict[str, An
     record["healing_rate_mb_s"] = float(healing["target_write_mb_s"]) if healed else math.nan
     record["healing_p50"] = (periods.get("healing") or {}).get("p50")
     record["healing_p99"] = (periods.get("healing") or {}).get("p99")
+    if summary["layout"] == "draid":
+        record["bound"] = declustering_bound(*draid_shape((run_dir / "config.toml").read_text(encoding="utf-8"), str(run_dir)))
     drives = result.drives
     survivors = drives[(drives["drive"] < members) & drives["failed_at_s"].isna()]
     # Shares of a survivor's time while the rebuild ran: rebuild work (its busy time over the
@@ -476,10 +477,7 @@ def _gb(sectors: float) -> float:
 
 
 def _bound_of(case: Mapping[str, Any]) -> float:
-    if case["layout"] != "draid" or not case.get("draid"):
-        return math.nan
-    parity, data, children, spares = parse_draid(str(case["draid"]), int(case["members"]))
-    return declustering_bound(children, spares, data, parity)
+    return float(case.get("bound", math.nan)) if case["layout"] == "draid" else math.nan
 
 
 def _ms(value: Any) -> str:

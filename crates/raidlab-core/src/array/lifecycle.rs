@@ -176,14 +176,8 @@ impl Controller {
     /// placement state loses what it declares volatile.
     pub fn crash(&mut self) -> Vec<CrashedRequest> {
         let mut crashed = Vec::new();
-        let mut live_request = vec![true; self.requests.len()];
-        for &free in &self.free_requests {
-            live_request[free as usize] = false;
-        }
-        let mut live_piece = vec![true; self.pieces.len()];
-        for &free in &self.free_pieces {
-            live_piece[free as usize] = false;
-        }
+        let live_request = super::live_entries(self.requests.len(), &self.free_requests);
+        let live_piece = super::live_entries(self.pieces.len(), &self.free_pieces);
         // Writes caught in flight: the content model takes what the drives hold.
         if let Some(content) = self.content.as_mut() {
             let per_stripe = self.stripe_data_sectors.size;
@@ -207,10 +201,7 @@ impl Controller {
                 crashed.push(CrashedRequest { id: r.id, origin: r.origin, arrival: r.arrival, is_write: r.is_write });
             }
         }
-        let mut live_one_op = vec![true; self.one_ops.len()];
-        for &free in &self.free_one_ops {
-            live_one_op[free as usize] = false;
-        }
+        let live_one_op = super::live_entries(self.one_ops.len(), &self.free_one_ops);
         for (i, op) in self.one_ops.iter().enumerate() {
             if live_one_op[i] {
                 crashed.push(CrashedRequest { id: op.id, origin: op.origin, arrival: op.arrival, is_write: op.is_write });

@@ -224,6 +224,15 @@ impl Default for Piece {
 
 /// Put `value` in a slab: in a freed slot if there is one, else at its end. Returns its index.
 #[inline(always)]
+/// Which entries of a slab of `len` entries are in use, given its free list `free`.
+fn live_entries(len: usize, free: &[u32]) -> Vec<bool> {
+    let mut live = vec![true; len];
+    for &i in free {
+        live[i as usize] = false;
+    }
+    live
+}
+
 fn store<T>(slab: &mut Vec<T>, free: &mut Vec<u32>, value: T) -> u32 {
     match free.pop() {
         Some(i) => {

@@ -88,7 +88,8 @@ pub enum AbandonReason {
     SourceFailed { slot: u32 },
     /// The distributed spare a healing copy read from failed (its sectors lay on a member
     /// that failed): the member is failed and waits to be rebuilt from its redundancy; the
-    /// healing target is a spare again.
+    /// healing target is retired, as an abandoned rebuild's target is (copies of user writes
+    /// may still be queued at it).
     HealingSourceFailed { slot: u32 },
     /// The controller crashed during a healing copy: a user write in flight may have reached
     /// the distributed spare and not the target, so the copy starts again from its first
@@ -1210,10 +1211,7 @@ impl Controller {
     /// spare again at once.
     #[cold]
     fn repoint_live_work(&mut self, from: u32, to: u32) {
-        let mut live_piece = vec![true; self.pieces.len()];
-        for &free in &self.free_pieces {
-            live_piece[free as usize] = false;
-        }
+        let live_piece = super::live_entries(self.pieces.len(), &self.free_pieces);
         let repoint = |drive: &mut u32| {
             if *drive == from {
                 *drive = to;
@@ -1224,10 +1222,7 @@ impl Controller {
             p.map.data.iter_mut().chain(p.map.parity.iter_mut()).for_each(|u| repoint(&mut u.drive));
             p.plan.placed_map.data.iter_mut().chain(p.plan.placed_map.parity.iter_mut()).for_each(|u| repoint(&mut u.drive));
         }
-        let mut live_one_op = vec![true; self.one_ops.len()];
-        for &free in &self.free_one_ops {
-            live_one_op[free as usize] = false;
-        }
+        let live_one_op = super::live_entries(self.one_ops.len(), &self.free_one_ops);
         for (op, _) in self.one_ops.iter_mut().zip(&live_one_op).filter(|(_, &live)| live) {
             repoint(&mut op.drive);
         }
