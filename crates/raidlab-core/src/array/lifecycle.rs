@@ -183,9 +183,16 @@ impl Controller {
             let per_stripe = self.stripe_data_sectors.size;
             let placement = self.state.placement.as_deref();
             let kept = |lba: u64| placement.is_some_and(|p| p.keeps_value(lba));
+            // A unit the rebuild has made current lives on its target (a write reaches it
+            // there).
+            let rebuild = self.state.rebuild.as_deref().filter(|r| !r.healing);
+            let at = |drive: u32, pba: u64| match rebuild {
+                Some(r) if r.member_slot == drive && pba < r.units.capacity() && r.states.get(r.units.unit_of(pba)) == super::state::UnitState::Rebuilt => r.target,
+                _ => drive,
+            };
             for (i, p) in self.pieces.iter().enumerate() {
                 let Some(spec) = p.spec.filter(|s| live_piece[i] && s.is_write) else { continue };
-                content.adopt_interrupted_write(self.layout.as_ref(), p.stripe * per_stripe + spec.first, spec.sectors, &kept);
+                content.adopt_interrupted_write(self.layout.as_ref(), p.stripe * per_stripe + spec.first, spec.sectors, &kept, &at);
             }
         }
         // The layout's state learns which writes were caught, and how far each got.
@@ -231,6 +238,7 @@ impl Controller {
         if let Some(placement) = self.state.placement.as_deref_mut() {
             placement.lose_volatile();
         }
+        self.lose_unrecoverable();
         if healing {
             self.abandon_rebuild(super::rebuild_io::AbandonReason::HealingCrashed);
         }

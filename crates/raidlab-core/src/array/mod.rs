@@ -379,6 +379,10 @@ pub struct Controller {
     /// Whether requests that are one op take the short way (see the module doc); switched
     /// off only by the test that compares the two ways.
     one_op_requests: bool,
+    /// Whether every piece goes through the planner, none by [`Controller::single_unit`]:
+    /// with the content model (which fills values from plans), and once the layout's
+    /// state has lost data on a readable unit ([`crate::layout::PlacementState::plans_every_read`]).
+    every_piece_planned: bool,
     pieces: Vec<Piece>,
     free_pieces: Vec<u32>,
     requests: Vec<RequestSlot>,
@@ -432,6 +436,7 @@ impl Controller {
         let planner = layout.planner();
         let content = check_content.then(|| ContentModel::new(drives, layout.as_ref()));
         let layout_placement = layout.placement_state();
+        let plans_every_read = layout_placement.as_deref().is_some_and(|p| p.plans_every_read());
         Controller {
             unit_sectors: SizeDivisor::new(layout.stripe_unit_sectors()),
             stripe_data_sectors: SizeDivisor::new(layout.stripe_data_sectors()),
@@ -449,6 +454,7 @@ impl Controller {
             healing_target: NONE,
             rebuild_events: Vec::new(),
             one_op_requests: true,
+            every_piece_planned: check_content || plans_every_read,
             pieces: Vec::new(),
             free_pieces: Vec::new(),
             requests: Vec::new(),
@@ -630,7 +636,7 @@ impl Controller {
     /// stripe. `None` otherwise, and for layouts that keep more than one copy.
     #[inline(always)]
     fn single_unit(&self, stripe: u64, first: u64, sectors: u64, is_write: bool) -> Option<UnitLocation> {
-        if self.content.is_some() || (is_write && !self.one_op_writes) {
+        if self.every_piece_planned || (is_write && !self.one_op_writes) {
             return None;
         }
         let unit = self.unit_sectors.size;
@@ -733,7 +739,13 @@ impl Controller {
             lost: false,
         });
         self.in_flight_requests -= 1;
-        self.run_ready(now, view)
+        self.run_ready(now, view)?;
+        // A re-sync the unlock let run may have finished at once (one with nothing to
+        // write) and want the next, as after a piece.
+        if self.resync_wanted {
+            self.start_resyncs(now, view)?;
+        }
+        Ok(())
     }
 
     fn alloc_piece(&mut self, request: u32, stripe: u64, spec: PieceSpec) -> u32 {
@@ -839,6 +851,10 @@ impl Controller {
         let placement = self.state.placement.as_deref_mut();
         let inputs = plan::PlanInputs { map: &p.map, unit_sectors: unit, spec, status, placement, view, now, rng: &mut self.rng };
         self.planner.plan(inputs, &mut p.plan);
+        if p.plan.logged && !self.every_piece_planned {
+            // (A log's plan may have found a block lost: see `lose_unrecoverable`.)
+            self.every_piece_planned = self.state.placement.as_deref().is_some_and(|s| s.plans_every_read());
+        }
         if let Some(target) = readable_target {
             self.restore_target(target);
         }
@@ -1020,6 +1036,10 @@ impl Controller {
                 let p = &self.pieces[idx as usize];
                 let wrote = p.plan.ops.iter().any(|o| o.kind == OpKind::Write && o.phase <= p.phase);
                 self.planner.abandon(placement, &p.plan, wrote);
+                if wrote {
+                    // What it entered may be unrecoverable already (a log lost under it).
+                    self.lose_unrecoverable();
+                }
             }
             self.start_piece(now, idx, view)?;
         } else {
@@ -1152,6 +1172,28 @@ impl Controller {
         touched || (!p.map.parity.is_empty() && p.map.parity.iter().any(in_set))
     }
 
+    /// After a failure or a crash: the layout's state marks as lost what it alone could
+    /// recover on member sectors that cannot be read now, and from then on, if it lost any,
+    /// every piece is planned (a one-op read would not know).
+    pub(super) fn lose_unrecoverable(&mut self) {
+        let Some(placement) = self.state.placement.as_deref_mut() else { return };
+        if !self.state.failed.iter().any(|&f| f) {
+            return;
+        }
+        let (failed, rebuild) = (&self.state.failed, self.state.rebuild.as_deref());
+        let unreadable = |slot: u32, start: u64, end: u64| -> bool {
+            if !failed.get(slot as usize).copied().unwrap_or(false) {
+                return false;
+            }
+            // A rebuild's target holds what its current units cover.
+            let Some(r) = rebuild.filter(|r| r.member_slot == slot && !r.healing) else { return true };
+            let end = end.min(r.units.capacity());
+            start >= end || !(r.units.unit_of(start)..=r.units.unit_of(end - 1)).all(|u| r.states.get(u) == state::UnitState::Rebuilt)
+        };
+        placement.lose_unrecoverable(self.layout.as_ref(), &unreadable);
+        self.every_piece_planned |= placement.plans_every_read();
+    }
+
     /// Add a finished piece's plan to its request's outcome and the counters.
     fn account_piece(&mut self, idx: u32) {
         let p = &self.pieces[idx as usize];
@@ -1224,6 +1266,7 @@ impl Controller {
             placement.drive_failed(drive);
             self.resync_wanted = true;
         }
+        self.lose_unrecoverable();
         self.rebuild_slot_failed(drive);
         let Some(member) = self.member_in_slot(drive) else {
             return Ok(false); // a spare

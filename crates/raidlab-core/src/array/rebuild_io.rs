@@ -549,6 +549,10 @@ impl Controller {
             if slot == r.member_slot {
                 self.abandon_rebuild(AbandonReason::HealingSourceFailed { slot });
             }
+        } else if r.sources.contains(&slot) && self.state.member_in_slot(slot).is_none() {
+            // A drive outside the layout (a log): what only it held is lost, which the
+            // layout's state has marked; the rest is rebuilt from the members.
+            self.drop_rebuild_source(slot);
         } else if r.sources.contains(&slot) {
             // A mirror goes on while the layout says the member's data survives the source's
             // loss too (another copy holds what the source did).
@@ -866,6 +870,8 @@ impl Controller {
             let member_slot = r.member_slot;
             if let Some(placement) = self.state.placement.as_deref_mut() {
                 placement.rebuilt(self.layout.as_ref(), member_slot, start, end);
+                // (It may have found a block the rebuild wrote lost.)
+                self.every_piece_planned |= placement.plans_every_read();
             }
             r.made_current[by as usize] += 1;
             self.free_job(job);

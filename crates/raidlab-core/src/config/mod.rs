@@ -384,16 +384,6 @@ impl Config {
                 (FailureKind::LogFails, None) if self.log.is_none() => {
                     return Err(Error::config(format!("failures[{i}].kind"), "log_fails needs a `[log]` table (a log drive)"))
                 }
-                (FailureKind::LogFails, None) | (FailureKind::DriveFails, Some(_))
-                    if self.log.as_ref().is_some_and(|l| l.consistency() == crate::log::Consistency::WriteBack) =>
-                {
-                    return Err(Error::config(
-                        format!("failures[{i}].kind"),
-                        "a failed drive under md_journal_wb (a write-back journal's cached data lost with the journal, \
-                         or served from memory while a member is rebuilt) is not simulated yet: use md_journal, or no \
-                         drive failure",
-                    ))
-                }
                 (FailureKind::LogFails, None) if self.log.as_ref().is_some_and(|l| !l.has_log_drive()) => {
                     return Err(Error::config(
                         format!("failures[{i}].kind"),
@@ -401,23 +391,14 @@ impl Config {
                     ))
                 }
                 (FailureKind::DriveFails, Some(_))
-                    if self.log.is_some() && self.failures.iter().any(|f| f.kind == FailureKind::Crash) =>
+                    if self.log.as_ref().is_some_and(|l| l.consistency() != crate::log::Consistency::Deferred)
+                        && self.failures.iter().any(|f| f.kind == FailureKind::Crash) =>
                 {
                     return Err(Error::config(
                         format!("failures[{i}].kind"),
-                        "a data drive failing in a log-assisted array that crashes (its stripes' parity is of unknown \
-                         state until the re-sync after the crash reaches them) is not simulated yet: keep one of the two",
-                    ))
-                }
-                (FailureKind::DriveFails, Some(_))
-                    if self.log.is_some()
-                        && self.rebuild.is_some()
-                        && self.failures.iter().any(|f| f.kind == FailureKind::LogFails) =>
-                {
-                    return Err(Error::config(
-                        format!("failures[{i}].kind"),
-                        "a data drive and the log drive both failing is simulated without a rebuild only (a rebuild \
-                         of the rows lost with the log is not): remove the `[rebuild]` table, or one of the two",
+                        "a data drive failing in an array under md's journal or PPL that crashes (md's recovery of a \
+                         dirty degraded array) is not simulated yet: keep one of the two, or use one of the paper's \
+                         schemes",
                     ))
                 }
                 (FailureKind::Crash, None) if self.cache.is_some() => {

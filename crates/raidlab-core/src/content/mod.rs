@@ -70,6 +70,8 @@ pub struct ContentModel {
     pub first_stale: Option<(u64, u64, u64)>,
     /// The first rebuilt sector found wrong: (slot, sector, expected, actual).
     pub first_wrong_rebuilt: Option<(u32, u64, u64, u64)>,
+    /// What failed drives held when they failed, for memory that kept a copy of it.
+    memory_of_failed: FxHashMap<u32, FxHashMap<u64, u64>>,
 }
 
 impl ContentModel {
@@ -86,6 +88,7 @@ impl ContentModel {
             stats: ContentStats::default(),
             first_stale: None,
             first_wrong_rebuilt: None,
+            memory_of_failed: FxHashMap::default(),
         }
     }
 
@@ -126,11 +129,12 @@ impl ContentModel {
         })
     }
 
-    /// The value sector `pba` of `drive` holds if it was ever written and the drive works
-    /// (what a log holds, and the memory beside it keeps).
+    /// The value sector `pba` of `drive` holds if it was ever written (what a log holds, and
+    /// the memory beside it keeps, which a read planned before the log failed may still
+    /// take).
     pub fn held(&self, drive: u32, pba: u64) -> Option<u64> {
         if self.failed[drive as usize] {
-            return None;
+            return self.memory_of_failed.get(&drive).and_then(|m| m.get(&pba)).copied();
         }
         self.physical[drive as usize].get(&pba).copied()
     }
@@ -209,6 +213,29 @@ impl ContentModel {
         placement: Option<&dyn PlacementState>,
     ) {
         for pba in start..end {
+            if let Some(state) = placement {
+                // A block lost with what could recover it holds no value anyone knows.
+                let row = pba % self.unit_sectors;
+                // (A block whose value is kept elsewhere, in a write-back cache, holds its
+                // stale home until its flush writes it; a lost block holds what no one knows;
+                // either way its row's parity agrees with what the homes hold, not with the
+                // values last written.)
+                match layout.locate_placed(member_slot, pba, placement) {
+                    Some((stripe, UnitRole::Data { index, .. })) => {
+                        if state.data_lost_at(stripe, index, row) || state.keeps_value(self.logical(stripe, index, row)) {
+                            continue;
+                        }
+                    }
+                    Some((stripe, UnitRole::Parity { .. })) => {
+                        layout.map_stripe(stripe, &mut self.scratch);
+                        let units = self.scratch.data_units() as u32;
+                        if (0..units).any(|i| state.data_lost_at(stripe, i, row) || state.keeps_value(self.logical(stripe, i, row))) {
+                            continue;
+                        }
+                    }
+                    None => {}
+                }
+            }
             let Some(expected) = self.expected_physical(layout, member_slot, pba, placement) else { continue };
             let actual = self.read_physical(layout, target, pba).unwrap_or(!expected);
             self.stats.rebuilt_sectors_checked += 1;
@@ -253,17 +280,20 @@ impl ContentModel {
         self.garbage[target as usize] = false;
     }
 
-    /// The drive failed: its contents are lost.
+    /// The drive failed: its contents are lost (but to [`ContentModel::held`]).
     pub fn fail_drive(&mut self, drive: u32) {
         self.failed[drive as usize] = true;
-        self.physical[drive as usize] = FxHashMap::default();
+        let contents = std::mem::take(&mut self.physical[drive as usize]);
+        self.memory_of_failed.insert(drive, contents);
     }
 
     /// A crash caught a write of logical sectors `[lba, lba + sectors)` in flight: each now
     /// holds what its data unit's first readable copy holds, as far as the write got (the
     /// user was never answered, so old, new or a mix are all it may find). Parity or other
     /// copies the write did not reach are left as they are, for later reads to find out.
-    pub fn adopt_interrupted_write(&mut self, layout: &dyn Layout, lba: u64, sectors: u64, kept: &dyn Fn(u64) -> bool) {
+    /// `at(slot, sector)`: the slot that holds a unit's sector now (a rebuild's target, for
+    /// what it has made current).
+    pub fn adopt_interrupted_write(&mut self, layout: &dyn Layout, lba: u64, sectors: u64, kept: &dyn Fn(u64) -> bool, at: &dyn Fn(u32, u64) -> u32) {
         for lba in lba..lba + sectors {
             if kept(lba) {
                 // Its last value lives elsewhere (a write-back cache), not on the drives.
@@ -273,7 +303,7 @@ impl ContentModel {
             let (index, row) = ((offset / self.unit_sectors) as usize, offset % self.unit_sectors);
             layout.map_stripe(stripe, &mut self.scratch);
             let copies: Vec<_> = self.scratch.copies_of(index).to_vec();
-            if let Some(value) = copies.iter().find_map(|u| self.read_physical(layout, u.drive, u.pba + row)) {
+            if let Some(value) = copies.iter().find_map(|u| self.read_physical(layout, at(u.drive, u.pba + row), u.pba + row)) {
                 self.commit(lba, value);
             }
         }

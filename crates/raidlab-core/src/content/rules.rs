@@ -253,7 +253,20 @@ impl ContentModel {
                     .touched
                     .iter()
                     .enumerate()
-                    .map(|(i, &(a, b))| (a..b).map(|row| self.recovered_or_read(piece, log, i, row)).collect())
+                    .map(|(i, &(a, b))| {
+                        (a..b)
+                            .map(|row| {
+                                // (A sector the plan reports lost is not answered, even where
+                                // the plan read its home for another unit's recovery.)
+                                let lost = log.lost.iter().any(|&(unit, from, to)| unit as usize == i && row >= from && row < to);
+                                if lost {
+                                    None
+                                } else {
+                                    self.recovered_or_read(piece, log, i, row)
+                                }
+                            })
+                            .collect()
+                    })
                     .collect();
                 self.check_reads(piece, |i, row| values[i][(row - piece.touched[i].0) as usize])
             }

@@ -113,6 +113,25 @@ pub trait PlacementState: std::fmt::Debug + Send {
     fn interrupted(&mut self, _stripe: u64, _plan: &crate::layout::plan::Plan, _phase: u8, _write_id: u64) {}
     /// Drive slot `slot` failed (the controller tells every failure; by default nothing).
     fn drive_failed(&mut self, _slot: u32) {}
+    /// Some member sectors cannot be read (`unreadable(slot, first sector, end sector)`: a
+    /// failed member's, where its rebuild has not made them current): what only the state
+    /// could have recovered there and no longer can (a lost log's records, a stale parity
+    /// the state no longer knows of) is lost from now on. The controller asks after every
+    /// failure and crash while a member is failed; by default nothing is lost.
+    fn lose_unrecoverable(&mut self, _layout: &dyn Layout, _unreadable: &dyn Fn(u32, u64, u64) -> bool) {}
+    /// Whether every read must be planned, because a unit's home does not always hold its
+    /// data (a write-back cache's blocks; a rebuilt block the state could not recover, lost):
+    /// the controller's one-op path, which reads a unit without a plan, is then closed. By
+    /// default false.
+    fn plans_every_read(&self) -> bool {
+        false
+    }
+    /// Whether sector `sector` (an offset in the unit) of data unit `index` of `stripe` is
+    /// lost (its value known to no one, reported as lost when read): the content model skips
+    /// it when it proves a rebuilt unit. By default false.
+    fn data_lost_at(&self, _stripe: u64, _index: u32, _sector: u64) -> bool {
+        false
+    }
     /// The array has had no user request for as long as the layout asked
     /// (`log.resync_idle_ms`); by default nothing.
     fn idle(&mut self) {}

@@ -139,6 +139,12 @@ pub struct LogWrites {
     /// index once the write is done: (row, first reserved log block, the blocks whose old
     /// value, new value and delta are logged, as masks).
     pub rows: Vec<(u64, u64, [u64; 3])>,
+    /// Lost blocks the write overwrites whole, for the commit step to find again: (row,
+    /// data block, its drive's slot).
+    pub overwritten: Vec<(u64, u32, u32)>,
+    /// Sectors a read reports lost: (data unit, first, end), offsets in the unit. The content
+    /// model checks none of them, though the plan may read their home for another unit.
+    pub lost: Vec<(u32, u64, u64)>,
     /// A re-sync's plan.
     pub resync: bool,
     /// md's schemes (`crate::log::Consistency`): the plan's home writes follow plain RAID-5's

@@ -125,6 +125,14 @@ pub struct LogState {
     /// both failed while the row was logged. Reads of them are data loss, until a write
     /// overwrites the block whole and rewrites the row's parity.
     pub lost_blocks: std::collections::BTreeMap<u64, super::BlockMask>,
+    /// Rows whose parity a crash may have left stale: logged when the index was lost, or
+    /// written by a write the crash caught. Each stays until a re-sync rewrites its parity
+    /// from the whole row; a member lost meanwhile loses its block of them (the paper's
+    /// recovery needs the index, §III-D).
+    pub crash_suspects: std::collections::BTreeSet<u64>,
+    /// The drive slots that have failed (a slot never works again: a replacement takes
+    /// another).
+    pub failed_slots: std::collections::BTreeSet<u32>,
 }
 
 impl LogState {
@@ -132,6 +140,31 @@ impl LogState {
     /// of every stripe has not done it yet.
     pub fn unsynced(&self, stripe: u64) -> bool {
         self.resync.every_stripe.is_some_and(|(_, done)| stripe >= done)
+    }
+
+    /// Whether block `index` of row `row_id` is lost: marked so, or logged in a way only the
+    /// lost log could recover (a write whose records reached the log before it failed may
+    /// enter them after the failure's marking; the first plan that holds the row's lock
+    /// marks it).
+    pub fn block_lost(&self, row_id: u64, index: u32) -> bool {
+        self.lost_blocks.get(&row_id).is_some_and(|m| m >> index & 1 == 1)
+            || (self.log_failed
+                && self.scheme.consistency() == Consistency::Deferred
+                && self.index.row(row_id).is_some_and(|entry| {
+                    super::recovery(self.scheme.recovery_rule(), Some(entry), index).map_or(true, |how| how != super::Recovery::Plain)
+                }))
+    }
+
+    /// md's write-back journal is lost: every cached block is lost with it, its home stale.
+    pub(super) fn lose_cache(&mut self) {
+        for row in self.index.logged_rows() {
+            let cached = self.index.row(row).map_or(0, |e| e.logged());
+            let mask = self.lost_blocks.entry(row).or_default();
+            self.stats.lost_blocks += (cached & !*mask).count_ones() as u64;
+            *mask |= cached;
+            self.index.drop_row(row);
+        }
+        self.wb_full.clear();
     }
 
     /// The logged rows of `stripe`.
@@ -186,7 +219,9 @@ impl PlacementState for LogState {
         if self.scheme.consistency() != Consistency::Deferred {
             return super::md::lose_volatile(self);
         }
-        // §III-D trigger (3): without the index every stripe is re-synchronized.
+        // §III-D trigger (3): without the index every stripe is re-synchronized. Until the
+        // walk rewrites them, the rows logged now have a stale parity.
+        self.crash_suspects.extend(self.index.logged_rows());
         self.index.clear();
         self.stats.crashes += 1;
         self.resync.queue.clear();
@@ -197,6 +232,11 @@ impl PlacementState for LogState {
         // A rebuilt parity is computed from the current data (Fig. 5 line 4): its rows'
         // entries, which describe a stale parity, must go (raidlab's choice: the literal
         // reading keeps them, and a later recovery through them would then be wrong).
+        // (md's schemes keep no entry that describes a parity: a write-back journal's are
+        // its cache.)
+        if self.scheme.consistency() != Consistency::Deferred {
+            return;
+        }
         let unit = layout.stripe_unit_sectors();
         let mut map = StripeMap::default();
         let end = end.min(layout.stripes() * unit);
@@ -205,10 +245,26 @@ impl PlacementState for LogState {
             let stripe = sector / unit;
             let stripe_end = ((stripe + 1) * unit).min(end);
             layout.map_stripe(stripe, &mut map);
+            let (first, last) = ((sector % unit) / self.block_sectors, (stripe_end - 1 - stripe * unit) / self.block_sectors);
             if map.parity[0].drive == member_slot {
-                let (first, last) = ((sector % unit) / self.block_sectors, (stripe_end - 1 - stripe * unit) / self.block_sectors);
                 for row in first..=last {
                     self.index.drop_row(stripe * self.rows_per_unit + row);
+                    self.crash_suspects.remove(&(stripe * self.rows_per_unit + row));
+                }
+            } else if !self.lost_blocks.is_empty() || self.log_failed {
+                // A lost block was rebuilt plainly (what the row's parity and survivors
+                // make of it): the row agrees with its parity again, and its entry, which
+                // describes the parity before, must go.
+                let index = map.data.iter().position(|u| u.drive == member_slot);
+                for row in (first..=last).map(|row| stripe * self.rows_per_unit + row) {
+                    let Some(i) = index.filter(|&i| self.block_lost(row, i as u32)) else { continue };
+                    let mask = self.lost_blocks.entry(row).or_default();
+                    if *mask >> i & 1 == 0 {
+                        *mask |= 1 << i;
+                        self.stats.lost_blocks += 1;
+                    }
+                    self.index.drop_row(row);
+                    self.crash_suspects.remove(&row);
                 }
             }
             sector = stripe_end;
@@ -222,6 +278,15 @@ impl PlacementState for LogState {
         }
     }
     fn drive_failed(&mut self, slot: u32) {
+        self.failed_slots.insert(slot);
+        if slot == self.log_slot && !self.log_failed && self.write_back {
+            // "Losing the journal device in write-back mode loses data" (the kernel's
+            // raid5-cache documentation): every cached block is lost, its home stale. From
+            // now on every write goes home with its parity.
+            self.log_failed = true;
+            self.lose_cache();
+            return;
+        }
         if slot == self.log_slot && !self.log_failed && self.scheme.consistency() == Consistency::Journal {
             // md's journal holds nothing the parity needs once its writes are done.
             self.log_failed = true;
@@ -255,8 +320,57 @@ impl PlacementState for LogState {
             return;
         }
         if self.scheme.consistency() != Consistency::Deferred {
-            super::md::interrupted(self, stripe, plan, phase, write_id);
+            return super::md::interrupted(self, stripe, plan, phase, write_id);
         }
+        // A write caught in flight may have left any row it touches torn (data written,
+        // parity not, or the other way round).
+        let rows: Vec<u64> = plan.touched.iter().filter(|t| t.0 < t.1).flat_map(|t| t.0 / self.block_sectors..t.1.div_ceil(self.block_sectors)).collect();
+        self.crash_suspects.extend(rows.into_iter().map(|row| stripe * self.rows_per_unit + row));
+        self.crash_suspects.extend(plan.log.resync_rows.iter().copied());
+    }
+    fn lose_unrecoverable(&mut self, layout: &dyn Layout, unreadable: &dyn Fn(u32, u64, u64) -> bool) {
+        if self.scheme.consistency() != Consistency::Deferred {
+            return;
+        }
+        // A lost member's block of a row is lost for good when its recovery needs the lost
+        // log (its records), or when a crash may have left the row's parity stale (the
+        // index that would say which rows it did is gone). The row's entry stays until a
+        // plan that holds the stripe's lock drops it (a re-sync, the rebuild of the block, a
+        // write that overwrites it whole): a write in flight may still add to it.
+        let mut rows: Vec<u64> = if self.log_failed { self.index.logged_rows() } else { Vec::new() };
+        rows.extend(self.crash_suspects.iter().copied());
+        rows.sort_unstable();
+        rows.dedup();
+        let rule = self.scheme.recovery_rule();
+        let mut map = StripeMap::default();
+        let block = self.block_sectors;
+        for row_id in rows {
+            let stripe = row_id / self.rows_per_unit;
+            let start = (row_id % self.rows_per_unit) * block;
+            layout.map_stripe(stripe, &mut map);
+            let Some(lost) = map.data.iter().position(|u| unreadable(u.drive, u.pba + start, u.pba + start + block)) else {
+                continue;
+            };
+            let suspect = self.crash_suspects.contains(&row_id);
+            let needs_log = self.log_failed
+                && super::recovery(rule, self.index.row(row_id), lost as u32).map_or(true, |how| how != super::Recovery::Plain);
+            if !(suspect || needs_log) {
+                continue;
+            }
+            let mask = self.lost_blocks.entry(row_id).or_default();
+            if *mask >> lost & 1 == 0 {
+                *mask |= 1 << lost;
+                self.stats.lost_blocks += 1;
+            }
+            self.crash_suspects.remove(&row_id);
+        }
+    }
+    fn plans_every_read(&self) -> bool {
+        // A write-back journal serves its cached blocks from memory, never from their homes.
+        self.write_back || !self.lost_blocks.is_empty()
+    }
+    fn data_lost_at(&self, stripe: u64, index: u32, sector: u64) -> bool {
+        self.block_lost(stripe * self.rows_per_unit + sector / self.block_sectors, index)
     }
     fn concurrent_resyncs(&self) -> u32 {
         // md recovers every stripe a crash caught before it serves I/O: all at once.
@@ -400,6 +514,8 @@ impl Layout for LogAssisted {
             wb_torn: Default::default(),
             lookup_ns: self.config.lookup_ns(),
             lost_blocks: Default::default(),
+            crash_suspects: Default::default(),
+            failed_slots: Default::default(),
             md: super::md::MdState {
                 journal: super::md::Ring::new(capacity * self.config.block_sectors()),
                 ppl_start: self.inner.stripes() * self.inner.stripe_unit_sectors(),
@@ -462,7 +578,12 @@ impl Layout for LogAssisted {
         placement: Option<&dyn PlacementState>,
         out: &mut Vec<SourceRead>,
     ) {
-        let Some(state) = placement.and_then(|p| p.as_any().downcast_ref::<LogState>()) else {
+        let Some(state) = placement
+            .and_then(|p| p.as_any().downcast_ref::<LogState>())
+            .filter(|_| self.scheme.consistency() == Consistency::Deferred)
+        else {
+            // md's schemes keep the homes and the parity agreeing: plain reconstruction
+            // (a write-back journal's cached blocks go home with their flush).
             return self.inner.rebuild_reads(member, reconstruction, start, end, placement, out);
         };
         let unit = self.inner.stripe_unit_sectors();
@@ -485,8 +606,12 @@ impl Layout for LogAssisted {
             let row_end = (stripe * unit + (row + 1) * block).min(end);
             self.inner.map_stripe(stripe, &mut map);
             let lost = map.data.iter().position(|u| u.drive == member);
-            let how = match (lost, state.index.row(stripe * state.rows_per_unit + row)) {
-                (Some(f), Some(entry)) => super::recovery(self.scheme.recovery_rule(), Some(entry), f as u32)
+            let row_id = stripe * state.rows_per_unit + row;
+            // (A block lost with what could recover it is rebuilt plainly, for the row's
+            // parity to agree with what the target holds; it stays lost.)
+            let gone = |f: usize| state.block_lost(row_id, f as u32);
+            let how = match (lost, state.index.row(row_id)) {
+                (Some(f), Some(entry)) if !gone(f) => super::recovery(self.scheme.recovery_rule(), Some(entry), f as u32)
                     .expect("the schemes keep Fig. 5's invariant"),
                 _ => super::Recovery::Plain,
             };

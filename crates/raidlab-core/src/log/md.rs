@@ -195,6 +195,8 @@ fn clear_md(plan: &mut Plan) {
     log.recipes.clear();
     log.rows.clear();
     log.resync_rows.clear();
+    log.overwritten.clear();
+    log.lost.clear();
     log.log_slot = u32::MAX;
     log.md_phase = u8::MAX;
     log.md_ring = None;

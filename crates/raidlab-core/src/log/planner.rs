@@ -26,6 +26,37 @@ use crate::disk::OpKind;
 use crate::layout::plan::{plan_parity_with, LogAppend, LogRecipe, LogValue, PieceSpec, Plan, PlanInputs, Planner, UnitStatus};
 use super::{recovery, Recovery};
 
+/// A finished write overwrote some lost blocks whole: each holds a value known again, unless
+/// its drive failed after the write reached it and the row's parity was not rewritten with
+/// it. (Where it was not, the parity agrees with the block all the same: it was updated
+/// from old values that agreed with it, as a rebuild leaves a lost block.)
+#[cold]
+fn forget_overwritten(state: &mut LogState, plan: &Plan) {
+    for &(row, index, drive) in &plan.log.overwritten {
+        if state.failed_slots.contains(&drive) && !plan.log.resync_rows.contains(&row) {
+            continue;
+        }
+        let Some(mask) = state.lost_blocks.get_mut(&row) else { continue };
+        *mask &= !(1 << index);
+        if *mask == 0 {
+            state.lost_blocks.remove(&row);
+        }
+    }
+}
+
+/// The lost blocks of row `row_id` (at `start` in the units) that a write overwrites whole,
+/// noted in `plan` for its commit step.
+#[inline]
+fn note_overwritten(state: &LogState, map: &crate::layout::StripeMap, touched: &[(u64, u64)], row_id: u64, start: u64, plan: &mut Plan) {
+    let Some(&mask) = state.lost_blocks.get(&row_id) else { return };
+    let end = start + state.block_sectors;
+    for (i, &(a, b)) in touched.iter().enumerate() {
+        if mask >> i & 1 == 1 && a <= start && b >= end {
+            plan.log.overwritten.push((row_id, i as u32, map.data[i].drive));
+        }
+    }
+}
+
 /// The planner of every log-assisted array (the scheme lives in its state).
 #[derive(Debug)]
 pub struct LogPlanner;
@@ -38,11 +69,14 @@ impl Planner for LogPlanner {
     }
     fn plan(&self, i: PlanInputs<'_>, plan: &mut Plan) {
         let degraded = i.map.data.iter().chain(i.map.parity.iter()).any(|u| i.status.is_failed(u));
+        let state = log_state(i.placement.expect("a log-assisted layout has its state"));
         if !i.spec.is_write && !degraded {
+            if !state.lost_blocks.is_empty() {
+                return plan_read_around_lost(state, i.map, i.unit_sectors, i.spec, plan);
+            }
             // Reads find the data in place (§III-C).
             return plan_parity_with(i.map, i.unit_sectors, i.spec, i.status, plan);
         }
-        let state = log_state(i.placement.expect("a log-assisted layout has its state"));
         if degraded {
             plan_degraded(state, i.map, i.unit_sectors, i.spec, i.status, plan);
         } else if i.spec.resync {
@@ -52,7 +86,39 @@ impl Planner for LogPlanner {
         }
     }
     fn commit(&self, placement: &mut dyn crate::layout::PlacementState, stripe: u64, plan: &Plan) {
-        let state = log_state(placement);
+        commit(log_state(placement), stripe, plan, true);
+    }
+    fn abandon(&self, placement: &mut dyn crate::layout::PlacementState, plan: &Plan, wrote: bool) {
+        // (A re-sync holds no reservation, and is simply planned again.)
+        if wrote && !(plan.logged && plan.log.resync) {
+            // Its data and its records are written (only the failed drive's writes are not,
+            // the log's among them if the log failed): the index must say so before the
+            // piece is planned again. Its rows' parity is stale against the data it wrote
+            // home, so they must stay logged: with the log lost, the re-sync the loss started
+            // rewrites them (or, beside a lost data drive, reports their lost blocks).
+            return commit(log_state(placement), 0, plan, false);
+        }
+        // Nothing written: the reserved space is given back.
+        let state = placement.as_any_mut().downcast_mut::<LogState>().expect("a log-assisted layout's state is a LogState");
+        if plan.logged {
+            for &(_, _, masks) in &plan.log.rows {
+                state.index.release(masks.iter().map(|m| m.count_ones()).sum());
+            }
+        }
+    }
+    fn write_ops(&self, units: f64, data_units: f64, copies: f64) -> f64 {
+        // The log append is one more write; the schemes pre-read at most what RAID-5 does
+        // without its parity (notes A.8), so RAID-5's estimate bounds them.
+        crate::layout::plan::PARITY.write_ops(units, data_units, copies) + 1.0
+    }
+}
+
+/// The commit step of a write or re-sync plan of `stripe`: its records enter the index, the
+/// rows it rewrote with their parity leave it. `finished`: every write of the plan was
+/// done (not a plan a drive failure cut short, whose writes to the failed drive were not):
+/// only then are rows it made whole known to be so.
+pub(super) fn commit(state: &mut LogState, stripe: u64, plan: &Plan, finished: bool) {
+    {
         if plan.logged && plan.log.resync {
             // The walk over every stripe after a crash hands them out in order, one at a time.
             if let Some((next, done)) = state.resync.every_stripe.as_mut() {
@@ -74,37 +140,19 @@ impl Planner for LogPlanner {
             }
             for &row in &plan.log.resync_rows {
                 state.index.drop_row(row);
-                if !plan.log.resync && plan.degraded {
-                    // A degraded write that wrote the row's parity from the whole new row
-                    // (its lost block wholly overwritten) made the row whole again.
-                    state.lost_blocks.remove(&row);
+            }
+            if finished && !plan.degraded && !state.crash_suspects.is_empty() {
+                // A re-sync, or a write that fell back to plain RAID-5, wrote these rows'
+                // parity from their whole row: whatever a crash left, they are whole again.
+                for row in &plan.log.resync_rows {
+                    state.crash_suspects.remove(row);
                 }
+            }
+            if finished && !plan.log.resync && !state.lost_blocks.is_empty() {
+                forget_overwritten(state, plan);
             }
         }
         state.after_write();
-    }
-    fn abandon(&self, placement: &mut dyn crate::layout::PlacementState, plan: &Plan, wrote: bool) {
-        // (A re-sync holds no reservation, and is simply planned again.)
-        if wrote && !(plan.logged && plan.log.resync) {
-            // Its data and its records are written (only the failed drive's writes are not,
-            // the log's among them if the log failed): the index must say so before the
-            // piece is planned again. Its rows' parity is stale against the data it wrote
-            // home, so they must stay logged: with the log lost, the re-sync the loss started
-            // rewrites them (or, beside a lost data drive, reports their lost blocks).
-            return self.commit(placement, 0, plan);
-        }
-        // Nothing written: the reserved space is given back.
-        let state = placement.as_any_mut().downcast_mut::<LogState>().expect("a log-assisted layout's state is a LogState");
-        if plan.logged {
-            for &(_, _, masks) in &plan.log.rows {
-                state.index.release(masks.iter().map(|m| m.count_ones()).sum());
-            }
-        }
-    }
-    fn write_ops(&self, units: f64, data_units: f64, copies: f64) -> f64 {
-        // The log append is one more write; the schemes pre-read at most what RAID-5 does
-        // without its parity (notes A.8), so RAID-5's estimate bounds them.
-        crate::layout::plan::PARITY.write_ops(units, data_units, copies) + 1.0
     }
 }
 
@@ -122,6 +170,8 @@ fn clear_log(plan: &mut Plan, log_slot: u32, resync: bool) {
     plan.log.recipes.clear();
     plan.log.rows.clear();
     plan.log.resync_rows.clear();
+    plan.log.overwritten.clear();
+    plan.log.lost.clear();
     plan.log.resync = resync;
 }
 
@@ -246,9 +296,9 @@ fn plan_degraded(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64
                 }
             }
             if gone || (state.log_failed && reads.iter().any(|&(drive, _)| drive == state.log_slot)) {
-                // The log and a data drive are both lost: the row's lost block is gone, for
-                // good (its entry, once dropped, must not make it look reconstructible).
-                plan.lost_sectors += block;
+                // The row's lost block is gone for good (with the log, or beside a parity a
+                // crash left of unknown state): its entry, once dropped, must not make it
+                // look reconstructible.
                 if !gone {
                     *state.lost_blocks.entry(row_id).or_default() |= 1 << lost;
                     state.stats.lost_blocks += 1;
@@ -256,22 +306,29 @@ fn plan_degraded(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64
                 if spec.resync {
                     // Its entry is of no more use: the re-sync is done with the row.
                     plan.log.resync_rows.push(row_id);
+                    continue;
                 }
-                if spec.is_write {
-                    // The row is rewritten without it: the parity stays as it was.
-                    for i in (0..n).filter(|&i| i != lost) {
-                        let (a, b) = (touched[i].0.max(start), touched[i].1.min(end));
-                        if a < b {
-                            plan.add_range(map.data[i].drive, OpKind::Write, map.data[i].pba + a, map.data[i].pba + b);
-                        }
-                    }
+                if !spec.is_write {
+                    plan.lost_sectors += block;
+                    continue;
                 }
-                continue;
+                if meets(lost) {
+                    plan.lost_sectors += block;
+                }
+                // A write rewrites the row with its parity as if the lost block held what
+                // the parity and the survivors make of it: the block stays lost, and the
+                // parity goes on agreeing with whatever the block holds (a rebuild may have
+                // written it already, from the same parity).
+                reads.clear();
+                from_members(&|_| false, &mut reads);
             }
             for &(drive, pba) in &reads {
                 plan.add_range(drive, OpKind::Read, pba, pba + block);
             }
             plan.log.recipes.push(LogRecipe { unit: lost as u32, row: start, sectors: block as u32, reads, memory: false });
+        }
+        if spec.is_write && !state.lost_blocks.is_empty() {
+            note_overwritten(state, map, &touched, row_id, start, plan);
         }
         for i in (0..n).filter(|&i| i != lost) {
             let u = map.data[i];
@@ -286,7 +343,11 @@ fn plan_degraded(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64
                 }
             } else {
                 let (a, b) = (touched[i].0.max(start), touched[i].1.min(end));
-                if a < b {
+                if a < b && state.lost_blocks.get(&row_id).is_some_and(|m| m >> i & 1 == 1) {
+                    // Lost on a readable unit (rebuilt without it): reported, never answered.
+                    plan.lost_sectors += b - a;
+                    plan.log.lost.push((i as u32, a, b));
+                } else if a < b {
                     plan.add_range(u.drive, OpKind::Read, u.pba + a, u.pba + b);
                 }
             }
@@ -305,6 +366,32 @@ fn plan_degraded(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64
     if spec.resync {
         state.stats.resync_stripes += 1;
         state.stats.resync_rows += plan.log.resync_rows.len() as u64;
+    }
+    plan.finish_ranges();
+}
+
+/// A read of a stripe with no unit on a failed drive, in an array with lost blocks: every
+/// touched sector read in place, but those of lost blocks, which are reported lost (a rebuild
+/// wrote them from a row that no longer held their value).
+#[cold]
+fn plan_read_around_lost(state: &LogState, map: &crate::layout::StripeMap, unit: u64, spec: PieceSpec, plan: &mut Plan) {
+    plan.start_ranges(map, unit, spec);
+    plan.fill_touched();
+    let block = state.block_sectors;
+    let row_base = map.stripe * state.rows_per_unit;
+    for i in 0..map.data.len() {
+        let (a, b) = plan.touched[i];
+        let mut sector = a;
+        while sector < b {
+            let row = sector / block;
+            let end = ((row + 1) * block).min(b);
+            if state.lost_blocks.get(&(row_base + row)).is_some_and(|m| m >> i & 1 == 1) {
+                plan.lost_sectors += end - sector;
+            } else {
+                plan.add_range(map.data[i].drive, OpKind::Read, map.data[i].pba + sector, map.data[i].pba + end);
+            }
+            sector = end;
+        }
     }
     plan.finish_ranges();
 }
@@ -395,6 +482,11 @@ fn plan_write(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, s
             continue;
         }
         let row_id = map.stripe * rows_per_unit + row;
+        if let Some(&lost) = state.lost_blocks.get(&row_id) {
+            // (Lost blocks the write overwrites whole: see `note_overwritten`.)
+            let whole = updated & !partial & lost;
+            plan.log.overwritten.extend((0..n).filter(|&i| whole >> i & 1 == 1).map(|i| (row_id, i, map.data[i as usize].drive)));
+        }
         let entry = state.index.row(row_id);
         let row_state = RowState {
             data_blocks: n,

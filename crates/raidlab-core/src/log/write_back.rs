@@ -36,9 +36,9 @@ impl crate::layout::plan::Planner for WriteBackPlanner {
     fn plan(&self, i: crate::layout::plan::PlanInputs<'_>, plan: &mut Plan) {
         let state = super::planner::log_state(i.placement.expect("a log-assisted layout has its state"));
         if i.spec.resync {
-            plan_flush(state, i.map, i.unit_sectors, i.spec, plan)
+            plan_flush(state, i.map, i.unit_sectors, i.spec, i.status, plan)
         } else if i.spec.is_write {
-            plan_write(state, i.map, i.unit_sectors, i.spec, plan)
+            plan_write(state, i.map, i.unit_sectors, i.spec, i.status, plan)
         } else {
             plan_read(state, i.map, i.unit_sectors, i.spec, i.status, plan)
         }
@@ -61,13 +61,21 @@ impl crate::layout::plan::Planner for WriteBackPlanner {
             }
         }
         super::planner::LOG_PLANNER.commit(state, stripe, plan);
+        if state.log_failed && state.index.rows() > 0 {
+            // A write whose journal record was written before the journal failed, done
+            // since: its blocks went with the journal too.
+            state.lose_cache();
+        }
     }
     fn abandon(&self, placement: &mut dyn crate::layout::PlacementState, plan: &Plan, wrote: bool) {
         if plan.logged && plan.log.resync {
             // A flush planned again reserves its parities' space again.
             return super::planner::log_state(placement).index.release(plan.log.appends.len() as u32);
         }
-        super::planner::LOG_PLANNER.abandon(placement, plan, wrote);
+        // A write cut short by the journal's loss never reached the journal (it is planned
+        // again, home); one cut short by a member's reached it if it wrote at all.
+        let journal_lost = super::planner::log_state(placement).log_failed && !plan.log.appends.is_empty();
+        super::planner::LOG_PLANNER.abandon(placement, plan, wrote && !journal_lost);
     }
     fn write_ops(&self, units: f64, data_units: f64, copies: f64) -> f64 {
         super::planner::LOG_PLANNER.write_ops(units, data_units, copies)
@@ -86,6 +94,8 @@ fn clear(plan: &mut Plan, log_slot: u32, resync: bool) {
     log.recipes.clear();
     log.rows.clear();
     log.resync_rows.clear();
+    log.overwritten.clear();
+    log.lost.clear();
     log.md_phase = u8::MAX;
     log.md_ring = None;
 }
@@ -96,6 +106,25 @@ fn memory_recipe(state: &LogState, row_id: u64, unit: u32, start: u64) -> Option
     let address = state.index.row(row_id)?.block(unit)?.new?;
     let block = state.block_sectors;
     Some(LogRecipe { unit, row: start, sectors: block as u32, reads: vec![(state.log_slot, address * block)], memory: true })
+}
+
+/// The recipe of block `start` (an offset in the unit) of data unit `lost`, on a failed
+/// drive and not cached: what its home held, from the parity and the other units' homes
+/// (the homes and the parity always agree: the parity is written only with a whole row);
+/// its reads are added to `plan`.
+fn home_recipe(map: &StripeMap, lost: usize, start: u64, block: u64, plan: &mut Plan) -> LogRecipe {
+    let parity = map.parity[0];
+    let mut reads = vec![(parity.drive, parity.pba + start)];
+    reads.extend(map.data.iter().enumerate().filter(|&(i, _)| i != lost).map(|(_, u)| (u.drive, u.pba + start)));
+    for &(drive, pba) in &reads {
+        plan.add_range(drive, OpKind::Read, pba, pba + block);
+    }
+    LogRecipe { unit: lost as u32, row: start, sectors: block as u32, reads, memory: false }
+}
+
+/// Whether block `row` of data unit `unit` was lost with the journal.
+fn lost_block(state: &LogState, row_id: u64, unit: usize) -> bool {
+    state.lost_blocks.get(&row_id).is_some_and(|m| m >> unit & 1 == 1)
 }
 
 /// A read: cached blocks from memory, the rest from home.
@@ -111,7 +140,8 @@ fn plan_read(state: &LogState, map: &StripeMap, unit: u64, spec: PieceSpec, stat
         } else {
             (first_row..=last_row).any(|r| state.index.row(row_base + r).is_some())
         };
-    if !cached {
+    let degraded = map.data.iter().chain(map.parity.iter()).any(|u| status.is_failed(u));
+    if !cached && !degraded && state.lost_blocks.is_empty() {
         return plan_parity_with(map, unit, spec, status, plan);
     }
     plan.start_ranges(map, unit, spec);
@@ -125,6 +155,20 @@ fn plan_read(state: &LogState, map: &StripeMap, unit: u64, spec: PieceSpec, stat
             let end = ((row + 1) * block).min(b);
             match memory_recipe(state, row_base + row, i as u32, row * block) {
                 Some(recipe) => plan.log.recipes.push(recipe),
+                // Lost with the journal: reported, never read from its stale home.
+                None if lost_block(state, row_base + row, i) => {
+                    plan.lost_sectors += end - sector;
+                    plan.log.lost.push((i as u32, sector, end));
+                }
+                None if status.is_failed(&map.data[i]) => {
+                    if map.parity.iter().chain(map.data.iter()).filter(|u| status.is_failed(u)).count() > 1 {
+                        plan.lost_sectors += end - sector;
+                    } else {
+                        plan.degraded = true;
+                        let recipe = home_recipe(map, i, row * block, block, plan);
+                        plan.log.recipes.push(recipe);
+                    }
+                }
                 None => plan.add_range(map.data[i].drive, OpKind::Read, map.data[i].pba + sector, map.data[i].pba + end),
             }
             sector = end;
@@ -135,7 +179,7 @@ fn plan_read(state: &LogState, map: &StripeMap, unit: u64, spec: PieceSpec, stat
 
 /// A write: every updated block's new value to the journal (merged first where the write
 /// covers part of it); a row that does not fit written home with its parity.
-fn plan_write(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec, plan: &mut Plan) {
+fn plan_write(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec, status: UnitStatus<'_>, plan: &mut Plan) {
     plan.start_ranges(map, unit, spec);
     plan.fill_touched();
     clear(plan, state.log_slot, false);
@@ -160,15 +204,34 @@ fn plan_write(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec,
         state.stats.row_writes += 1;
         state.stats.lookups += row_plan.lookups as u64;
         plan.cpu_ns += row_plan.lookups as u64 * state.lookup_ns;
-        // The value of block i before the write where it is needed: memory if cached, else home.
+        if let Some(&lost) = state.lost_blocks.get(&row_id) {
+            // (Lost blocks the write overwrites whole: their value is known again.)
+            let whole = updated & !partial & lost;
+            plan.log.overwritten.extend((0..n).filter(|&i| whole >> i & 1 == 1).map(|i| (row_id, i, map.data[i as usize].drive)));
+        }
+        // The value of block i before the write where it is needed: memory if cached, else
+        // home (recovered from the parity and the other homes when its drive is lost).
         let current = |plan: &mut Plan, i: usize, state: &LogState| match memory_recipe(state, row_id, i as u32, start) {
             Some(recipe) => plan.log.recipes.push(recipe),
+            None if status.is_failed(&map.data[i]) => {
+                plan.degraded = true;
+                let recipe = home_recipe(map, i, start, block, plan);
+                plan.log.recipes.push(recipe);
+            }
             None => {
                 plan.add_range(map.data[i].drive, OpKind::Read, map.data[i].pba + start, map.data[i].pba + end);
                 plan.pre_read_sectors += block;
             }
         };
-        match state.index.reserve(row_plan.records()) {
+        // A home write of a unit: none to a failed drive (the parity covers it), but to a
+        // rebuild's target.
+        let home_write = |plan: &mut Plan, u: &crate::layout::UnitLocation| {
+            if !status.is_failed(u) || status.is_write_only(u) {
+                plan.add_range(u.drive, OpKind::Write, u.pba + start, u.pba + end);
+            }
+        };
+        let reserved = if state.log_failed { None } else { state.index.reserve(row_plan.records()) };
+        match reserved {
             Some(first_address) => {
                 for i in (0..n as usize).filter(|&i| partial >> i & 1 == 1) {
                     state.stats.merge_read_blocks += (logged >> i & 1 == 0) as u64;
@@ -194,13 +257,13 @@ fn plan_write(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec,
                     current(plan, i, state);
                 }
                 for i in (0..n as usize).filter(|&i| logged >> i & 1 == 1 && updated >> i & 1 == 0) {
-                    plan.add_range(map.data[i].drive, OpKind::Write, map.data[i].pba + start, map.data[i].pba + end);
+                    home_write(plan, &map.data[i]);
                 }
                 // Whole blocks: a cached block's home is stale beyond what the write covers.
                 for i in (0..n as usize).filter(|&i| updated >> i & 1 == 1) {
-                    plan.add_range(map.data[i].drive, OpKind::Write, map.data[i].pba + start, map.data[i].pba + end);
+                    home_write(plan, &map.data[i]);
                 }
-                plan.add_range(parity.drive, OpKind::Write, parity.pba + start, parity.pba + end);
+                home_write(plan, &parity);
                 plan.log.resync_rows.push(row_id);
             }
         }
@@ -213,7 +276,7 @@ fn plan_write(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec,
 
 /// A flush of `map`'s stripe: each cached row's parity by reconstruct-write, appended to the
 /// journal, then the cached blocks and the parities home.
-fn plan_flush(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec, plan: &mut Plan) {
+fn plan_flush(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec, status: UnitStatus<'_>, plan: &mut Plan) {
     plan.start_ranges(map, unit, spec);
     plan.fill_touched();
     plan.touched.iter_mut().for_each(|t| *t = (0, 0));
@@ -229,15 +292,26 @@ fn plan_flush(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec,
     for (k, &row_id) in rows.iter().enumerate() {
         let start = (row_id % state.rows_per_unit) * block;
         let cached = state.index.row(row_id).map_or(0, |e| e.logged());
+        let writable = |u: &crate::layout::UnitLocation| !status.is_failed(u) || status.is_write_only(u);
         for i in 0..n {
+            let u = map.data[i];
             if cached >> i & 1 == 1 {
                 plan.log.recipes.push(memory_recipe(state, row_id, i as u32, start).expect("a cached block has its record"));
-                plan.add_range(map.data[i].drive, OpKind::Write, map.data[i].pba + start, map.data[i].pba + start + block);
+                if writable(&u) {
+                    plan.add_range(u.drive, OpKind::Write, u.pba + start, u.pba + start + block);
+                }
+            } else if status.is_failed(&u) {
+                // Its home value, from the parity and the other homes (read before any write).
+                plan.degraded = true;
+                let recipe = home_recipe(map, i, start, block, plan);
+                plan.log.recipes.push(recipe);
             } else {
-                plan.add_range(map.data[i].drive, OpKind::Read, map.data[i].pba + start, map.data[i].pba + start + block);
+                plan.add_range(u.drive, OpKind::Read, u.pba + start, u.pba + start + block);
             }
         }
-        plan.add_range(parity.drive, OpKind::Write, parity.pba + start, parity.pba + start + block);
+        if writable(&parity) {
+            plan.add_range(parity.drive, OpKind::Write, parity.pba + start, parity.pba + start + block);
+        }
         if let Some(journal_at) = journal_at {
             let log_pba = journal_at + k as u64 * block;
             plan.log.appends.push(LogAppend { log_pba, unit: PARITY_UNIT, row: start, sectors: block as u32, value: LogValue::New });
