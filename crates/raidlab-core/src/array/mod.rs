@@ -1180,14 +1180,16 @@ impl Controller {
         if !self.state.failed.iter().any(|&f| f) {
             return;
         }
-        let (failed, rebuild) = (&self.state.failed, self.state.rebuild.as_deref());
+        let (failed, rebuild, unit_sectors) = (&self.state.failed, self.state.rebuild.as_deref(), self.unit_sectors.size);
         let unreadable = |slot: u32, start: u64, end: u64| -> bool {
             if !failed.get(slot as usize).copied().unwrap_or(false) {
                 return false;
             }
-            // A rebuild's target holds what its current units cover.
+            // A rebuild's target holds what its current units cover, and a plan reads it
+            // there once they cover the whole stripe unit (`resolve_rebuild`).
             let Some(r) = rebuild.filter(|r| r.member_slot == slot && !r.healing) else { return true };
-            let end = end.min(r.units.capacity());
+            let start = start - start % unit_sectors;
+            let end = (start + unit_sectors).max(end).min(r.units.capacity());
             start >= end || !(r.units.unit_of(start)..=r.units.unit_of(end - 1)).all(|u| r.states.get(u) == state::UnitState::Rebuilt)
         };
         placement.lose_unrecoverable(self.layout.as_ref(), &unreadable);

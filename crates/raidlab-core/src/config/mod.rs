@@ -95,7 +95,8 @@ pub enum FailureKind {
     Crash,
     /// The log drive of a `[log]` array fails (`drive` is not given): every logged row is
     /// re-synchronized from the data drives (seed 002 §III-D), and later writes update the
-    /// parity in place.
+    /// parity in place. Beside a lost data drive, the blocks only the log could recover are
+    /// lost (reported, never read stale); md's write-back journal loses every block it held.
     LogFails,
 }
 
