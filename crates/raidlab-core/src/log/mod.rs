@@ -88,6 +88,15 @@ pub(crate) fn row_masks(units: impl Iterator<Item = (usize, (u64, u64))>, start:
     (updated, partial)
 }
 
+/// The blocks of `block` sectors that touched ranges (one per data unit, offsets in the
+/// unit) cover, in part or whole: (data unit, row in the unit, first sector, end sector).
+pub(crate) fn touched_blocks(touched: &[(u64, u64)], block: u64) -> impl Iterator<Item = (usize, u64, u64, u64)> + '_ {
+    touched.iter().enumerate().flat_map(move |(i, &(a, b))| {
+        let rows = if a < b { a / block..b.div_ceil(block) } else { 0..0 };
+        rows.map(move |row| (i, row, a.max(row * block), b.min((row + 1) * block)))
+    })
+}
+
 /// What a scheme sees of one parity row a write touches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RowState {

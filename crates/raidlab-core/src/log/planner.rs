@@ -379,20 +379,15 @@ fn plan_read_around_lost(state: &LogState, map: &crate::layout::StripeMap, unit:
     plan.fill_touched();
     let block = state.block_sectors;
     let row_base = map.stripe * state.rows_per_unit;
-    for i in 0..map.data.len() {
-        let (a, b) = plan.touched[i];
-        let mut sector = a;
-        while sector < b {
-            let row = sector / block;
-            let end = ((row + 1) * block).min(b);
-            if state.lost_blocks.get(&(row_base + row)).is_some_and(|m| m >> i & 1 == 1) {
-                plan.lost_sectors += end - sector;
-            } else {
-                plan.add_range(map.data[i].drive, OpKind::Read, map.data[i].pba + sector, map.data[i].pba + end);
-            }
-            sector = end;
+    let touched = std::mem::take(&mut plan.touched);
+    for (i, row, from, to) in super::touched_blocks(&touched, block) {
+        if state.lost_blocks.get(&(row_base + row)).is_some_and(|m| m >> i & 1 == 1) {
+            plan.lost_sectors += to - from;
+        } else {
+            plan.add_range(map.data[i].drive, OpKind::Read, map.data[i].pba + from, map.data[i].pba + to);
         }
     }
+    plan.touched = touched;
     plan.finish_ranges();
 }
 

@@ -147,33 +147,28 @@ fn plan_read(state: &LogState, map: &StripeMap, unit: u64, spec: PieceSpec, stat
     plan.start_ranges(map, unit, spec);
     plan.fill_touched();
     clear(plan, state.log_slot, false);
-    for i in 0..map.data.len() {
-        let (a, b) = plan.touched[i];
-        let mut sector = a;
-        while sector < b {
-            let row = sector / block;
-            let end = ((row + 1) * block).min(b);
-            match memory_recipe(state, row_base + row, i as u32, row * block) {
-                Some(recipe) => plan.log.recipes.push(recipe),
-                // Lost with the journal: reported, never read from its stale home.
-                None if lost_block(state, row_base + row, i) => {
-                    plan.lost_sectors += end - sector;
-                    plan.log.lost.push((i as u32, sector, end));
-                }
-                None if status.is_failed(&map.data[i]) => {
-                    if map.parity.iter().chain(map.data.iter()).filter(|u| status.is_failed(u)).count() > 1 {
-                        plan.lost_sectors += end - sector;
-                    } else {
-                        plan.degraded = true;
-                        let recipe = home_recipe(map, i, row * block, block, plan);
-                        plan.log.recipes.push(recipe);
-                    }
-                }
-                None => plan.add_range(map.data[i].drive, OpKind::Read, map.data[i].pba + sector, map.data[i].pba + end),
+    let touched = std::mem::take(&mut plan.touched);
+    for (i, row, sector, end) in super::touched_blocks(&touched, block) {
+        match memory_recipe(state, row_base + row, i as u32, row * block) {
+            Some(recipe) => plan.log.recipes.push(recipe),
+            // Lost with the journal: reported, never read from its stale home.
+            None if lost_block(state, row_base + row, i) => {
+                plan.lost_sectors += end - sector;
+                plan.log.lost.push((i as u32, sector, end));
             }
-            sector = end;
+            None if status.is_failed(&map.data[i]) => {
+                if map.parity.iter().chain(map.data.iter()).filter(|u| status.is_failed(u)).count() > 1 {
+                    plan.lost_sectors += end - sector;
+                } else {
+                    plan.degraded = true;
+                    let recipe = home_recipe(map, i, row * block, block, plan);
+                    plan.log.recipes.push(recipe);
+                }
+            }
+            None => plan.add_range(map.data[i].drive, OpKind::Read, map.data[i].pba + sector, map.data[i].pba + end),
         }
     }
+    plan.touched = touched;
     plan.finish_ranges();
 }
 

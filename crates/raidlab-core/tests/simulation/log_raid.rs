@@ -49,6 +49,22 @@ resync_threshold = {threshold}
     )
 }
 
+/// The content model's three judgements of a run: no read returned a stale value, every
+/// rebuilt sector held what its member should, and every row recovered through the log.
+fn assert_every_value_right(s: &serde_json::Value, what: &str) {
+    assert_eq!(f(s, "content.stale_sectors"), 0.0, "{what}");
+    assert_eq!(f(s, "content.rebuilt_sectors_wrong"), 0.0, "{what}");
+    assert_eq!(f(s, "log.recovery_sectors_wrong"), 0.0, "{what}");
+}
+
+/// The run of `text` without the content model reports the losses `s` (with it) did.
+fn assert_same_losses_without_content(text: &str, s: &serde_json::Value, what: &str) {
+    let plain = run(&text.replace("check = true", "check = false")).summary;
+    for key in ["lost_requests", "lost_read_sectors", "log.lost_blocks"] {
+        assert_eq!(f(&plain, key), f(s, key), "{key} without the content model: {what}");
+    }
+}
+
 #[test]
 fn every_read_and_every_recovery_through_the_log_returns_the_value_last_written() {
     let seeds = if long_tests() { 10_000 } else { 40 };
@@ -140,9 +156,7 @@ fn a_lost_data_drive_is_rebuilt_through_the_log_under_load() {
                 );
             let s = run(&text).summary;
             let what = format!("{scheme} seed {seed}: {} {}", get(&s, "log"), get(&s, "rebuilds"));
-            assert_eq!(f(&s, "content.stale_sectors"), 0.0, "{what}");
-            assert_eq!(f(&s, "content.rebuilt_sectors_wrong"), 0.0, "{what}");
-            assert_eq!(f(&s, "log.recovery_sectors_wrong"), 0.0, "{what}");
+            assert_every_value_right(&s, &what);
             assert_eq!(get(&s, "data_loss"), false, "{what}");
             assert!(get(&s, "rebuild_time_s").is_number(), "the rebuild did not end: {what}");
             rebuilt += f(&s, "content.rebuilt_sectors_checked");
@@ -233,9 +247,7 @@ fn md_journal_and_ppl_recover_every_write_a_crash_catches() {
             }
             let s = run(&text).summary;
             let what = format!("{scheme} seed {seed}: {}", get(&s, "log"));
-            assert_eq!(f(&s, "content.stale_sectors"), 0.0, "{what}");
-            assert_eq!(f(&s, "content.rebuilt_sectors_wrong"), 0.0, "{what}");
-            assert_eq!(f(&s, "log.recovery_sectors_wrong"), 0.0, "{what}");
+            assert_every_value_right(&s, &what);
             assert_eq!(f(&s, "requests_completed") + f(&s, "crashed_requests"), 1500.0, "{what}");
             checked += f(&s, "log.recovery_sectors_checked");
             crashes += f(&s, "log.crashes");
@@ -409,15 +421,10 @@ fn a_data_drive_and_the_log_lost_around_a_rebuild_stay_reported_losses() {
             );
             let s = run(&text).summary;
             let what = format!("{scheme} seed {seed}: {} {}", get(&s, "log"), get(&s, "rebuilds"));
-            assert_eq!(f(&s, "content.stale_sectors"), 0.0, "{what}");
-            assert_eq!(f(&s, "content.rebuilt_sectors_wrong"), 0.0, "{what}");
-            assert_eq!(f(&s, "log.recovery_sectors_wrong"), 0.0, "{what}");
+            assert_every_value_right(&s, &what);
             assert!(get(&s, "rebuild_time_s").is_number(), "the rebuild did not end: {what}");
             assert_eq!(f(&s, "requests_completed"), 3000.0, "{what}");
-            let plain = run(&text.replace("check = true", "check = false")).summary;
-            for key in ["lost_requests", "lost_read_sectors", "log.lost_blocks"] {
-                assert_eq!(f(&plain, key), f(&s, key), "{key} without the content model: {what}");
-            }
+            assert_same_losses_without_content(&text, &s, &what);
             lost_blocks += f(&s, "log.lost_blocks");
             lost_requests += f(&s, "lost_requests");
         }
@@ -449,9 +456,7 @@ fn a_data_drive_lost_around_a_crash_loses_only_rows_of_unknown_parity() {
             );
             let s = run(&text).summary;
             let what = format!("{scheme} seed {seed}: {} {}", get(&s, "log"), get(&s, "rebuilds"));
-            assert_eq!(f(&s, "content.stale_sectors"), 0.0, "{what}");
-            assert_eq!(f(&s, "content.rebuilt_sectors_wrong"), 0.0, "{what}");
-            assert_eq!(f(&s, "log.recovery_sectors_wrong"), 0.0, "{what}");
+            assert_every_value_right(&s, &what);
             assert_eq!(f(&s, "requests_completed") + f(&s, "crashed_requests"), 2500.0, "{what}");
             if rebuild {
                 assert!(get(&s, "rebuild_time_s").is_number(), "the rebuild did not end: {what}");
@@ -488,9 +493,7 @@ fn a_write_back_journal_survives_a_lost_member_and_reports_what_a_lost_journal_t
         };
         let s = run(&text).summary;
         let what = format!("seed {seed}: {} {}", get(&s, "log"), get(&s, "rebuilds"));
-        assert_eq!(f(&s, "content.stale_sectors"), 0.0, "{what}");
-        assert_eq!(f(&s, "content.rebuilt_sectors_wrong"), 0.0, "{what}");
-        assert_eq!(f(&s, "log.recovery_sectors_wrong"), 0.0, "{what}");
+        assert_every_value_right(&s, &what);
         assert_eq!(f(&s, "requests_completed"), 2500.0, "{what}");
         if text.contains("[rebuild]") {
             assert!(get(&s, "rebuild_time_s").is_number(), "the rebuild did not end: {what}");
@@ -499,10 +502,7 @@ fn a_write_back_journal_survives_a_lost_member_and_reports_what_a_lost_journal_t
         if !journal_lost {
             assert_eq!(f(&s, "log.lost_blocks") + f(&s, "lost_requests"), 0.0, "a member's loss lost data: {what}");
         }
-        let plain = run(&text.replace("check = true", "check = false")).summary;
-        for key in ["lost_requests", "lost_read_sectors", "log.lost_blocks"] {
-            assert_eq!(f(&plain, key), f(&s, key), "{key} without the content model: {what}");
-        }
+        assert_same_losses_without_content(&text, &s, &what);
         lost_with_journal += f(&s, "log.lost_blocks") * journal_lost as u8 as f64;
     }
     assert!(lost_with_journal > 0.0 && rebuilt > 0.0, "lost with the journal {lost_with_journal}, rebuilt {rebuilt}");
