@@ -380,8 +380,9 @@ pub struct Controller {
     /// off only by the test that compares the two ways.
     one_op_requests: bool,
     /// Whether every piece goes through the planner, none by [`Controller::single_unit`]:
-    /// with the content model (which fills values from plans), and once the layout's
-    /// state has lost data on a readable unit ([`crate::layout::PlacementState::plans_every_read`]).
+    /// with the content model (which fills values from plans), and while the layout's state
+    /// asks for it (a write-back cache, data lost on a readable unit:
+    /// [`crate::layout::PlacementState::plans_every_read`]).
     every_piece_planned: bool,
     pieces: Vec<Piece>,
     free_pieces: Vec<u32>,

@@ -214,7 +214,6 @@ impl ContentModel {
     ) {
         for pba in start..end {
             if let Some(state) = placement {
-                // A block lost with what could recover it holds no value anyone knows.
                 let row = pba % self.unit_sectors;
                 // (A block whose value is kept elsewhere, in a write-back cache, holds its
                 // stale home until its flush writes it; a lost block holds what no one knows;
