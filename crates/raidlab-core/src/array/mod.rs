@@ -852,8 +852,8 @@ impl Controller {
         let placement = self.state.placement.as_deref_mut();
         let inputs = plan::PlanInputs { map: &p.map, unit_sectors: unit, spec, status, placement, view, now, rng: &mut self.rng };
         self.planner.plan(inputs, &mut p.plan);
-        if p.plan.logged && !self.every_piece_planned {
-            // (A log's plan may have found a block lost: see `lose_unrecoverable`.)
+        if p.plan.logged && p.plan.degraded && !self.every_piece_planned {
+            // (A log's degraded plan may have found a block lost: see `lose_unrecoverable`.)
             self.every_piece_planned = self.state.placement.as_deref().is_some_and(|s| s.plans_every_read());
         }
         if let Some(target) = readable_target {

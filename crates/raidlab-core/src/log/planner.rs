@@ -44,16 +44,22 @@ fn forget_overwritten(state: &mut LogState, plan: &Plan) {
     }
 }
 
-/// The lost blocks of row `row_id` (at `start` in the units) that a write overwrites whole,
-/// noted in `plan` for its commit step.
+/// Note, for the commit step ([`forget_overwritten`]), the lost blocks of row `row_id` that a
+/// write overwrites whole (`whole`, a mask of the row's data blocks).
 #[inline]
-fn note_overwritten(state: &LogState, map: &crate::layout::StripeMap, touched: &[(u64, u64)], row_id: u64, start: u64, plan: &mut Plan) {
-    let Some(&mask) = state.lost_blocks.get(&row_id) else { return };
-    let end = start + state.block_sectors;
-    for (i, &(a, b)) in touched.iter().enumerate() {
-        if mask >> i & 1 == 1 && a <= start && b >= end {
-            plan.log.overwritten.push((row_id, i as u32, map.data[i].drive));
-        }
+pub(super) fn note_overwritten(
+    lost_blocks: &std::collections::BTreeMap<u64, BlockMask>,
+    map: &crate::layout::StripeMap,
+    row_id: u64,
+    whole: BlockMask,
+    overwritten: &mut Vec<(u64, u32, u32)>,
+) {
+    let Some(&lost) = lost_blocks.get(&row_id) else { return };
+    let mut bits = lost & whole;
+    while bits != 0 {
+        let i = bits.trailing_zeros();
+        bits &= bits - 1;
+        overwritten.push((row_id, i, map.data[i as usize].drive));
     }
 }
 
@@ -327,8 +333,9 @@ fn plan_degraded(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64
             }
             plan.log.recipes.push(LogRecipe { unit: lost as u32, row: start, sectors: block as u32, reads, memory: false });
         }
-        if spec.is_write && !state.lost_blocks.is_empty() {
-            note_overwritten(state, map, &touched, row_id, start, plan);
+        if spec.is_write {
+            let whole = (0..n).filter(|&i| covers(i)).fold(0, |mask: BlockMask, i| mask | 1 << i);
+            note_overwritten(&state.lost_blocks, map, row_id, whole, &mut plan.log.overwritten);
         }
         for i in (0..n).filter(|&i| i != lost) {
             let u = map.data[i];
@@ -477,11 +484,7 @@ fn plan_write(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, s
             continue;
         }
         let row_id = map.stripe * rows_per_unit + row;
-        if let Some(&lost) = state.lost_blocks.get(&row_id) {
-            // (Lost blocks the write overwrites whole: see `note_overwritten`.)
-            let whole = updated & !partial & lost;
-            plan.log.overwritten.extend((0..n).filter(|&i| whole >> i & 1 == 1).map(|i| (row_id, i, map.data[i as usize].drive)));
-        }
+        note_overwritten(&state.lost_blocks, map, row_id, updated & !partial, &mut plan.log.overwritten);
         let entry = state.index.row(row_id);
         let row_state = RowState {
             data_blocks: n,

@@ -199,11 +199,7 @@ fn plan_write(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec,
         state.stats.row_writes += 1;
         state.stats.lookups += row_plan.lookups as u64;
         plan.cpu_ns += row_plan.lookups as u64 * state.lookup_ns;
-        if let Some(&lost) = state.lost_blocks.get(&row_id) {
-            // (Lost blocks the write overwrites whole: their value is known again.)
-            let whole = updated & !partial & lost;
-            plan.log.overwritten.extend((0..n).filter(|&i| whole >> i & 1 == 1).map(|i| (row_id, i, map.data[i as usize].drive)));
-        }
+        super::planner::note_overwritten(&state.lost_blocks, map, row_id, updated & !partial, &mut plan.log.overwritten);
         // The value of block i before the write where it is needed: memory if cached, else
         // home (recovered from the parity and the other homes when its drive is lost).
         let current = |plan: &mut Plan, i: usize, state: &LogState| match memory_recipe(state, row_id, i as u32, start) {
