@@ -1290,6 +1290,10 @@ impl Simulation {
                 self.events.push(now + think, Event::Arrival);
             }
         }
+        // A layout that lost its index re-synchronizes (a log-assisted array). Its
+        // recoveries take their stripes' locks first, before the rebuild's jobs resume: a
+        // job must not read a stripe a crash left torn.
+        self.controller.start_resyncs(now, &Drives(&self.drives, self.read_estimate))?;
         if let Some(rebuild) = self.rebuild.as_mut() {
             if self.controller.rebuilding().is_some() {
                 rebuild.begin(&mut self.controller);
@@ -1297,8 +1301,6 @@ impl Simulation {
         }
         self.note_progress();
         self.pump_rebuild();
-        // A layout that lost its index re-synchronizes (a log-assisted array).
-        self.controller.start_resyncs(now, &Drives(&self.drives, self.read_estimate))?;
         Ok(())
     }
 

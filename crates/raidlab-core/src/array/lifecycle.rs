@@ -198,7 +198,7 @@ impl Controller {
         // The layout's state learns which writes were caught, and how far each got.
         if let Some(placement) = self.state.placement.as_deref_mut() {
             for (i, p) in self.pieces.iter().enumerate() {
-                if p.spec.is_some_and(|s| live_piece[i] && s.is_write) && (p.phase > 0 || p.outstanding > 0) {
+                if p.spec.is_some_and(|s| live_piece[i] && s.is_write) && (p.phase > 0 || p.outstanding > 0 || p.rewrote) {
                     placement.interrupted(p.stripe, &p.plan, p.phase, self.requests[p.request as usize].write_id);
                 }
             }

@@ -165,6 +165,9 @@ struct Piece {
     piggyback_job: u32,
     /// The request has had this piece's answer (its plan answers before its last phase).
     answered: bool,
+    /// An earlier plan of this piece wrote before a drive failed under it: a crash that
+    /// catches the piece catches those writes, even before its new plan issues any.
+    rewrote: bool,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -218,6 +221,7 @@ impl Default for Piece {
             values: Vec::new(),
             piggyback_job: NONE,
             answered: false,
+            rewrote: false,
         }
     }
 }
@@ -767,6 +771,7 @@ impl Controller {
         p.next_waiter = NONE;
         p.piggyback_job = NONE;
         p.answered = false;
+        p.rewrote = false;
         idx
     }
 
@@ -1034,9 +1039,10 @@ impl Controller {
             // is recomputed from fresh reads, so partial progress is harmless.
             self.stats.replans += 1;
             if let Some(placement) = self.state.placement.as_deref_mut() {
-                let p = &self.pieces[idx as usize];
+                let p = &mut self.pieces[idx as usize];
                 let wrote = p.plan.ops.iter().any(|o| o.kind == OpKind::Write && o.phase <= p.phase);
-                self.planner.abandon(placement, &p.plan, wrote);
+                p.rewrote |= wrote;
+                self.planner.abandon(placement, p.stripe, &p.plan, wrote);
                 if wrote {
                     // What it entered may be unrecoverable already (a log lost under it).
                     self.lose_unrecoverable();

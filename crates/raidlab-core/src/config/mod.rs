@@ -391,17 +391,6 @@ impl Config {
                         "md_ppl keeps its log on the members (a failed member is `drive = N`): there is no log drive to fail",
                     ))
                 }
-                (FailureKind::DriveFails, Some(_))
-                    if self.log.as_ref().is_some_and(|l| l.consistency() != crate::log::Consistency::Deferred)
-                        && self.failures.iter().any(|f| f.kind == FailureKind::Crash) =>
-                {
-                    return Err(Error::config(
-                        format!("failures[{i}].kind"),
-                        "a data drive failing in an array under md's journal or PPL that crashes (md's recovery of a \
-                         dirty degraded array) is not simulated yet: keep one of the two, or use one of the paper's \
-                         schemes",
-                    ))
-                }
                 (FailureKind::Crash, None) if self.cache.is_some() => {
                     return Err(Error::config(
                         format!("failures[{i}].kind"),

@@ -233,13 +233,17 @@ impl ContentModel {
     /// `stale_reads`.
     pub fn finish_user_piece(&mut self, piece: &UserPiece<'_>) -> Result<()> {
         if piece.is_write {
+            // (A replay's touched sectors are the caught write's, on a home it could not
+            // write: the parity it writes carries them.)
+            let mut write_id = piece.write_id;
             if let Some(log) = piece.log.filter(|l| l.replay) {
                 self.commit_replayed(piece, log);
+                write_id = log.replay_write_id;
             }
             for (i, &(a, b)) in piece.touched.iter().enumerate() {
                 for row in a..b {
                     let lba = self.logical(piece.stripe, i as u32, row);
-                    self.commit(lba, written_value(piece.write_id, lba));
+                    self.commit(lba, written_value(write_id, lba));
                 }
             }
             return Ok(());

@@ -386,11 +386,12 @@ pub trait Planner: Send + Sync + std::fmt::Debug {
     /// `data_units` data units with `copies` copies of each (the rate estimate behind
     /// `workload.arrival.target_utilization`).
     fn write_ops(&self, units: f64, data_units: f64, copies: f64) -> f64;
-    /// A piece's plan will not finish: the controller plans it again after a drive failed
-    /// under it. `wrote`: its phase of writes had been issued, and every write but those to
-    /// the failed drive is done. Settle `placement` with what the plan did (log space
-    /// reserved and not written given back, or records written entered); by default nothing.
-    fn abandon(&self, _placement: &mut dyn crate::layout::PlacementState, _plan: &Plan, _wrote: bool) {}
+    /// A piece's plan of `stripe` will not finish: the controller plans it again after a
+    /// drive failed under it. `wrote`: its phase of writes had been issued, and every write
+    /// but those to the failed drive is done. Settle `placement` with what the plan did (log
+    /// space reserved and not written given back, or records written entered); by default
+    /// nothing.
+    fn abandon(&self, _placement: &mut dyn crate::layout::PlacementState, _stripe: u64, _plan: &Plan, _wrote: bool) {}
     /// The commit step of a layout that chooses placement at write time: write piece `plan`
     /// of `stripe` finished (every op done), so record where it put what in `placement`.
     /// Called for every finished write piece of a layout with a placement state (whose writes

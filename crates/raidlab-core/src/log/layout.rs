@@ -119,6 +119,10 @@ pub struct LogState {
     pub wb_full: std::collections::VecDeque<u64>,
     /// Rows a crash may have torn (written home by a write the journal had no room for).
     pub wb_torn: std::collections::BTreeSet<u64>,
+    /// Rows written home (with their parity) by a write-back write a drive's failure cut
+    /// short, by stripe, until the write's new plan is done: a crash before then leaves them
+    /// as the first plan wrote them, which no record of the journal describes.
+    pub wb_cut_short: std::collections::BTreeMap<u64, Vec<u64>>,
     /// The controller's CPU time per index look-up, ns (`log.lookup_us`).
     pub lookup_ns: u64,
     /// Rows whose data blocks (a mask) went with the log: the log and the block's drive
@@ -207,6 +211,9 @@ impl PlacementState for LogState {
             self.stats.crashes += 1;
             self.index.forget_pending();
             self.resync.queue.clear();
+            // (Every write cut short was caught with its new plan: the controller reports
+            // both.)
+            self.wb_cut_short.clear();
             let all = super::all_blocks(self.data_units);
             let mut flush: Vec<u64> = self.index.logged_rows().into_iter().filter(|&r| self.index.row(r).is_some_and(|e| e.logged() == all)).collect();
             flush.extend(self.wb_torn.iter().copied());
@@ -311,11 +318,20 @@ impl PlacementState for LogState {
     }
     fn interrupted(&mut self, stripe: u64, plan: &crate::layout::plan::Plan, phase: u8, write_id: u64) {
         if self.write_back {
-            // A row a full journal sent home (data and parity) may be torn: its stripe is
-            // flushed after the crash, the row's parity recomputed.
-            if plan.logged && !plan.log.resync && plan.ops.iter().any(|o| o.kind == crate::disk::OpKind::Write && o.phase <= phase && o.drive != self.log_slot) {
+            let home_written = plan.logged && plan.ops.iter().any(|o| o.kind == crate::disk::OpKind::Write && o.phase <= phase && o.drive != self.log_slot);
+            if home_written && !plan.log.resync {
+                // A row a full journal sent home (data and parity) may be torn: its stripe is
+                // flushed after the crash, the row's parity recomputed.
                 self.wb_torn.extend(plan.log.resync_rows.iter().copied());
-                let _ = stripe;
+            }
+            if home_written {
+                // Until its rows' parity is recomputed, a block of them neither cached nor
+                // readable is of unknown value (a flush's too: raidlab runs a caught flush
+                // again rather than replay its parities from the journal).
+                self.crash_suspects.extend(plan.log.resync_rows.iter().copied());
+            }
+            if let Some(rows) = self.wb_cut_short.remove(&stripe) {
+                self.crash_suspects.extend(rows);
             }
             return;
         }
@@ -329,8 +345,10 @@ impl PlacementState for LogState {
         self.crash_suspects.extend(plan.log.resync_rows.iter().copied());
     }
     fn lose_unrecoverable(&mut self, layout: &dyn Layout, unreadable: &dyn Fn(u32, u64, u64) -> bool) {
-        if self.scheme.consistency() != Consistency::Deferred {
-            return;
+        match self.scheme.consistency() {
+            Consistency::Deferred => {}
+            Consistency::Journal | Consistency::PartialParity => return super::md::lose_unrecoverable(self, layout, unreadable),
+            Consistency::WriteBack => return super::write_back::lose_unrecoverable(self, layout, unreadable),
         }
         // A lost member's block of a row is lost for good when its recovery needs the lost
         // log (its records), or when a crash may have left the row's parity stale (the
@@ -512,6 +530,7 @@ impl Layout for LogAssisted {
             write_back: self.scheme.consistency() == Consistency::WriteBack,
             wb_full: Default::default(),
             wb_torn: Default::default(),
+            wb_cut_short: Default::default(),
             lookup_ns: self.config.lookup_ns(),
             lost_blocks: Default::default(),
             crash_suspects: Default::default(),

@@ -96,10 +96,23 @@ pub struct Interrupted {
     pub appends: Vec<LogAppend>,
     /// Where its log write lies (slot, first sector of its ring), kept until recovered.
     pub ring: Option<(u32, u64)>,
-    /// Its home writes: (drive, first sector, sectors).
-    pub writes: Vec<(u32, u64, u32)>,
+    /// The data it modified: (data unit, first, end), offsets in the unit (a unit on a
+    /// failed drive included, whose new value only the parity carries).
+    pub modified: Vec<(u32, u64, u64)>,
     /// The content model's id of its values.
     pub write_id: u64,
+}
+
+impl Interrupted {
+    /// How it is recovered now: a replay needs its journal, and with the journal lost its
+    /// rows' parity is recomputed from all the data instead.
+    pub fn recovery(&self, journal_lost: bool) -> Recover {
+        if self.how == Recover::Replay && journal_lost {
+            Recover::Resync
+        } else {
+            self.how
+        }
+    }
 }
 
 /// md's state beside the log index: the log's rings and the recoveries a crash left.
@@ -113,6 +126,9 @@ pub struct MdState {
     pub ppl_size: u64,
     /// Stripes a crash caught, by stripe, and those still to hand out.
     pub pending: BTreeMap<u64, Interrupted>,
+    /// Writes a drive's failure cut short after they wrote home, by stripe, until their new
+    /// plan is done (`write_id` unset: a crash sets it).
+    pub cut_short: BTreeMap<u64, Interrupted>,
     pub queue: VecDeque<u64>,
 }
 
@@ -149,24 +165,46 @@ impl crate::layout::plan::Planner for MdPlanner {
         "log"
     }
     fn plan(&self, i: crate::layout::plan::PlanInputs<'_>, plan: &mut Plan) {
+        let state = super::planner::log_state(i.placement.expect("a log-assisted layout has its state"));
         if !i.spec.is_write {
+            if !state.lost_blocks.is_empty() {
+                // Blocks a crash's recovery could not bring back are reported lost, never
+                // reconstructed from a parity that does not hold them.
+                clear_md(plan);
+                return super::planner::plan_read_with_lost(state, i.map, i.unit_sectors, i.spec, i.status, plan);
+            }
             // Reads (degraded ones too) are plain RAID-5's: the parity is current.
             return plan_parity_with(i.map, i.unit_sectors, i.spec, i.status, plan);
         }
-        let state = super::planner::log_state(i.placement.expect("a log-assisted layout has its state"));
         self::plan(state, i.map, i.unit_sectors, i.spec, i.status, plan);
     }
     fn commit(&self, placement: &mut dyn crate::layout::PlacementState, stripe: u64, plan: &Plan) {
         if plan.logged {
-            commit(super::planner::log_state(placement), stripe, plan);
+            let state = super::planner::log_state(placement);
+            commit(state, stripe, plan);
+            if !plan.log.overwritten.is_empty() {
+                // Every write rewrites its rows' parity with its data.
+                super::planner::forget_overwritten(state, plan, true);
+            }
         }
     }
-    fn abandon(&self, placement: &mut dyn crate::layout::PlacementState, plan: &Plan, _wrote: bool) {
-        // The piece is planned again, with a log place of its own.
-        if plan.logged {
-            let state = super::planner::log_state(placement);
-            let consistency = state.scheme.consistency();
-            state.md.free(consistency, plan.log.md_ring);
+    fn abandon(&self, placement: &mut dyn crate::layout::PlacementState, stripe: u64, plan: &Plan, wrote: bool) {
+        // The piece is planned again, with a log place of its own. One that wrote home
+        // leaves its stripe as a crash would (the new plan rewrites the same values): until
+        // the new plan is done, a crash recovers the stripe from this plan's log.
+        let state = super::planner::log_state(placement);
+        let consistency = state.scheme.consistency();
+        if plan.logged && plan.log.resync {
+            return;
+        }
+        match caught(state, plan, u8::MAX).filter(|_| wrote) {
+            Some(entry) => {
+                if let Some(earlier) = state.md.cut_short.insert(stripe, entry) {
+                    state.md.free(consistency, earlier.ring);
+                }
+            }
+            None if plan.logged => state.md.free(consistency, plan.log.md_ring),
+            None => {}
         }
     }
     fn write_ops(&self, units: f64, data_units: f64, copies: f64) -> f64 {
@@ -178,7 +216,7 @@ impl crate::layout::plan::Planner for MdPlanner {
 /// Plan a piece of a log-assisted array under md's schemes.
 fn plan(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec, status: UnitStatus<'_>, plan: &mut Plan) {
     if spec.resync {
-        plan_recovery(state, map, unit, spec, plan);
+        plan_recovery(state, map, unit, spec, status, plan);
     } else {
         plan_write(state, map, unit, spec, status, plan);
     }
@@ -214,12 +252,28 @@ fn unit_on(map: &StripeMap, drive: u32) -> Option<(u32, u64)> {
 fn plan_write(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec, status: UnitStatus<'_>, plan: &mut Plan) {
     plan_parity_with(map, unit, spec, status, plan);
     plan.fill_touched();
+    let noted = !state.lost_blocks.is_empty();
+    if noted {
+        // A lost block the write overwrites whole is whole again once it is done: the parity
+        // written with it agrees with it. (A plan that logs nothing is still md's, for the
+        // commit step to see the note.)
+        clear_md(plan);
+        let block = state.block_sectors;
+        let row_base = map.stripe * state.rows_per_unit;
+        for (i, row, from, to) in super::touched_blocks(&plan.touched, block) {
+            if to - from == block {
+                super::planner::note_overwritten(&state.lost_blocks, map, row_base + row, 1 << i, &mut plan.log.overwritten);
+            }
+        }
+    }
     let Some(first_write_phase) = plan.ops.iter().filter(|o| o.kind == OpKind::Write).map(|o| o.phase).min() else { return };
     if plan.lost_sectors > 0 {
         // Data is lost: nothing a log could protect.
         return;
     }
-    clear_md(plan);
+    if !noted {
+        clear_md(plan);
+    }
     let consistency = state.scheme.consistency();
     let block = state.block_sectors;
     state.stats.md_writes += 1;
@@ -293,42 +347,65 @@ fn plan_write(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec,
     log.md_ring = Some((slot, start));
 }
 
-/// The recovery of a stripe a crash caught (a re-sync request's piece).
-fn plan_recovery(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec, plan: &mut Plan) {
+/// The recovery of a stripe a crash caught (a re-sync request's piece), as far as the drives
+/// that work allow: a replay writes no home on a failed drive (the parity it writes carries
+/// that home's value), and a parity is recomputed only where every block it needs can be read
+/// (PPL's rule, `../shared/anchors/layouts-and-logs.md` §3: every modified drive readable); a
+/// row left so has its failed member's block marked lost ([`lose_unrecoverable`]).
+fn plan_recovery(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec, status: UnitStatus<'_>, plan: &mut Plan) {
     plan.start_ranges(map, unit, spec);
     plan.fill_touched();
     plan.touched.iter_mut().for_each(|t| *t = (0, 0));
     clear_md(plan);
     plan.log.resync = true;
     let Some(entry) = state.md.pending.get(&map.stripe) else { return plan.finish_ranges() };
-    let how = if entry.how == Recover::Replay && state.log_failed { Recover::Resync } else { entry.how };
     let parity = map.parity[0];
     let home = |index: u32| if index == PARITY_UNIT { parity } else { map.data[index as usize] };
-    match how {
+    let writable = |u: &crate::layout::UnitLocation| !status.is_failed(u) || status.is_write_only(u);
+    match entry.recovery(state.log_failed) {
         Recover::Replay => {
             plan.log.replay = true;
             plan.log.replay_write_id = entry.write_id;
             plan.log.log_slot = state.log_slot;
+            let mut written = 0u64;
             for a in entry.appends.iter().filter(|a| a.value == LogValue::Home) {
                 let u = home(a.unit);
+                if !writable(&u) {
+                    continue;
+                }
+                if a.unit != PARITY_UNIT {
+                    written |= 1 << a.unit;
+                }
                 plan.add_range(state.log_slot, OpKind::Read, a.log_pba, a.log_pba + a.sectors as u64);
                 plan.add_range(u.drive, OpKind::Write, u.pba + a.row, u.pba + a.row + a.sectors as u64);
                 plan.log.recipes.push(LogRecipe { unit: a.unit, row: a.row, sectors: a.sectors, reads: vec![(state.log_slot, a.log_pba)], memory: false });
             }
+            // What the write modified on a home the replay does not write (its drive failed,
+            // before the write or since) is current all the same: the parity written beside
+            // it carries it. These are the replay's touched ranges, whose values are the
+            // caught write's.
+            for &(i, a, b) in &entry.modified {
+                if written >> i & 1 == 0 {
+                    plan.touched[i as usize] = (a, b);
+                }
+            }
         }
-        Recover::PartialParity | Recover::Resync => {
-            // The rows the write touched, as offsets in the unit.
-            let offsets = |&(drive, pba, sectors): &(u32, u64, u32)| unit_on(map, drive).map(|(_, base)| (pba - base, pba - base + sectors as u64));
-            let (lo, hi) = entry.writes.iter().filter_map(offsets).fold((u64::MAX, 0), |(a, b), (s, e)| (a.min(s), b.max(e)));
+        how @ (Recover::PartialParity | Recover::Resync) => {
+            if !writable(&parity) {
+                // A lost parity, and its PPL with it: the rebuild recomputes it from the data.
+                return plan.finish_ranges();
+            }
+            // PPL lives on the parity drive it was written to: a rebuild's target holds none
+            // of it, and the parity is then recomputed from all the data.
+            let ppl_readable = entry.ring.is_some_and(|(slot, _)| slot == parity.drive) && !status.is_failed(&parity);
+            let how = if how == Recover::PartialParity && !ppl_readable { Recover::Resync } else { how };
+            let (lo, hi) = entry.modified.iter().fold((u64::MAX, 0), |(lo, hi), &(_, a, b)| (lo.min(a), hi.max(b)));
             let modified = |i: usize, offset: u64| {
-                how == Recover::Resync
-                    || entry.writes.iter().any(|&(drive, pba, sectors)| {
-                        let u = map.data[i];
-                        drive == u.drive && u.pba + offset >= pba && u.pba + offset < pba + sectors as u64
-                    })
+                how == Recover::Resync || entry.modified.iter().any(|&(u, a, b)| u as usize == i && a <= offset && offset < b)
             };
             let partial = |offset: u64| {
-                entry.appends.iter().find(|a| a.value == LogValue::PartialParity && offset >= a.row && offset < a.row + a.sectors as u64)
+                let appends = if how == Recover::PartialParity { &entry.appends[..] } else { &[] };
+                appends.iter().find(|a| a.value == LogValue::PartialParity && offset >= a.row && offset < a.row + a.sectors as u64)
             };
             // Runs of offsets with the same modified blocks and partial parity, each one recipe.
             let key = |offset: u64| {
@@ -336,11 +413,7 @@ fn plan_recovery(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSp
                 (mask, partial(offset).map(|a| a.log_pba + offset - a.row))
             };
             // Only the rows the write touched: the others' parity is as it was.
-            let touched = |offset: u64| {
-                entry.writes.iter().any(|&(drive, pba, sectors)| {
-                    unit_on(map, drive).is_some_and(|(_, base)| base + offset >= pba && base + offset < pba + sectors as u64)
-                })
-            };
+            let touched = |offset: u64| entry.modified.iter().any(|&(_, a, b)| a <= offset && offset < b);
             let mut offset = lo;
             while offset < hi {
                 if !touched(offset) {
@@ -352,10 +425,13 @@ fn plan_recovery(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSp
                 while end < hi && touched(end) && key(end) == (mask, pp.map(|p| p + end - offset)) {
                     end += 1;
                 }
-                let mut reads = Vec::new();
-                for i in (0..map.data.len()).filter(|&i| mask >> i & 1 == 1) {
-                    reads.push((map.data[i].drive, map.data[i].pba + offset));
+                let needed = (0..map.data.len()).filter(|&i| mask >> i & 1 == 1);
+                if needed.clone().any(|i| status.is_failed(&map.data[i])) {
+                    // A block the parity needs cannot be read: md leaves the parity as it is.
+                    offset = end;
+                    continue;
                 }
+                let mut reads: Vec<(u32, u64)> = needed.map(|i| (map.data[i].drive, map.data[i].pba + offset)).collect();
                 reads.extend(pp.map(|p| (parity.drive, p)));
                 for &(drive, pba) in &reads {
                     plan.add_range(drive, OpKind::Read, pba, pba + end - offset);
@@ -374,6 +450,11 @@ fn plan_recovery(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSp
 fn commit(state: &mut LogState, stripe: u64, plan: &Plan) {
     let consistency = state.scheme.consistency();
     state.md.free(consistency, plan.log.md_ring);
+    if !plan.log.resync && !state.md.cut_short.is_empty() {
+        if let Some(earlier) = state.md.cut_short.remove(&stripe) {
+            state.md.free(consistency, earlier.ring);
+        }
+    }
     if plan.log.resync {
         if let Some(entry) = state.md.pending.remove(&stripe) {
             state.md.free(consistency, entry.ring);
@@ -382,32 +463,35 @@ fn commit(state: &mut LogState, stripe: u64, plan: &Plan) {
     }
 }
 
-/// A crash caught write `plan` of `stripe` in phase `phase` (the phases before it done).
+/// What a crash that caught write `plan` in phase `phase` (the phases before it done;
+/// `u8::MAX`: every phase issued) leaves to recover, if anything (its `write_id` unset).
+fn caught(state: &LogState, plan: &Plan, phase: u8) -> Option<Interrupted> {
+    let modified: Vec<(u32, u64, u64)> = plan.touched.iter().enumerate().filter(|(_, t)| t.0 < t.1).map(|(i, t)| (i as u32, t.0, t.1)).collect();
+    if plan.logged && plan.log.md_ring.is_some() {
+        if phase <= plan.log.md_phase {
+            // Its log was not complete, and no home sector had changed: md discards it.
+            return None;
+        }
+        let how = if state.scheme.consistency() == Consistency::Journal { Recover::Replay } else { Recover::PartialParity };
+        return Some(Interrupted { how, appends: plan.log.appends.clone(), ring: plan.log.md_ring, modified, write_id: 0 });
+    }
+    if !plan.ops.iter().any(|o| o.kind == OpKind::Write && o.phase <= phase) {
+        return None;
+    }
+    Some(Interrupted { how: Recover::Resync, appends: Vec::new(), ring: None, modified, write_id: 0 })
+}
+
+/// A crash caught write `plan` of `stripe` in phase `phase` (the phases before it done). A
+/// write a failure cut short after it wrote home, whose new plan has changed no home sector
+/// yet, is recovered from its first plan's log.
 pub(super) fn interrupted(state: &mut LogState, stripe: u64, plan: &Plan, phase: u8, write_id: u64) {
     if plan.logged && plan.log.resync {
         // A recovery caught by a second crash: its stripe's entry is still there.
         return;
     }
-    let writes: Vec<(u32, u64, u32)> = plan
-        .ops
-        .iter()
-        .filter(|o| o.kind == OpKind::Write && !(plan.logged && plan.log.md_ring.is_some_and(|(slot, _)| slot == o.drive) && o.phase == plan.log.md_phase))
-        .map(|o| (o.drive, o.pba, o.sectors))
-        .collect();
-    let protected = plan.logged && plan.log.md_ring.is_some();
-    let entry = if protected {
-        if phase <= plan.log.md_phase {
-            // Its log was not complete, and no home sector had changed: md discards it.
-            return;
-        }
-        let how = if state.scheme.consistency() == Consistency::Journal { Recover::Replay } else { Recover::PartialParity };
-        Interrupted { how, appends: plan.log.appends.clone(), ring: plan.log.md_ring, writes, write_id }
-    } else {
-        if !plan.ops.iter().any(|o| o.kind == OpKind::Write && o.phase <= phase) {
-            return;
-        }
-        Interrupted { how: Recover::Resync, appends: Vec::new(), ring: None, writes, write_id }
-    };
+    let earlier = state.md.cut_short.remove(&stripe);
+    let Some(mut entry) = caught(state, plan, phase).or(earlier) else { return };
+    entry.write_id = write_id;
     state.stats.interrupted_writes += 1;
     state.md.pending.insert(stripe, entry);
 }
@@ -416,6 +500,8 @@ pub(super) fn interrupted(state: &mut LogState, stripe: u64, plan: &Plan, phase:
 /// and every pending recovery is handed out again.
 pub(super) fn lose_volatile(state: &mut LogState) {
     state.stats.crashes += 1;
+    // (Every write cut short was caught with its new plan: the controller reports both.)
+    state.md.cut_short.clear();
     let kept: Vec<(u32, u64)> = state.md.pending.values().filter_map(|e| e.ring).collect();
     let log_slot = state.log_slot;
     state.md.journal.retain(|a| kept.iter().any(|&(slot, s)| slot == log_slot && s == a));
@@ -433,4 +519,48 @@ pub(super) fn next_recovery(state: &mut LogState) -> Option<u64> {
         }
     }
     None
+}
+
+/// A member's sectors that cannot be read now (`unreadable(slot, first, end)`) lose their
+/// block of every row a pending recovery cannot bring back: a parity recomputed from the
+/// modified blocks and the partial parity needs every modified drive (md does not recover
+/// the stripe otherwise, `../shared/anchors/layouts-and-logs.md` §3), and one recomputed from
+/// all the data (an unprotected write, or a journal lost) needs every data drive. A replay
+/// from the journal needs no member, and a lost parity loses no data. (raidlab's choice: the
+/// array goes on with the block reported lost, as the paper's schemes do.)
+pub(super) fn lose_unrecoverable(state: &mut LogState, layout: &dyn crate::layout::Layout, unreadable: &dyn Fn(u32, u64, u64) -> bool) {
+    let block = state.block_sectors;
+    let mut map = StripeMap::default();
+    let mut lost: Vec<(u64, u32)> = Vec::new();
+    for (&stripe, entry) in &state.md.pending {
+        let how = entry.recovery(state.log_failed);
+        if how == Recover::Replay {
+            continue;
+        }
+        layout.map_stripe(stripe, &mut map);
+        let parity = map.parity[0];
+        let (lo, hi) = entry.modified.iter().fold((u64::MAX, 0), |(lo, hi), &(_, a, b)| (lo.min(a), hi.max(b)));
+        if lo >= hi {
+            continue;
+        }
+        for row in lo / block..hi.div_ceil(block) {
+            let (start, end) = (row * block, row * block + block);
+            if !entry.modified.iter().any(|&(_, a, b)| a < end && start < b) || unreadable(parity.drive, parity.pba + start, parity.pba + end) {
+                continue;
+            }
+            for (i, u) in map.data.iter().enumerate() {
+                let needed = how == Recover::Resync || entry.modified.iter().any(|&(m, a, b)| m as usize == i && a < end && start < b);
+                if needed && unreadable(u.drive, u.pba + start, u.pba + end) {
+                    lost.push((stripe * state.rows_per_unit + row, i as u32));
+                }
+            }
+        }
+    }
+    for (row_id, i) in lost {
+        let mask = state.lost_blocks.entry(row_id).or_default();
+        if *mask >> i & 1 == 0 {
+            *mask |= 1 << i;
+            state.stats.lost_blocks += 1;
+        }
+    }
 }

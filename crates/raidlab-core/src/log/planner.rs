@@ -28,12 +28,13 @@ use super::{recovery, Recovery};
 
 /// A finished write overwrote some lost blocks whole: each holds a value known again, unless
 /// its drive failed after the write reached it and the row's parity was not rewritten with
-/// it. (Where it was not, the parity agrees with the block all the same: it was updated
-/// from old values that agreed with it, as a rebuild leaves a lost block.)
+/// it (`parity_rewritten`: every row's was, else those of its `resync_rows`). (Where it was
+/// not, the parity agrees with the block all the same: it was updated from old values that
+/// agreed with it, as a rebuild leaves a lost block.)
 #[cold]
-fn forget_overwritten(state: &mut LogState, plan: &Plan) {
+pub(super) fn forget_overwritten(state: &mut LogState, plan: &Plan, parity_rewritten: bool) {
     for &(row, index, drive) in &plan.log.overwritten {
-        if state.failed_slots.contains(&drive) && !plan.log.resync_rows.contains(&row) {
+        if state.failed_slots.contains(&drive) && !parity_rewritten && !plan.log.resync_rows.contains(&row) {
             continue;
         }
         let Some(mask) = state.lost_blocks.get_mut(&row) else { continue };
@@ -94,7 +95,7 @@ impl Planner for LogPlanner {
     fn commit(&self, placement: &mut dyn crate::layout::PlacementState, stripe: u64, plan: &Plan) {
         commit(log_state(placement), stripe, plan, true);
     }
-    fn abandon(&self, placement: &mut dyn crate::layout::PlacementState, plan: &Plan, wrote: bool) {
+    fn abandon(&self, placement: &mut dyn crate::layout::PlacementState, _stripe: u64, plan: &Plan, wrote: bool) {
         // (A re-sync holds no reservation, and is simply planned again.)
         if wrote && !(plan.logged && plan.log.resync) {
             // Its data and its records are written (only the failed drive's writes are not,
@@ -155,7 +156,10 @@ pub(super) fn commit(state: &mut LogState, stripe: u64, plan: &Plan, finished: b
                 }
             }
             if finished && !plan.log.resync && !state.lost_blocks.is_empty() {
-                forget_overwritten(state, plan);
+                // (A write-back journal holds a block a write overwrote whole in memory, or
+                // writes it home with its row's parity.)
+                let write_back = state.write_back;
+                forget_overwritten(state, plan, write_back);
             }
         }
         state.after_write();
@@ -375,6 +379,17 @@ fn plan_degraded(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64
         state.stats.resync_rows += plan.log.resync_rows.len() as u64;
     }
     plan.finish_ranges();
+}
+
+/// A read in an array with lost blocks (md's schemes, whose log keeps no entry a read
+/// needs): a lost block is reported lost, never read or reconstructed; the rest is read as
+/// plain RAID-5 reads it.
+pub(super) fn plan_read_with_lost(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64, spec: PieceSpec, status: UnitStatus<'_>, plan: &mut Plan) {
+    if map.data.iter().chain(map.parity.iter()).any(|u| status.is_failed(u)) {
+        plan_degraded(state, map, unit, spec, status, plan)
+    } else {
+        plan_read_around_lost(state, map, unit, spec, plan)
+    }
 }
 
 /// A read of a stripe with no unit on a failed drive, in an array with lost blocks: every

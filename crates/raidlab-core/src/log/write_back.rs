@@ -51,8 +51,12 @@ impl crate::layout::plan::Planner for WriteBackPlanner {
             state.index.release(plan.log.appends.len() as u32);
             for row in &plan.log.resync_rows {
                 state.wb_torn.remove(row);
+                state.crash_suspects.remove(row);
             }
         } else if plan.logged {
+            if !state.wb_cut_short.is_empty() {
+                state.wb_cut_short.remove(&stripe);
+            }
             // A write that fills a row of the cache flushes its stripe.
             let all = all_blocks(state.data_units);
             let logs = |row: u64| plan.log.rows.iter().filter(|r| r.0 == row).fold(0, |m, r| m | r.2[1]);
@@ -67,15 +71,19 @@ impl crate::layout::plan::Planner for WriteBackPlanner {
             state.lose_cache();
         }
     }
-    fn abandon(&self, placement: &mut dyn crate::layout::PlacementState, plan: &Plan, wrote: bool) {
+    fn abandon(&self, placement: &mut dyn crate::layout::PlacementState, stripe: u64, plan: &Plan, wrote: bool) {
         if plan.logged && plan.log.resync {
             // A flush planned again reserves its parities' space again.
             return super::planner::log_state(placement).index.release(plan.log.appends.len() as u32);
         }
         // A write cut short by the journal's loss never reached the journal (it is planned
         // again, home); one cut short by a member's reached it if it wrote at all.
-        let journal_lost = super::planner::log_state(placement).log_failed && !plan.log.appends.is_empty();
-        super::planner::LOG_PLANNER.abandon(placement, plan, wrote && !journal_lost);
+        let state = super::planner::log_state(placement);
+        let journal_lost = state.log_failed && !plan.log.appends.is_empty();
+        if wrote && plan.logged && !plan.log.resync_rows.is_empty() {
+            state.wb_cut_short.insert(stripe, plan.log.resync_rows.clone());
+        }
+        super::planner::LOG_PLANNER.abandon(placement, stripe, plan, wrote && !journal_lost);
     }
     fn write_ops(&self, units: f64, data_units: f64, copies: f64) -> f64 {
         super::planner::LOG_PLANNER.write_ops(units, data_units, copies)
@@ -149,13 +157,16 @@ fn plan_read(state: &LogState, map: &StripeMap, unit: u64, spec: PieceSpec, stat
     clear(plan, state.log_slot, false);
     let touched = std::mem::take(&mut plan.touched);
     for (i, row, sector, end) in super::touched_blocks(&touched, block) {
+        // Lost (with the journal, or beside a torn row's lost member): reported, never read
+        // from its stale home, nor from memory, where a write that covered it in part merged
+        // its new sectors with what the parity made of the rest.
+        if lost_block(state, row_base + row, i) {
+            plan.lost_sectors += end - sector;
+            plan.log.lost.push((i as u32, sector, end));
+            continue;
+        }
         match memory_recipe(state, row_base + row, i as u32, row * block) {
             Some(recipe) => plan.log.recipes.push(recipe),
-            // Lost with the journal: reported, never read from its stale home.
-            None if lost_block(state, row_base + row, i) => {
-                plan.lost_sectors += end - sector;
-                plan.log.lost.push((i as u32, sector, end));
-            }
             None if status.is_failed(&map.data[i]) => {
                 if map.parity.iter().chain(map.data.iter()).filter(|u| status.is_failed(u)).count() > 1 {
                     plan.lost_sectors += end - sector;
@@ -329,4 +340,35 @@ fn plan_flush(state: &mut LogState, map: &StripeMap, unit: u64, spec: PieceSpec,
         }
     }
     plan.phases = plan.ops.iter().map(|o| o.phase + 1).max().unwrap_or(0);
+}
+
+/// A member's sectors that cannot be read now (`unreadable(slot, first, end)`) lose their
+/// block of every row a crash may have torn (written home, data and parity, by a write or a
+/// flush it caught) unless memory holds the block: its home value would be reconstructed
+/// from a parity of unknown state. (raidlab's choice, conservative: md would replay a caught
+/// flush's parities from the journal, which raidlab does not model.) A lost parity loses no
+/// data.
+pub(super) fn lose_unrecoverable(state: &mut LogState, layout: &dyn crate::layout::Layout, unreadable: &dyn Fn(u32, u64, u64) -> bool) {
+    let block = state.block_sectors;
+    let mut map = StripeMap::default();
+    let rows: Vec<u64> = state.crash_suspects.iter().copied().collect();
+    for row_id in rows {
+        let stripe = row_id / state.rows_per_unit;
+        let start = (row_id % state.rows_per_unit) * block;
+        layout.map_stripe(stripe, &mut map);
+        let parity = map.parity[0];
+        if unreadable(parity.drive, parity.pba + start, parity.pba + start + block) {
+            continue;
+        }
+        let cached = state.index.row(row_id).map_or(0, |e| e.logged());
+        let Some(lost) = map.data.iter().enumerate().position(|(i, u)| cached >> i & 1 == 0 && unreadable(u.drive, u.pba + start, u.pba + start + block)) else {
+            continue;
+        };
+        let mask = state.lost_blocks.entry(row_id).or_default();
+        if *mask >> lost & 1 == 0 {
+            *mask |= 1 << lost;
+            state.stats.lost_blocks += 1;
+        }
+        state.crash_suspects.remove(&row_id);
+    }
 }
