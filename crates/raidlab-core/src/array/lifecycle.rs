@@ -197,8 +197,10 @@ impl Controller {
         }
         // The layout's state learns which writes were caught, and how far each got.
         if let Some(placement) = self.state.placement.as_deref_mut() {
-            for (i, p) in self.pieces.iter().enumerate() {
+            for (i, p) in self.pieces.iter_mut().enumerate() {
                 if p.spec.is_some_and(|s| live_piece[i] && s.is_write) && (p.phase > 0 || p.outstanding > 0 || p.rewrote) {
+                    // (Its rows, as the content model has them for every plan.)
+                    p.plan.fill_touched();
                     placement.interrupted(p.stripe, &p.plan, p.phase, self.requests[p.request as usize].write_id);
                 }
             }

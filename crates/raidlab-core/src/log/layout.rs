@@ -342,7 +342,10 @@ impl PlacementState for LogState {
         // parity not, or the other way round).
         let rows: Vec<u64> = plan.touched.iter().filter(|t| t.0 < t.1).flat_map(|t| t.0 / self.block_sectors..t.1.div_ceil(self.block_sectors)).collect();
         self.crash_suspects.extend(rows.into_iter().map(|row| stripe * self.rows_per_unit + row));
-        self.crash_suspects.extend(plan.log.resync_rows.iter().copied());
+        if plan.logged {
+            // (A plan that is not the log's carries no log part of its own.)
+            self.crash_suspects.extend(plan.log.resync_rows.iter().copied());
+        }
     }
     fn lose_unrecoverable(&mut self, layout: &dyn Layout, unreadable: &dyn Fn(u32, u64, u64) -> bool) {
         match self.scheme.consistency() {

@@ -422,6 +422,32 @@ fn a_data_drive_and_the_log_lost_around_a_rebuild_stay_reported_losses() {
     }
 }
 
+/// Run `scheme` (2,500 requests) with a data drive failing before, after or with a crash,
+/// rebuilt onto a spare on odd seeds, and check what every such run must show: every value
+/// right, every request completed or crashed, and the rebuild ended. Returns the scenario,
+/// its summary, and a description for failure messages.
+fn run_member_and_crash(scheme: &str, seed: u64) -> (String, serde_json::Value, String) {
+    let rebuild = seed % 2 == 1;
+    let mut base = scenario(scheme, seed * 4).replace("requests = 1500", "requests = 2500");
+    if rebuild {
+        base = base.replace("[array]\n", "[array]\nspares = 1\n") + "[rebuild]\nunit = { sectors = 8 }\n";
+    }
+    let drives = 3 + (seed * 4) % 5;
+    let (drive_at, crash_at) = [(0.2, 0.3), (0.3, 0.2), (0.25, 0.25)][(seed / 2 % 3) as usize];
+    let text = format!(
+        "{base}[[failures]]\ndrive = {}\nat_s = {drive_at}\n[[failures]]\nkind = \"crash\"\nat_s = {crash_at}\n",
+        seed % drives
+    );
+    let s = run(&text).summary;
+    let what = format!("{scheme} seed {seed}: {} {}", get(&s, "log"), get(&s, "rebuilds"));
+    assert_every_value_right(&s, &what);
+    assert_eq!(f(&s, "requests_completed") + f(&s, "crashed_requests"), 2500.0, "{what}");
+    if rebuild {
+        assert!(get(&s, "rebuild_time_s").is_number(), "the rebuild did not end: {what}");
+    }
+    (text, s, what)
+}
+
 /// A data drive failing before or after a crash that loses the index (with or without a
 /// rebuild): a row logged when the index was lost, or written by a write the crash caught,
 /// has a parity of unknown state until the walk over every stripe rewrites it, so its block
@@ -433,24 +459,8 @@ fn a_data_drive_lost_around_a_crash_loses_only_rows_of_unknown_parity() {
     for scheme in SCHEMES {
         let (mut lost_blocks, mut crashes) = (0.0, 0.0);
         for seed in 0..seeds {
-            let rebuild = seed % 2 == 1;
-            let mut base = scenario(scheme, seed * 4).replace("requests = 1500", "requests = 2500");
-            if rebuild {
-                base = base.replace("[array]\n", "[array]\nspares = 1\n") + "[rebuild]\nunit = { sectors = 8 }\n";
-            }
-            let drives = 3 + (seed * 4) % 5;
-            let (drive_at, crash_at) = [(0.2, 0.3), (0.3, 0.2), (0.25, 0.25)][(seed / 2 % 3) as usize];
-            let text = format!(
-                "{base}[[failures]]\ndrive = {}\nat_s = {drive_at}\n[[failures]]\nkind = \"crash\"\nat_s = {crash_at}\n",
-                seed % drives
-            );
-            let s = run(&text).summary;
-            let what = format!("{scheme} seed {seed}: {} {}", get(&s, "log"), get(&s, "rebuilds"));
-            assert_every_value_right(&s, &what);
-            assert_eq!(f(&s, "requests_completed") + f(&s, "crashed_requests"), 2500.0, "{what}");
-            if rebuild {
-                assert!(get(&s, "rebuild_time_s").is_number(), "the rebuild did not end: {what}");
-            }
+            let (text, s, what) = run_member_and_crash(scheme, seed);
+            assert_same_losses_without_content(&text, &s, &what);
             lost_blocks += f(&s, "log.lost_blocks");
             crashes += f(&s, "log.crashes");
         }
@@ -513,26 +523,9 @@ fn md_schemes_with_a_member_lost_around_a_crash_lose_only_what_their_rules_canno
     for scheme in ["md_journal", "md_ppl", "md_journal_wb"] {
         let (mut lost_blocks, mut interrupted, mut crashes, mut journaled) = (0.0, 0.0, 0.0, 0);
         for seed in 0..seeds {
-            let rebuild = seed % 2 == 1;
-            let mut base = scenario(scheme, seed * 4).replace("requests = 1500", "requests = 2500");
-            if rebuild {
-                base = base.replace("[array]\n", "[array]\nspares = 1\n") + "[rebuild]\nunit = { sectors = 8 }\n";
-            }
-            let drives = 3 + (seed * 4) % 5;
-            let (drive_at, crash_at) = [(0.2, 0.3), (0.3, 0.2), (0.25, 0.25)][(seed / 2 % 3) as usize];
-            let text = format!(
-                "{base}[[failures]]\ndrive = {}\nat_s = {drive_at}\n[[failures]]\nkind = \"crash\"\nat_s = {crash_at}\n",
-                seed % drives
-            );
-            let s = run(&text).summary;
-            let what = format!("{scheme} seed {seed}: {} {}", get(&s, "log"), get(&s, "rebuilds"));
-            assert_every_value_right(&s, &what);
-            assert_eq!(f(&s, "requests_completed") + f(&s, "crashed_requests"), 2500.0, "{what}");
+            let (text, s, what) = run_member_and_crash(scheme, seed);
             if scheme != "md_journal_wb" {
                 assert_eq!(f(&s, "log.recoveries_pending_at_end"), 0.0, "{what}");
-            }
-            if rebuild {
-                assert!(get(&s, "rebuild_time_s").is_number(), "the rebuild did not end: {what}");
             }
             if scheme == "md_journal" && f(&s, "log.unprotected_writes") == 0.0 {
                 // (A write the journal had no room for is plain RAID-5's, write hole and all.)
