@@ -159,6 +159,15 @@ impl LogState {
                 }))
     }
 
+    /// Mark block `index` of row `row_id` lost (counted once).
+    pub(super) fn mark_lost(&mut self, row_id: u64, index: u32) {
+        let mask = self.lost_blocks.entry(row_id).or_default();
+        if *mask >> index & 1 == 0 {
+            *mask |= 1 << index;
+            self.stats.lost_blocks += 1;
+        }
+    }
+
     /// md's write-back journal is lost: every cached block is lost with it, its home stale.
     pub(super) fn lose_cache(&mut self) {
         for row in self.index.logged_rows() {
@@ -263,13 +272,10 @@ impl PlacementState for LogState {
                 // make of it): the row agrees with its parity again, and its entry, which
                 // describes the parity before, must go.
                 let index = map.data.iter().position(|u| u.drive == member_slot);
-                for row in (first..=last).map(|row| stripe * self.rows_per_unit + row) {
+                let first_row = stripe * self.rows_per_unit;
+                for row in (first..=last).map(|row| first_row + row) {
                     let Some(i) = index.filter(|&i| self.block_lost(row, i as u32)) else { continue };
-                    let mask = self.lost_blocks.entry(row).or_default();
-                    if *mask >> i & 1 == 0 {
-                        *mask |= 1 << i;
-                        self.stats.lost_blocks += 1;
-                    }
+                    self.mark_lost(row, i as u32);
                     self.index.drop_row(row);
                     self.crash_suspects.remove(&row);
                 }
@@ -378,11 +384,7 @@ impl PlacementState for LogState {
             if !(suspect || needs_log) {
                 continue;
             }
-            let mask = self.lost_blocks.entry(row_id).or_default();
-            if *mask >> lost & 1 == 0 {
-                *mask |= 1 << lost;
-                self.stats.lost_blocks += 1;
-            }
+            self.mark_lost(row_id, lost as u32);
             self.crash_suspects.remove(&row_id);
         }
     }

@@ -557,10 +557,6 @@ pub(super) fn lose_unrecoverable(state: &mut LogState, layout: &dyn crate::layou
         }
     }
     for (row_id, i) in lost {
-        let mask = state.lost_blocks.entry(row_id).or_default();
-        if *mask >> i & 1 == 0 {
-            *mask |= 1 << i;
-            state.stats.lost_blocks += 1;
-        }
+        state.mark_lost(row_id, i);
     }
 }

@@ -310,8 +310,7 @@ fn plan_degraded(state: &mut LogState, map: &crate::layout::StripeMap, unit: u64
                 // crash left of unknown state): its entry, once dropped, must not make it
                 // look reconstructible.
                 if !gone {
-                    *state.lost_blocks.entry(row_id).or_default() |= 1 << lost;
-                    state.stats.lost_blocks += 1;
+                    state.mark_lost(row_id, lost as u32);
                 }
                 if spec.resync {
                     // Its entry is of no more use: the re-sync is done with the row.

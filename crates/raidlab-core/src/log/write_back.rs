@@ -364,11 +364,7 @@ pub(super) fn lose_unrecoverable(state: &mut LogState, layout: &dyn crate::layou
         let Some(lost) = map.data.iter().enumerate().position(|(i, u)| cached >> i & 1 == 0 && unreadable(u.drive, u.pba + start, u.pba + start + block)) else {
             continue;
         };
-        let mask = state.lost_blocks.entry(row_id).or_default();
-        if *mask >> lost & 1 == 0 {
-            *mask |= 1 << lost;
-            state.stats.lost_blocks += 1;
-        }
+        state.mark_lost(row_id, lost as u32);
         state.crash_suspects.remove(&row_id);
     }
 }
